@@ -1,0 +1,42 @@
+--[[
+  Enqueues a job into its group's lane, and puts the group on the ring when the group
+  can be served: not already on it, not paused, and under its concurrency limit.
+
+  Input:
+    KEYS[1] row           emq:{q}:job:<id>
+    KEYS[2] lane pending  emq:{q}:g:<group>:pending
+    KEYS[3] ring          emq:{q}:ring
+    KEYS[4] paused        emq:{q}:paused
+    KEYS[5] glimit        emq:{q}:glimit
+    KEYS[6] gactive       emq:{q}:gactive
+
+    ARGV[1] id        branded id of kind JOB
+    ARGV[2] payload
+    ARGV[3] group     branded id of the group
+
+  Output:
+    1  enqueued
+    0  duplicate: the row exists, nothing written
+    EMQKIND  the id is not of kind JOB
+]]
+--- @include "quote"
+--- @include "check-kind"
+
+local row, lane, ring, paused, glimit, gactive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local id, payload, group = ARGV[1], ARGV[2], ARGV[3]
+
+local refusal = refuse_kind(id)
+if refusal then return refusal end
+if redis.call("EXISTS", row) == 1 then return 0 end
+
+redis.call("HSET", row, "state", "pending", "attempts", 0, "payload", payload, "group", group)
+redis.call("ZADD", lane, 0, id)
+
+local on_ring = redis.call("LPOS", ring, group)
+local is_paused = redis.call("SISMEMBER", paused, group) == 1
+local limit = tonumber(redis.call("HGET", glimit, group))
+local running = tonumber(redis.call("HGET", gactive, group) or "0")
+if not on_ring and not is_paused and (limit == nil or running < limit) then
+  redis.call("RPUSH", ring, group)
+end
+return 1

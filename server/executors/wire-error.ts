@@ -1,0 +1,18 @@
+// An error reply from the server, kept whole: its class is the first word (EMQKIND, EMQSTALE,
+// EMQKEY, EMQWIRE, NOSCRIPT, CROSSSLOT, ERR…) and the message says what was found and expected.
+
+export class WireError extends Error {
+  readonly errorClass: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'WireError';
+    this.errorClass = message.split(' ', 1)[0] ?? '';
+  }
+
+  /** The server's error replies arrive as iovalkey's ReplyError; anything else is not ours to wrap. */
+  static from(error: unknown): unknown {
+    if (error instanceof Error && error.name === 'ReplyError') return new WireError(error.message);
+    return error;
+  }
+}

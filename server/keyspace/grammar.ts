@@ -1,0 +1,40 @@
+// The braced grammar: every per-queue key is `emq:{q}:<type>`. This is the only place a key is composed.
+
+import { assertBrandedId } from './branded-id.ts';
+import { KeyspaceError } from './errors.ts';
+import { isFixedKeyType, type KeyType } from './types.ts';
+
+export const PREFIX = 'emq:';
+
+/** `emq:{q}:<type>` — the braces make the queue name the hashtag, so one queue is one slot. */
+export function queueKey(queue: string, type: KeyType): string {
+  if (!isFixedKeyType(type) && !isLaneType(type)) {
+    throw new KeyspaceError(
+      'BAD_TYPE',
+      `unknown key type ${JSON.stringify(type)}: the type registry is closed`,
+    );
+  }
+  return `${PREFIX}{${queue}}:${type}`;
+}
+
+/** `emq:{q}:job:` — the declared base a script derives a job row from, on the queue's slot. */
+export function rowBase(queue: string): string {
+  return queueKey(queue, 'job:');
+}
+
+/** `emq:{q}:job:<id>` — the job row. Throws before any wire when `id` is not a branded id. */
+export function jobKey(queue: string, id: string): string {
+  assertBrandedId(id, 'job id');
+  return rowBase(queue) + id;
+}
+
+/** `emq:{q}:g:<group>:pending` — one lane of a queue; the group is a branded id. */
+export function laneKey(queue: string, group: string): string {
+  assertBrandedId(group, 'group');
+  return queueKey(queue, `g:${group}:pending`);
+}
+
+function isLaneType(type: string): boolean {
+  const match = /^g:(.*):pending$/s.exec(type);
+  return match !== null && match[1]!.length === 14;
+}

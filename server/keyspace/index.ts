@@ -1,0 +1,20 @@
+// The host keyspace: every key EchoMQ writes is built by these functions. Free of Node APIs, so the
+// browser computes keys and slots with the very same code.
+
+export { validQueue } from './admission.ts';
+export {
+  assertBrandedId,
+  describeId,
+  formatId,
+  IdMinter,
+  isBrandedId,
+  mintJobId,
+  parseId,
+  type BrandedId,
+} from './branded-id.ts';
+export { quoteBytes, utf8 } from './bytes.ts';
+export { KeyspaceError, type KeyspaceErrorCode } from './errors.ts';
+export { jobKey, laneKey, PREFIX, queueKey, rowBase } from './grammar.ts';
+export { crc16, hashtag, hashtagBytes, hashtagRange, slot, SLOT_COUNT } from './hashtag.ts';
+export { RESERVE_BASE, reserve, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from './reserve.ts';
+export { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType, type LaneKeyType } from './types.ts';

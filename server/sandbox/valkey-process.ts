@@ -1,0 +1,145 @@
+// Starts and stops one real valkey-server: loopback only, nothing persisted, memory capped.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Valkey } from 'iovalkey';
+import { projectRoot } from '../project-root.ts';
+import { freePort } from './free-port.ts';
+
+export interface ValkeyNodeOptions {
+  /** A cluster-enabled node that owns all 16,384 slots, so CLUSTER KEYSLOT and CROSSSLOT answer. */
+  cluster?: boolean;
+  /** Path of a module to load, or null for none. */
+  module?: string | null;
+  maxmemory?: string;
+  databases?: number;
+  /** Extra `--name value` settings. */
+  settings?: Record<string, string>;
+}
+
+export interface ValkeyNode {
+  url: string;
+  host: string;
+  port: number;
+  cluster: boolean;
+  module: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The built native module, when `native-module/` has been built. */
+export function nativeModulePath(): string | null {
+  const path = join(projectRoot(), 'native-module', 'target', 'release', 'libtrafikey.so');
+  return existsSync(path) ? path : null;
+}
+
+export async function startValkeyNode(options: ValkeyNodeOptions = {}): Promise<ValkeyNode> {
+  const dir = await mkdtemp(join(tmpdir(), 'emq-valkey-'));
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      return await launch(port, dir, options);
+    } catch (error) {
+      // Another process may take the port between our probe and the server's bind: try a new one.
+      if (attempt >= 3) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+}
+
+async function launch(port: number, dir: string, options: ValkeyNodeOptions): Promise<ValkeyNode> {
+  const host = '127.0.0.1';
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    host,
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--maxmemory',
+    options.maxmemory ?? '128mb',
+    '--maxmemory-policy',
+    'noeviction',
+    '--databases',
+    String(options.databases ?? 16),
+  ];
+  if (options.cluster)
+    args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`));
+  const module = options.module ?? null;
+  if (module) args.push('--loadmodule', module);
+  for (const [name, value] of Object.entries(options.settings ?? {})) args.push(`--${name}`, value);
+
+  const binary = process.env.VALKEY_SERVER ?? 'valkey-server';
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new Error(`cannot start ${binary}: ${error.message}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${binary} exited (${code}) on port ${port}:\n${output.trim()}`)),
+    );
+  });
+  exited.catch(() => {});
+
+  const url = `redis://${host}:${port}`;
+  try {
+    await Promise.race([waitReady(url, Boolean(options.cluster)), exited]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    process.off('exit', killOnExit);
+    throw error;
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= new Promise<void>((resolve) => {
+      process.off('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }).then(() => rm(dir, { recursive: true, force: true })));
+
+  return { url, host, port, cluster: Boolean(options.cluster), module, process: child, stop };
+}
+
+async function waitReady(url: string, cluster: boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const client = new Valkey(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // Refused connections while the server boots are expected; the loop below retries them.
+  client.on('error', () => {});
+  try {
+    for (;;) {
+      try {
+        if (client.status !== 'ready') await client.connect();
+        await client.ping();
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        client.disconnect();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    if (cluster) {
+      await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      while (!String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')) {
+        if (Date.now() > deadline) throw new Error(`cluster node at ${url} never reached cluster_state:ok`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  } finally {
+    client.disconnect();
+  }
+}

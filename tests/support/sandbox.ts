@@ -1,0 +1,58 @@
+// One sandbox per test file: real valkey-server processes, started before the file's tests and
+// stopped after them. Clients opened through it are closed with it.
+
+import { after, before } from 'node:test';
+import { Valkey } from 'iovalkey';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../server/sandbox/sandbox.ts';
+
+export interface TestSandbox {
+  readonly sandbox: Sandbox;
+  /** A new client on the standalone node (a fresh logical database per call unless `db` is given). */
+  standalone(db?: number): Valkey;
+  cluster(): Valkey;
+}
+
+export function useSandbox(options: SandboxOptions = {}): TestSandbox {
+  let sandbox: Sandbox | undefined;
+  const clients: Valkey[] = [];
+  before(async () => {
+    sandbox = await startSandbox(options);
+  });
+  after(async () => {
+    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await sandbox?.stop();
+  });
+  const open = (url: string, db = 0) => {
+    const client = new Valkey(url, { db, maxRetriesPerRequest: 1 });
+    clients.push(client);
+    return client;
+  };
+  return {
+    get sandbox() {
+      if (!sandbox) throw new Error('the sandbox starts in before(); use it inside a test');
+      return sandbox;
+    },
+    standalone(db) {
+      return open(this.sandbox.standalone.url, db);
+    },
+    cluster() {
+      if (!this.sandbox.cluster) throw new Error('this sandbox has no cluster node');
+      return open(this.sandbox.cluster.url);
+    },
+  };
+}
+
+/** Every key of a database with its type and contents, for comparing keyspaces. */
+export async function dumpKeyspace(client: Valkey): Promise<Record<string, unknown>> {
+  const keys = ((await client.keys('*')) as string[]).sort();
+  const dump: Record<string, unknown> = {};
+  for (const key of keys) {
+    const type = await client.type(key);
+    if (type === 'hash') dump[key] = { type, value: await client.hgetall(key) };
+    else if (type === 'zset') dump[key] = { type, value: await client.zrange(key, 0, -1, 'WITHSCORES') };
+    else if (type === 'list') dump[key] = { type, value: await client.lrange(key, 0, -1) };
+    else if (type === 'set') dump[key] = { type, value: ((await client.smembers(key)) as string[]).sort() };
+    else dump[key] = { type, value: await client.get(key) };
+  }
+  return dump;
+}

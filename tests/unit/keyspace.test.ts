@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import {
+  crc16,
+  describeId,
+  formatId,
+  hashtag,
+  IdMinter,
+  isBrandedId,
+  jobKey,
+  KEY_TYPES,
+  KeyspaceError,
+  laneKey,
+  parseId,
+  queueKey,
+  quoteBytes,
+  reserve,
+  rowBase,
+  slot,
+  utf8,
+  validQueue,
+  versionKey,
+  WIRE4_IDENTITY,
+  WIRE6_IDENTITY,
+  type KeyType,
+} from '../../server/keyspace/index.ts';
+
+const vectors = JSON.parse(
+  readFileSync(new URL('../fixtures/keyspace-vectors.json', import.meta.url), 'utf8'),
+);
+
+describe('the braced grammar', () => {
+  it('builds every per-queue key as emq:{q}:<type>', () => {
+    for (const { queue, type, key } of vectors.queueKeys) assert.equal(queueKey(queue, type), key);
+    for (const { queue, id, key } of vectors.jobKeys) assert.equal(jobKey(queue, id), key);
+    assert.equal(rowBase('orders'), 'emq:{orders}:job:');
+  });
+
+  it('keeps the type registry closed', () => {
+    assert.throws(() => queueKey('orders', 'pendng' as KeyType), { code: 'BAD_TYPE' });
+    assert.throws(() => queueKey('orders', 'g:nope:pending' as KeyType), { code: 'BAD_TYPE' });
+    assert.equal(laneKey('orders', 'GRP0Nb1VTbfnu4'), 'emq:{orders}:g:GRP0Nb1VTbfnu4:pending');
+    assert.ok(Object.keys(KEY_TYPES).includes('metrics:completed'));
+  });
+
+  it('refuses a row whose id is not a branded id, before any wire', () => {
+    for (const id of vectors.brandedIds.invalid) {
+      assert.throws(
+        () => jobKey('orders', id),
+        (error: unknown) => {
+          assert.ok(error instanceof KeyspaceError);
+          assert.equal(error.code, 'BAD_ID');
+          assert.match(error.message, /invalid job id/);
+          return true;
+        },
+      );
+    }
+  });
+
+  it('allows a queue named emq: its keys still start with e, never with {', () => {
+    assert.equal(queueKey('emq', 'pending'), 'emq:{emq}:pending');
+    assert.notEqual(queueKey('emq', 'pending')[0], versionKey()[0]);
+  });
+});
+
+describe('the admission check', () => {
+  it('accepts any bytes of UTF-8 but braces and NUL', () => {
+    for (const queue of vectors.queueNames.valid) assert.doesNotThrow(() => validQueue(queue));
+  });
+
+  it('names the offending byte and its offset', () => {
+    for (const { queue, reason, offset } of vectors.queueNames.invalid) {
+      assert.throws(
+        () => validQueue(queue),
+        (error: unknown) => {
+          assert.ok(error instanceof KeyspaceError);
+          assert.equal(error.code, { empty: 'EMPTY_QUEUE', brace: 'BRACE', nul: 'NUL' }[reason as string]);
+          if (offset !== undefined) assert.match(error.message, new RegExp(`byte ${offset} is`));
+          assert.match(error.message, /any byte but '\{', '\}' and NUL/);
+          return true;
+        },
+      );
+    }
+  });
+
+  it('counts offsets in bytes, not characters', () => {
+    assert.throws(() => validQueue('çà{'), { message: /byte 4 is '\{' \(0x7b\)/ });
+    assert.throws(() => validQueue('a\uD800'), { code: 'NOT_UTF8' });
+  });
+});
+
+describe('the hashtag and the slot', () => {
+  it('matches every vector checked against a real cluster node', () => {
+    for (const { key, hashtag: tag, slot: expected } of vectors.slots) {
+      assert.equal(hashtag(key), tag, key);
+      assert.equal(slot(key), expected, key);
+    }
+    assert.equal(crc16(utf8('123456789')), 0x31c3);
+  });
+
+  it('puts every key of one queue on one slot', () => {
+    const types: KeyType[] = ['pending', 'active', 'schedule', 'dead', 'meta', 'metrics:failed'];
+    const slots = new Set([
+      ...types.map((type) => slot(queueKey('orders', type))),
+      slot(jobKey('orders', 'JOB0Nb1VTbfnu4')),
+    ]);
+    assert.deepEqual([...slots], [105]);
+  });
+
+  it('hashes bytes, so a NUL or raw byte counts like any other', () => {
+    assert.equal(slot(new Uint8Array([0x7b, 0x00, 0x7d])), crc16(new Uint8Array([0])) % 16384);
+  });
+});
+
+describe('the reserve', () => {
+  it('is {emq}: with the wire identity at {emq}:version on slot 9051', () => {
+    assert.equal(reserve('version'), '{emq}:version');
+    assert.equal(versionKey(), vectors.reserve.versionKey);
+    assert.equal(slot(versionKey()), vectors.reserve.slot);
+    assert.equal(WIRE4_IDENTITY, vectors.reserve.wire4);
+    assert.equal(WIRE6_IDENTITY, vectors.reserve.wire6);
+  });
+});
+
+describe('branded ids', () => {
+  it('round-trips the vectors', () => {
+    for (const { id, value } of vectors.brandedIds.valid) {
+      assert.equal(parseId(id).value, BigInt(value));
+      assert.equal(formatId(id.slice(0, 3), BigInt(value)), id);
+    }
+    for (const id of vectors.brandedIds.invalid) assert.equal(isBrandedId(id), false, id);
+    for (const id of vectors.brandedIds.validJobIds) assert.equal(isBrandedId(id), true, id);
+  });
+
+  it('mints in order: byte order is mint order, within a millisecond and across a clock step back', () => {
+    let now = Date.UTC(2026, 10, 29);
+    const minter = new IdMinter(7, () => now);
+    const ids: string[] = [];
+    for (let i = 0; i < 5000; i += 1) {
+      if (i % 1000 === 0) now += 1;
+      if (i === 2500) now -= 60_000; // the clock steps back a minute
+      ids.push(minter.mint());
+    }
+    assert.equal(new Set(ids).size, ids.length);
+    assert.deepEqual([...ids].sort(), ids);
+    assert.deepEqual(
+      ids.map((id) => parseId(id).value),
+      [...ids].map((id) => parseId(id).value).sort((a, b) => (a < b ? -1 : 1)),
+    );
+    assert.equal(describeId(ids[0]!).node, 7);
+  });
+
+  it('borrows the next millisecond when 4096 ids fill one', () => {
+    const minter = new IdMinter(0, () => Date.UTC(2026, 0, 1));
+    const ids = Array.from({ length: 4097 }, () => minter.mint());
+    assert.equal(describeId(ids[4096]!).sequence, 0);
+    assert.equal(describeId(ids[4096]!).mintedAt.getTime(), Date.UTC(2026, 0, 1) + 1);
+  });
+});
+
+describe('quoting bytes in messages', () => {
+  it("escapes everything outside printable ASCII, and ' and \\", () => {
+    assert.equal(quoteBytes("a'b\\c\u0000é"), "'a\\x27b\\x5cc\\x00\\xc3\\xa9'");
+  });
+});
