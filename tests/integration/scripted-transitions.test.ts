@@ -22,8 +22,8 @@ async function fresh(): Promise<{ client: Valkey; jobs: Jobs }> {
 }
 
 async function serverMs(client: Valkey): Promise<number> {
-  const [seconds, micros] = (await client.time()) as [string, string];
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const [seconds = 0, micros = 0] = (await client.time()).map(Number);
+  return seconds * 1000 + Math.floor(micros / 1000);
 }
 
 describe('enqueue', () => {

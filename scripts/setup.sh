@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs and builds what the project needs, and is quick when all of it is already there:
+# Debian's valkey-server (bookworm-backports), chromium and clang; the npm packages (Node 22 among
+# them, from the `node` package); the native module. Sourced by scripts/start.sh and scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_ready=0
+apt_install() {
+  if [ "$apt_ready" = 0 ]; then
+    say "apt-get update"
+    as_root apt-get update -qq
+    apt_ready=1
+  fi
+  say "apt-get install $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# Valkey 8: only bookworm-backports has it.
+valkey_major() { valkey-server --version 2>/dev/null | sed -n 's/.* v=\([0-9]*\)\..*/\1/p'; }
+if [ "$(valkey_major)" -lt 8 ] 2>/dev/null || ! command -v valkey-server >/dev/null; then
+  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    say "adding Debian's bookworm-backports suite to apt's sources"
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+      as_root tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
+    apt_ready=0
+  fi
+  apt_install -t bookworm-backports valkey-server valkey-tools
+fi
+say "valkey: $(valkey-server --version | cut -d' ' -f3)"
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v clang >/dev/null || missing+=(clang)
+[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
+say "chromium: $(chromium --version 2>/dev/null | head -n1)"
+
+# npm packages, reinstalled only when the lockfile changed since the last install.
+stamp=node_modules/.lockfile.sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  say "npm ci (Node 22 comes with it, from the node package)"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" >"$stamp"
+else
+  say "npm packages: up to date"
+fi
+export PATH="$PWD/node_modules/.bin:$PATH"
+say "node: $(node --version)"
+
+# The native module: cargo rebuilds it only when its sources changed.
+if [ -f native-module/Cargo.toml ]; then
+  command -v cargo >/dev/null || { echo "cargo is required to build native-module/ (install Rust with rustup)" >&2; exit 1; }
+  say "native module: cargo build --release"
+  cargo build --release --quiet --manifest-path native-module/Cargo.toml
+fi

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the site with its live explorer on http://localhost:4321. It starts its own sandbox Valkey
+# unless VALKEY_URL points at one.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/setup.sh
+bash scripts/build-site.sh
+say "serving on http://localhost:${PORT:-4321}"
+exec node server/serve.ts

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every check and every test, on real servers and a real browser. The one test command of the README.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/setup.sh
+
+say "type check: tsc --noEmit (strict)"
+astro sync >/dev/null
+tsc --noEmit -p .
+
+say "format check: prettier --check"
+prettier --check --log-level warn .
+
+if [ -f native-module/Cargo.toml ]; then
+  say "native module: cargo fmt --check, cargo clippy -D warnings, cargo test"
+  cargo fmt --manifest-path native-module/Cargo.toml --check
+  cargo clippy --quiet --manifest-path native-module/Cargo.toml --all-targets -- -D warnings
+  cargo test --quiet --manifest-path native-module/Cargo.toml
+fi
+
+bash scripts/build-site.sh
+
+say "tests: node --test (unit, integration against valkey-server, site in Chromium)"
+node --test --test-concurrency=2 'tests/**/*.test.ts'
