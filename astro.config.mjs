@@ -1,0 +1,21 @@
+// @ts-check
+import { defineConfig } from 'astro/config';
+import mdx from '@astrojs/mdx';
+import node from '@astrojs/node';
+
+// Pages are prerendered at build time; the standalone node server serves them and, later,
+// the live explorer's server island and its API routes under src/pages/api/.
+export default defineConfig({
+  output: 'static',
+  adapter: node({ mode: 'standalone' }),
+  trailingSlash: 'ignore',
+  build: { format: 'directory', inlineStylesheets: 'never' },
+  integrations: [mdx()],
+  markdown: {
+    shikiConfig: {
+      themes: { light: 'github-light-default', dark: 'github-dark-default' },
+      defaultColor: false,
+    },
+  },
+  devToolbar: { enabled: false },
+});

@@ -1,0 +1,69 @@
+// Upgrades the part picker's links to ARIA tabs: click, arrow keys, Home/End, and the URL hash.
+for (const root of document.querySelectorAll<HTMLElement>('[data-part-picker]')) {
+  const list = root.querySelector<HTMLElement>('.part-tabs')!;
+  const tabs = [...root.querySelectorAll<HTMLAnchorElement>('[data-part-tab]')];
+  const panels = tabs.map((t) =>
+    root.querySelector<HTMLElement>(`[data-part-panel="${t.dataset.partTab}"]`)!,
+  );
+
+  list.setAttribute('role', 'tablist');
+  for (const li of list.children) li.setAttribute('role', 'presentation');
+  tabs.forEach((tab, i) => {
+    const panel = panels[i]!;
+    tab.setAttribute('role', 'tab');
+    tab.setAttribute('aria-controls', panel.id);
+    panel.setAttribute('role', 'tabpanel');
+    panel.setAttribute('aria-labelledby', tab.id);
+    panel.tabIndex = 0;
+  });
+
+  const select = (index: number, focus: boolean) => {
+    tabs.forEach((tab, i) => {
+      const on = i === index;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+      panels[i]!.hidden = !on;
+    });
+    if (focus) tabs[index]!.focus();
+  };
+
+  const fromHash = () => panels.findIndex((p) => `#${p.id}` === location.hash);
+  select(Math.max(0, fromHash()), false);
+  root.classList.add('is-enhanced');
+
+  tabs.forEach((tab, i) => {
+    tab.addEventListener('click', (event) => {
+      event.preventDefault();
+      select(i, false);
+      history.replaceState(null, '', tab.hash);
+    });
+  });
+
+  list.addEventListener('keydown', (event) => {
+    const current = tabs.findIndex((t) => t.getAttribute('aria-selected') === 'true');
+    const last = tabs.length - 1;
+    const to =
+      event.key === 'ArrowRight' || event.key === 'ArrowDown'
+        ? current === last
+          ? 0
+          : current + 1
+        : event.key === 'ArrowLeft' || event.key === 'ArrowUp'
+          ? current === 0
+            ? last
+            : current - 1
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? last
+              : -1;
+    if (to < 0) return;
+    event.preventDefault();
+    select(to, true);
+    history.replaceState(null, '', tabs[to]!.hash);
+  });
+
+  addEventListener('hashchange', () => {
+    const i = fromHash();
+    if (i >= 0) select(i, false);
+  });
+}

@@ -1,0 +1,33 @@
+/** The machine-readable map of the course, per llmstxt.org, built from the content collection. */
+import { twinOf } from './paths.ts';
+
+export interface MapPage {
+  title: string;
+  description: string;
+  route: string;
+  kind: 'home' | 'module' | 'dive';
+}
+
+export function llmsTxt(pages: MapPage[]): string {
+  const line = (p: MapPage) => `- [${p.title}](${twinOf(p.route)}): ${p.description}`;
+  const home = pages.find((p) => p.kind === 'home');
+  return (
+    [
+      '# The owned keyspace',
+      '> An interactive course on module 01 of the EchoMQ protocol — the keyspace: the braced grammar every key is built to, the cluster slot its hashtag computes, and the reserved base that holds the wire identity.',
+      "Every page below is a markdown twin of a page of the course; the code in it is read from the project's own source at build time.",
+      '## Course',
+      [home, ...pages.filter((p) => p.kind === 'module')]
+        .filter((p) => p !== undefined)
+        .map(line)
+        .join('\n'),
+      '## Dives',
+      pages
+        .filter((p) => p.kind === 'dive')
+        .map(line)
+        .join('\n'),
+      '## Optional',
+      '- [The whole course in one file](/llms-full.txt): every page above, as markdown, in reading order',
+    ].join('\n\n') + '\n'
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * The markdown twin of a course page: its MDX body with the components turned back into markdown —
+ * a source panel becomes a fenced block of the same source, a part of the picker becomes a heading —
+ * followed by the references and related links the page ends with. Used for `<page>.md`,
+ * `/llms-full.txt` and the search index.
+ */
+import { readSymbol } from './source.ts';
+
+export interface TwinPage {
+  title: string;
+  description: string;
+  route: string;
+  body: string;
+  references: { title: string; url: string; note: string }[];
+  related: { title: string; href: string; note: string }[];
+}
+
+const FENCE: Record<string, string> = { ts: 'ts', lua: 'lua', rust: 'rust' };
+
+function attrs(tag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of tag.matchAll(/(\w+)="([^"]*)"/g)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+export interface TwinOptions {
+  /** project root the source panels read from */
+  root?: string;
+  /** markdown for the collection-driven components: DiveCards */
+  cards?: { module: string; dives: string };
+}
+
+/** The pages as a markdown list of links, for `<DiveCards />`. */
+export function cardList(pages: { title: string; route: string; description: string }[]): string {
+  return pages.map((p) => `- [${p.title}](${p.route}): ${p.description}`).join('\n');
+}
+
+export function toMarkdown(page: TwinPage, options: TwinOptions = {}): string {
+  const root = options.root ?? process.cwd();
+  let body = page.body
+    .replace(/^import\s.+?;?\s*$/gm, '')
+    .replace(/<KeyStrip\b[^>]*\/>/g, (tag) => `\`${attrs(tag).value}\``)
+    .replace(/<DiveCards\b[^>]*\/>/g, (tag) =>
+      attrs(tag).show === 'module' ? (options.cards?.module ?? '') : (options.cards?.dives ?? ''),
+    )
+    .replace(/<SourcePanel\b[^>]*\/>/g, (tag) => {
+      const a = attrs(tag);
+      const span = readSymbol(root, a.file!, a.symbol ?? null);
+      const label = a.symbol ? `\`${a.symbol}\` in \`${a.file}\`` : `\`${a.file}\``;
+      if (!span) return `${label}: not written yet.`;
+      return `${label}, lines ${span.startLine}–${span.endLine}:\n\n\`\`\`${FENCE[span.lang]}\n${span.text}\n\`\`\``;
+    })
+    .replace(/<ExplorerSlot\b[^>]*\/>/g, '')
+    .replace(/<\/?PartPicker\b[^>]*>/g, '')
+    .replace(/<Part\b[^>]*>/g, (tag) => {
+      const a = attrs(tag);
+      return `### ${a.label}${a.says ? ` — ${a.says}` : ''}`;
+    })
+    .replace(/<\/Part>/g, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+  const parts = [`# ${page.title}`, `> ${page.description}`, body];
+  if (page.references.length) {
+    parts.push('## References', page.references.map((r) => `- [${r.title}](${r.url}): ${r.note}`).join('\n'));
+  }
+  if (page.related.length) {
+    parts.push(
+      '## Related in this course',
+      page.related.map((r) => `- [${r.title}](${r.href}): ${r.note}`).join('\n'),
+    );
+  }
+  return parts.join('\n\n') + '\n';
+}
+
+/** Splits a twin into sections by heading, for the search index. */
+export function sections(markdown: string): { heading: string; slug: string; text: string }[] {
+  const out: { heading: string; slug: string; text: string }[] = [];
+  let current = { heading: '', slug: '', text: '' };
+  let inFence = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inFence = !inFence;
+    const h = !inFence && /^(#{1,3})\s+(.*)$/.exec(line);
+    if (h) {
+      if (current.text.trim() || current.heading) out.push(current);
+      const heading = h[2]!;
+      current = { heading, slug: h[1] === '#' ? '' : slugify(heading), text: '' };
+    } else current.text += line + '\n';
+  }
+  out.push(current);
+  return out.map((s) => ({ ...s, text: s.text.replace(/\s+/g, ' ').trim() }));
+}
+
+/** The same slugs as Astro's headings (github-slugger), for the headings this course uses. */
+export function slugify(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
