@@ -1,0 +1,117 @@
+//! The transitions, grouped by concern, and the checks every call passes first.
+//!
+//! Check order (docs/wire.md): key count → layout → server mode → wire identity → transition.
+//! Nothing is written before the transition, and a transition checks everything it can refuse
+//! for before its first write, so a refusal writes nothing.
+
+pub mod admission;
+pub mod lease;
+pub mod sweep;
+
+use crate::keyspace::{self, Queue};
+use crate::layout::Layout;
+use crate::store::Key;
+use crate::wire::{self, Identity};
+use valkey_module::{Context, ContextFlags, KeyType, ValkeyError, ValkeyString};
+
+/// A call that passed every check before the transition: its queue, keys and arguments.
+pub struct Call<'a> {
+    pub layout: &'static Layout,
+    pub queue: Queue,
+    keys: Vec<&'a [u8]>,
+    args: Vec<&'a [u8]>,
+}
+
+impl<'a> Call<'a> {
+    /// Declared key `i` (0-based), byte-identical to the one the layout check rebuilt.
+    pub fn key(&self, i: usize) -> &'a [u8] {
+        self.keys[i]
+    }
+
+    /// Argument `i` (0-based).
+    pub fn arg(&self, i: usize) -> &'a [u8] {
+        self.args[i]
+    }
+
+    /// Argument `i` as a base-10 integer, refused by its name from the verb's layout.
+    pub fn int_arg(&self, i: usize) -> Result<i64, ValkeyError> {
+        wire::parse_integer(self.args[i]).ok_or_else(|| {
+            ValkeyError::String(wire::not_an_integer(self.layout.args[i], self.args[i]))
+        })
+    }
+}
+
+/// Runs the checks that come before every transition, in the order of docs/wire.md.
+/// `argv` is the command as received: name, numkeys, keys…, args….
+pub fn admit<'a>(
+    ctx: &Context,
+    layout: &'static Layout,
+    argv: &'a [ValkeyString],
+) -> Result<Call<'a>, ValkeyError> {
+    let numkeys = argv.get(1).ok_or(ValkeyError::WrongArity)?.as_slice();
+    let numkeys = wire::parse_integer(numkeys)
+        .ok_or_else(|| ValkeyError::String(wire::not_an_integer("numkeys", numkeys)))?;
+    layout
+        .check_key_count(numkeys)
+        .map_err(|e| ValkeyError::String(e.to_string()))?;
+
+    // The count is the verb's, so only the argument count can still be off.
+    let first_arg = 2 + layout.numkeys();
+    if argv.len() != first_arg + layout.args.len() {
+        return Err(ValkeyError::WrongArity);
+    }
+    let keys: Vec<&[u8]> = argv[2..first_arg].iter().map(|k| k.as_slice()).collect();
+    let args: Vec<&[u8]> = argv[first_arg..].iter().map(|a| a.as_slice()).collect();
+
+    let queue = layout
+        .check(&keys, &args)
+        .map_err(|e| ValkeyError::String(e.to_string()))?;
+
+    // `{emq}:version` hashes to another slot than any queue: on a cluster the read below would be
+    // a cross-slot access, so the module refuses cluster mode outright.
+    if ctx.get_flags().contains(ContextFlags::CLUSTER) {
+        return Err(ValkeyError::Str(wire::CLUSTER_MODE));
+    }
+    read_identity(ctx)?;
+
+    Ok(Call {
+        layout,
+        queue,
+        keys,
+        args,
+    })
+}
+
+/// The native fence: reads `{emq}:version` and refuses anything but this module's identity.
+fn read_identity(ctx: &Context) -> Result<(), ValkeyError> {
+    let version = Key::open_read(ctx, &keyspace::version_key());
+    let value;
+    let found = match version.kind() {
+        KeyType::Empty => Identity::Absent,
+        KeyType::String => {
+            value = version.read_string().unwrap_or_default();
+            Identity::Value(&value)
+        }
+        other => Identity::OtherType(type_name(other)),
+    };
+    wire::check_identity(found).map_err(ValkeyError::String)
+}
+
+/// The name `TYPE` gives a key of this kind.
+fn type_name(kind: KeyType) -> &'static str {
+    match kind {
+        KeyType::Empty => "none",
+        KeyType::String => "string",
+        KeyType::List => "list",
+        KeyType::Hash => "hash",
+        KeyType::Set => "set",
+        KeyType::ZSet => "zset",
+        KeyType::Module => "module value",
+        KeyType::Stream => "stream",
+    }
+}
+
+/// Server now plus a delay, as a sorted-set score (saturating: a score is a double anyway).
+pub fn score_after(now_ms: i64, delay_ms: i64) -> f64 {
+    now_ms.saturating_add(delay_ms) as f64
+}

@@ -1,0 +1,45 @@
+//! The sweeps: promote and reap move ids whose time has come (score ≤ server now) from one sorted
+//! set back to pending, and mark their rows pending.
+
+use super::admit;
+use crate::layout::{Layout, PROMOTE, REAP};
+use crate::store::{now_ms, Key};
+use valkey_module::{Context, KeyType, ValkeyResult, ValkeyString, ValkeyValue};
+
+/// `EMQ.PROMOTE 3 <schedule> <pending> <row-base> <batch>` → ids moved.
+pub fn promote(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+    move_due(ctx, &PROMOTE, argv)
+}
+
+/// `EMQ.REAP 3 <active> <pending> <row-base> <batch>` → ids moved.
+/// A lease whose deadline is at or before now has passed.
+pub fn reap(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+    move_due(ctx, &REAP, argv)
+}
+
+/// `ZRANGEBYSCORE from -inf now LIMIT 0 batch` (a negative batch is no limit, as for the
+/// command); for each id: `ZREM from`, `ZADD pending 0`, `HSET row-base..id state pending`.
+fn move_due(ctx: &Context, layout: &'static Layout, argv: &[ValkeyString]) -> ValkeyResult {
+    let call = admit(ctx, layout, argv)?;
+    let batch = call.int_arg(0)?;
+    let from = Key::open(ctx, call.key(0));
+    let pending = Key::open(ctx, call.key(1));
+    from.expect(KeyType::ZSet)?;
+    pending.expect(KeyType::ZSet)?;
+
+    let ids = from.zrange_by_score(f64::NEG_INFINITY, now_ms() as f64, batch);
+    // Every row is opened and checked before the first move, so a refusal writes nothing.
+    let rows = ids
+        .iter()
+        .map(|id| {
+            let row = Key::open(ctx, &call.queue.row(id));
+            row.expect(KeyType::Hash).map(|()| row)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for (id, row) in ids.iter().zip(&rows) {
+        from.zrem(id);
+        pending.zadd(0.0, id);
+        row.hset(&[(c"state", b"pending")]);
+    }
+    Ok(ValkeyValue::Integer(ids.len() as i64))
+}
