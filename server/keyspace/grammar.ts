@@ -38,3 +38,29 @@ function isLaneType(type: string): boolean {
   const match = /^g:(.*):pending$/s.exec(type);
   return match !== null && match[1]!.length === 14;
 }
+
+/** The segments of a per-queue key, as the grammar composes them. */
+export interface QueueKeyParts {
+  prefix: string;
+  open: string;
+  queue: string;
+  close: string;
+  type: string;
+}
+
+/**
+ * Reads a key back into its segments: `emq:`, `{`, the name (up to the first `}`), `}:`, the type.
+ * Null when the key is not in the grammar. The name may be empty here: saying so is the caller's job.
+ */
+export function splitQueueKey(key: string): QueueKeyParts | null {
+  if (!key.startsWith(`${PREFIX}{`)) return null;
+  const close = key.indexOf('}', PREFIX.length + 1);
+  if (close < 0 || key[close + 1] !== ':') return null;
+  return {
+    prefix: PREFIX,
+    open: '{',
+    queue: key.slice(PREFIX.length + 1, close),
+    close: '}:',
+    type: key.slice(close + 2),
+  };
+}

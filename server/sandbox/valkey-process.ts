@@ -16,6 +16,8 @@ export interface ValkeyNodeOptions {
   module?: string | null;
   maxmemory?: string;
   databases?: number;
+  /** A fixed port (to come back where clients expect it after a restart); a free one by default. */
+  port?: number;
   /** Extra `--name value` settings. */
   settings?: Record<string, string>;
 }
@@ -39,12 +41,12 @@ export function nativeModulePath(): string | null {
 export async function startValkeyNode(options: ValkeyNodeOptions = {}): Promise<ValkeyNode> {
   const dir = await mkdtemp(join(tmpdir(), 'emq-valkey-'));
   for (let attempt = 1; ; attempt += 1) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     try {
       return await launch(port, dir, options);
     } catch (error) {
       // Another process may take the port between our probe and the server's bind: try a new one.
-      if (attempt >= 3) {
+      if (attempt >= 3 || options.port) {
         await rm(dir, { recursive: true, force: true });
         throw error;
       }

@@ -1,0 +1,161 @@
+// Runs one sequence of transitions through two executors, each on its own database, and compares them
+// after every step: the replies must be equal, and so must the keyspaces — key by key, type, fields,
+// members, and scores within the time the step took. The explorer and the conformance suite share it.
+
+import type { Valkey } from 'iovalkey';
+import { IdMinter } from '../keyspace/index.ts';
+import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../sandbox/keyspace-dump.ts';
+import {
+  claimCall,
+  completeCall,
+  enqueueCall,
+  promoteCall,
+  reapCall,
+  retryCall,
+  scheduleCall,
+} from './calls.ts';
+import type { Executor } from './executor.ts';
+import type { Call, Reply } from './transitions.ts';
+import { WireError } from './wire-error.ts';
+
+/** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */
+export const STEPS = [
+  'enqueue',
+  'schedule',
+  'claim',
+  'complete',
+  'retry',
+  'promote',
+  'reap',
+  'duplicate',
+  'stale',
+] as const;
+export type Step = (typeof STEPS)[number];
+
+export interface Side {
+  executor: Executor;
+  /** A client on the executor's own database, for reading its keyspace. */
+  reader: Valkey;
+}
+
+export interface StepResult {
+  step: Step;
+  call: Call;
+  replies: [ReplyOrError, ReplyOrError];
+  keyspaces: [KeyspaceDump, KeyspaceDump];
+  windowMs: number;
+  differences: string[];
+}
+
+export type ReplyOrError = Reply | { error: string };
+
+/** Chooses each step's call from what came before: which ids exist, which claim is held. */
+class SequenceState {
+  private readonly minter: IdMinter;
+  private readonly queue: string;
+  private enqueued: string[] = [];
+  private claims: Array<{ id: string; attempts: number }> = [];
+
+  constructor(queue: string, node: number) {
+    this.queue = queue;
+    this.minter = new IdMinter(node);
+  }
+
+  callFor(step: Step, pick: () => number): Call {
+    const q = this.queue;
+    const claim = this.claims.length ? this.claims[Math.floor(pick() * this.claims.length)]! : null;
+    switch (step) {
+      case 'enqueue':
+        return enqueueCall(q, this.remember(this.minter.mint()), `payload ${this.enqueued.length}`);
+      case 'duplicate': {
+        const id = this.enqueued.length
+          ? this.enqueued[Math.floor(pick() * this.enqueued.length)]!
+          : this.minter.mint();
+        return enqueueCall(q, this.remember(id), 'a duplicate');
+      }
+      case 'schedule':
+        // Run-at 0 is due at once, so a later promote has work to do.
+        return scheduleCall(
+          q,
+          this.remember(this.minter.mint()),
+          'later',
+          pick() < 0.5 ? 0 : 4_102_444_800_000,
+        );
+      case 'claim':
+        return claimCall(q, pick() < 0.3 ? 0 : 30_000);
+      case 'complete':
+        return completeCall(q, claim?.id ?? this.minter.mint(), claim?.attempts ?? 1);
+      case 'stale':
+        return completeCall(q, claim?.id ?? this.minter.mint(), (claim?.attempts ?? 0) + 1);
+      case 'retry':
+        return retryCall(q, claim?.id ?? this.minter.mint(), claim?.attempts ?? 1, {
+          delayMs: 0,
+          maxAttempts: 2,
+          error: 'boom',
+        });
+      case 'promote':
+        return promoteCall(q, 10);
+      case 'reap':
+        return reapCall(q, 10);
+    }
+  }
+
+  /** Learns from the reply: a claim's [id, payload, attempts] is the token later steps carry. */
+  observe(call: Call, reply: ReplyOrError): void {
+    if (call.transition === 'claim' && Array.isArray(reply)) {
+      this.claims = this.claims.filter((c) => c.id !== reply[0]);
+      this.claims.push({ id: reply[0], attempts: reply[2] });
+    }
+    if ((call.transition === 'complete' || call.transition === 'retry') && reply === 1) {
+      this.claims = this.claims.filter((c) => c.id !== call.args[0]);
+    }
+  }
+
+  private remember(id: string): string {
+    if (!this.enqueued.includes(id)) this.enqueued.push(id);
+    return id;
+  }
+}
+
+async function settle(executor: Executor, call: Call): Promise<ReplyOrError> {
+  try {
+    return await executor.run(call);
+  } catch (error) {
+    if (error instanceof WireError) return { error: error.message };
+    throw error;
+  }
+}
+
+/** Runs `steps` on both sides; `onStep` sees each result as it comes (return false to stop early). */
+export async function runSequence(
+  steps: readonly Step[],
+  sides: [Side, Side],
+  options: { queue?: string; seed?: number; onStep?: (result: StepResult) => boolean | void } = {},
+): Promise<StepResult[]> {
+  const state = new SequenceState(options.queue ?? 'orders', (options.seed ?? 1) % 1024);
+  let seed = options.seed ?? 1;
+  const pick = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const results: StepResult[] = [];
+  for (const step of steps) {
+    const call = state.callFor(step, pick);
+    const started = Date.now();
+    const replies = (await Promise.all(sides.map((side) => settle(side.executor, call)))) as [
+      ReplyOrError,
+      ReplyOrError,
+    ];
+    const windowMs = Date.now() - started + 1;
+    state.observe(call, replies[0]);
+    const keyspaces = (await Promise.all(sides.map((side) => dumpKeyspace(side.reader)))) as [
+      KeyspaceDump,
+      KeyspaceDump,
+    ];
+    const differences = compareKeyspaces(keyspaces[0], keyspaces[1], windowMs);
+    if (JSON.stringify(replies[0]) !== JSON.stringify(replies[1])) {
+      differences.unshift(`replies differ: ${JSON.stringify(replies[0])} vs ${JSON.stringify(replies[1])}`);
+    }
+    const result = { step, call, replies, keyspaces, windowMs, differences };
+    results.push(result);
+    if (options.onStep?.(result) === false) break;
+  }
+  return results;
+}

@@ -1,0 +1,169 @@
+// The JSON API of the experiments, on web-standard Request and Response so it is tested without a
+// framework. Every refusal is JSON — { "error": { "code", "message" } } — with a 4xx status; a sandbox
+// outage is a 503 that says so; no stack trace ever leaves the server.
+
+import { WireError } from '../executors/wire-error.ts';
+import { PoolBusyError } from '../sandbox/keyspace-pool.ts';
+import { InputError } from './input.ts';
+import { LIMITS } from './limits.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { EXPERIMENTS } from './registry.ts';
+import { explorerRuntime } from './runtime.ts';
+
+const RUN_TIMEOUT_MS = 15_000;
+
+const limiter = new RateLimiter({
+  burst: Number(process.env.EXPLORER_BURST ?? 30),
+  perSecond: Number(process.env.EXPLORER_RATE ?? 5),
+});
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+export function refusal(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): Response {
+  return json(status, { error: { code, message, ...extra } });
+}
+
+/** Reads at most LIMITS.bodyBytes, whatever Content-Length claims. */
+async function readBody(request: Request): Promise<Uint8Array | null> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > LIMITS.bodyBytes) return null;
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > LIMITS.bodyBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return body;
+}
+
+/** A failure of the sandbox itself (down, restarting, refusing our user while it is set up again). */
+export function isOutage(error: unknown): boolean {
+  if (error instanceof WireError)
+    return ['NOPERM', 'WRONGPASS', 'NOAUTH', 'LOADING', 'OOM', 'MASTERDOWN'].includes(error.errorClass);
+  if (!(error instanceof Error)) return false;
+  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|max retries|ETIMEDOUT|cannot start|exited/i.test(
+    `${error.name} ${error.message}`,
+  );
+}
+
+export function catalogue(): Response {
+  const experiments = Object.entries(EXPERIMENTS).map(([name, { summary, input, example }]) => ({
+    name,
+    method: 'POST',
+    path: `/api/experiments/${name}`,
+    summary,
+    input,
+    example,
+  }));
+  return json(200, { experiments, limits: LIMITS });
+}
+
+export async function handleExperiment(
+  request: Request,
+  name: string | undefined,
+  client: string,
+): Promise<Response> {
+  const experiment = name !== undefined && Object.hasOwn(EXPERIMENTS, name) ? EXPERIMENTS[name] : undefined;
+  if (!experiment) {
+    return refusal(
+      404,
+      'UNKNOWN_EXPERIMENT',
+      `no experiment named ${JSON.stringify(name ?? '')}; the experiments are: ${Object.keys(EXPERIMENTS).join(', ')}`,
+    );
+  }
+  if (request.method !== 'POST') {
+    return refusal(405, 'METHOD', `experiments run with POST and a JSON body, not ${request.method}`, {});
+  }
+  const wait = limiter.take(client);
+  if (wait > 0) {
+    return json(
+      429,
+      { error: { code: 'RATE_LIMITED', message: `too many runs from you; try again in ${wait} s` } },
+      { 'retry-after': String(wait) },
+    );
+  }
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    return refusal(
+      415,
+      'CONTENT_TYPE',
+      `send the input as application/json, not ${JSON.stringify(type || 'nothing')}`,
+    );
+  }
+  const bytes = await readBody(request);
+  if (bytes === null) return refusal(413, 'TOO_LARGE', `the body is over ${LIMITS.bodyBytes} bytes`);
+  let body: unknown;
+  try {
+    body = bytes.length === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    const why =
+      error instanceof TypeError
+        ? 'it is not valid UTF-8'
+        : `it is not valid JSON (${(error as Error).message})`;
+    return refusal(400, 'BAD_JSON', `cannot read the body: ${why}`);
+  }
+
+  let input: unknown;
+  try {
+    input = experiment.parse(body);
+  } catch (error) {
+    if (error instanceof InputError) return refusal(400, 'BAD_INPUT', error.message, { field: error.field });
+    throw error;
+  }
+
+  try {
+    const runtime = await explorerRuntime();
+    const result = await Promise.race([
+      experiment.run(runtime, input),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('ETIMEDOUT: the run took too long')), RUN_TIMEOUT_MS).unref(),
+      ),
+    ]);
+    return json(200, { experiment: name, result });
+  } catch (error) {
+    if (error instanceof PoolBusyError) return refusal(503, 'BUSY', error.message);
+    if (isOutage(error)) {
+      return refusal(
+        503,
+        'SANDBOX_DOWN',
+        'the sandbox Valkey is not answering right now; it restarts by itself, so try again in a few seconds',
+      );
+    }
+    console.error(`experiment ${name} failed:`, error);
+    return refusal(500, 'INTERNAL', 'the experiment failed on the server; the error was logged there');
+  }
+}
+
+/** Whether the sandbox answers, for the island's status line. */
+export async function sandboxStatus(): Promise<Response> {
+  try {
+    const runtime = await explorerRuntime();
+    return json(200, { sandbox: (await runtime.health()) ? 'up' : 'down', native: runtime.native() });
+  } catch {
+    return json(200, { sandbox: 'down', native: false });
+  }
+}

@@ -1,0 +1,78 @@
+// Validation of a reader's input. Each refusal says which field was wrong, what was found and what is
+// allowed; nothing reaches a server before the whole input has passed.
+
+import { utf8 } from '../keyspace/index.ts';
+
+export class InputError extends Error {
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = 'InputError';
+    this.field = field;
+  }
+}
+
+export type Body = Record<string, unknown>;
+
+function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/** The body must be a JSON object holding only `allowed` fields. */
+export function fields(body: unknown, allowed: readonly string[]): Body {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InputError('body', `expected a JSON object, found ${kind(body)}`);
+  }
+  const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    const list = allowed.length ? allowed.join(', ') : 'none';
+    throw new InputError(unknown[0]!, `unknown field; the fields allowed are: ${list}`);
+  }
+  return body as Body;
+}
+
+/** A string of well-formed UTF-8 of at most `maxBytes` bytes. */
+export function text(body: Body, field: string, maxBytes: number): string;
+export function text(body: Body, field: string, maxBytes: number, optional: true): string | undefined;
+export function text(body: Body, field: string, maxBytes: number, optional = false): string | undefined {
+  const value = body[field];
+  if (value === undefined && optional) return undefined;
+  if (typeof value !== 'string') throw new InputError(field, `expected a string, found ${kind(value)}`);
+  if (!value.isWellFormed()) throw new InputError(field, 'is not valid UTF-8 (it holds a lone surrogate)');
+  const bytes = utf8(value).length;
+  if (bytes > maxBytes)
+    throw new InputError(field, `is ${bytes} bytes long; at most ${maxBytes} are allowed`);
+  return value;
+}
+
+export function oneOf<T extends string>(body: Body, field: string, values: readonly T[], fallback?: T): T {
+  const value = body[field] ?? fallback;
+  if (typeof value !== 'string' || !values.includes(value as T)) {
+    const found = typeof value === 'string' ? JSON.stringify(value) : kind(value);
+    throw new InputError(field, `expected one of ${values.join(', ')}, found ${found}`);
+  }
+  return value as T;
+}
+
+/** An array of at most `max` items, each checked by `item`. */
+export function list<T>(
+  body: Body,
+  field: string,
+  max: number,
+  item: (value: unknown, where: string) => T,
+): T[] | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new InputError(field, `expected an array, found ${kind(value)}`);
+  if (value.length > max)
+    throw new InputError(field, `has ${value.length} items; at most ${max} are allowed`);
+  return value.map((entry, i) => item(entry, `${field}[${i}]`));
+}
+
+/** One string item of a list, with the same rules as text(). */
+export function textItem(maxBytes: number) {
+  return (value: unknown, where: string): string => text({ [where]: value }, where, maxBytes);
+}

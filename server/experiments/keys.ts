@@ -1,0 +1,81 @@
+// keys: a queue name (and optionally a job id) → every key of the queue, split into segments, read back
+// from a live keyspace after a real enqueue; or the admission refusal, with the server's own count of
+// the commands that reached it (none).
+
+import { Jobs } from '../executors/jobs.ts';
+import { ScriptedExecutor } from '../executors/scripted.ts';
+import { WireError } from '../executors/wire-error.ts';
+import {
+  jobKey,
+  KEY_TYPES,
+  KeyspaceError,
+  mintJobId,
+  queueKey,
+  versionKey,
+  type FixedKeyType,
+} from '../keyspace/index.ts';
+import { dumpKeyspace } from '../sandbox/keyspace-dump.ts';
+import { fields, text, type Body } from './input.ts';
+import { LIMITS } from './limits.ts';
+import { commandsDuring } from './proof.ts';
+import type { ExplorerRuntime } from './runtime.ts';
+import { viewKey, type KeyView } from './segments.ts';
+
+interface Refusal {
+  /** The host refuses before the wire (admission, id shape); the server refuses an id's kind. */
+  by: 'host' | 'server';
+  code: string;
+  message: string;
+  offset: number | null;
+}
+
+export interface KeysInput {
+  queue: string;
+  id: string | undefined;
+}
+
+export function parseKeysInput(body: unknown): KeysInput {
+  const input: Body = fields(body, ['queue', 'id']);
+  return { queue: text(input, 'queue', LIMITS.queueBytes), id: text(input, 'id', 14 * 4, true) };
+}
+
+export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput) {
+  return runtime.pool.with(1, async ([lease]) => {
+    const jobs = new Jobs(new ScriptedExecutor(lease!.client));
+    const jobId = id ?? mintJobId();
+    let refusal: Refusal | null = null;
+    const proof = await commandsDuring(lease!.client, async () => {
+      try {
+        await jobs.enqueue(queue, jobId, 'hello from the explorer');
+      } catch (error) {
+        if (error instanceof KeyspaceError) {
+          refusal = { by: 'host', code: error.code, message: error.message, offset: error.offset ?? null };
+        } else if (error instanceof WireError) {
+          refusal = { by: 'server', code: error.errorClass, message: error.message, offset: null };
+        } else {
+          throw error;
+        }
+      }
+    });
+    if (refusal) return { queue, accepted: false, refusal, proof };
+
+    const keys: Array<KeyView & { type: string }> = (Object.keys(KEY_TYPES) as FixedKeyType[]).map(
+      (type) => ({
+        type,
+        ...viewKey(queueKey(queue, type)),
+      }),
+    );
+    const row = { type: 'job row', ...viewKey(jobKey(queue, jobId)) };
+    const live = await dumpKeyspace(lease!.client);
+    return {
+      queue,
+      accepted: true,
+      id: jobId,
+      keys: [...keys, row],
+      reserve: { type: 'reserve', ...viewKey(versionKey()) },
+      /** What the server holds after the enqueue: the keys the grammar built, nothing else. */
+      live: Object.entries(live).map(([key, { type, value }]) => ({ key, type, value })),
+      proof,
+    };
+  });
+}

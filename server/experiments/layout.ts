@@ -1,0 +1,143 @@
+// native layout check: a native call whose declared keys the reader may edit. The exact call is
+// accepted; a key changed by one byte is refused with EMQKEY naming its position and the byte; an
+// empty queue name is refused; the exact call on the cluster node is refused with EMQWIRE. Every
+// refusal is shown to write nothing: the keyspace is read before and after.
+
+import { installWireIdentity } from '../connectors/install.ts';
+import {
+  claimCall,
+  completeCall,
+  enqueueCall,
+  promoteCall,
+  reapCall,
+  retryCall,
+  scheduleCall,
+} from '../executors/calls.ts';
+import { NativeExecutor } from '../executors/native.ts';
+import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
+import { WireError } from '../executors/wire-error.ts';
+import { isBrandedId, KeyspaceError, mintJobId, validQueue } from '../keyspace/index.ts';
+import { compareKeyspaces, dumpKeyspace } from '../sandbox/keyspace-dump.ts';
+import { fields, InputError, list, oneOf, text, textItem } from './input.ts';
+import { LIMITS } from './limits.ts';
+import type { ExplorerRuntime } from './runtime.ts';
+
+export interface LayoutInput {
+  verb: CoreTransition;
+  queue: string;
+  /** The job id of the exact call; fixed by the page so that an edit changes only what the reader changed. */
+  id: string;
+  keys: string[] | undefined;
+}
+
+export function parseLayoutInput(body: unknown): LayoutInput {
+  const input = fields(body, ['verb', 'queue', 'id', 'keys']);
+  const verb = oneOf(input, 'verb', CORE_TRANSITIONS, 'enqueue');
+  const queue = text(input, 'queue', LIMITS.queueBytes, true) ?? 'orders';
+  try {
+    validQueue(queue);
+  } catch (error) {
+    if (error instanceof KeyspaceError) throw new InputError('queue', error.message);
+    throw error;
+  }
+  const id = text(input, 'id', 64, true) ?? mintJobId();
+  if (!isBrandedId(id) || !id.startsWith('JOB')) {
+    throw new InputError(
+      'id',
+      `expected a branded job id such as JOB0Nb1VTbfnu4, found ${JSON.stringify(id)}`,
+    );
+  }
+  const keys = list(input, 'keys', 8, textItem(LIMITS.keyBytes));
+  if (keys?.length === 0) throw new InputError('keys', 'needs at least one key');
+  return { verb, queue, id, keys };
+}
+
+/** The exact call for a verb, and the calls that put a job where the verb finds one. */
+function exactCall(verb: CoreTransition, queue: string, id: string): { setup: Call[]; call: Call } {
+  const enqueue = enqueueCall(queue, id, 'hello');
+  switch (verb) {
+    case 'enqueue':
+      return { setup: [], call: enqueue };
+    case 'schedule':
+      return { setup: [], call: scheduleCall(queue, id, 'hello', 0) };
+    case 'claim':
+      return { setup: [enqueue], call: claimCall(queue, 30_000) };
+    case 'complete':
+      return { setup: [enqueue, claimCall(queue, 30_000)], call: completeCall(queue, id, 1) };
+    case 'retry':
+      return {
+        setup: [enqueue, claimCall(queue, 30_000)],
+        call: retryCall(queue, id, 1, { delayMs: 1000, maxAttempts: 3, error: 'boom' }),
+      };
+    case 'promote':
+      return { setup: [scheduleCall(queue, id, 'hello', 0)], call: promoteCall(queue, 10) };
+    case 'reap':
+      return { setup: [enqueue, claimCall(queue, 0)], call: reapCall(queue, 10) };
+  }
+}
+
+export interface LayoutRefusal {
+  position: number | null;
+  offset: number | null;
+  expected: string | null;
+}
+
+/** Reads the position, byte offset and expected key out of an EMQKEY message (docs/wire.md). */
+export function parseEmqKey(message: string): LayoutRefusal {
+  const differs = /^EMQKEY key (\d+) differs at byte (\d+): expected '(.*)' but found '.*'$/s.exec(message);
+  if (differs) return { position: Number(differs[1]), offset: Number(differs[2]), expected: differs[3]! };
+  const empty = /^EMQKEY key (\d+) has an empty queue name at byte (\d+)/.exec(message);
+  if (empty) return { position: Number(empty[1]), offset: Number(empty[2]), expected: null };
+  return { position: null, offset: null, expected: null };
+}
+
+async function outcome(run: () => Promise<unknown>) {
+  try {
+    return { accepted: true as const, reply: await run() };
+  } catch (error) {
+    if (!(error instanceof WireError)) throw error;
+    return {
+      accepted: false as const,
+      error: error.message,
+      errorClass: error.errorClass,
+      ...(error.errorClass === 'EMQKEY' ? parseEmqKey(error.message) : {}),
+    };
+  }
+}
+
+export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
+  if (!runtime.native()) {
+    return {
+      available: false,
+      message: 'the native module is not loaded on this sandbox, so there is no EMQ.* to call',
+    };
+  }
+  const exact = exactCall(input.verb, input.queue, input.id);
+  const call: Call = { ...exact.call, keys: input.keys ?? exact.call.keys };
+  const command = `EMQ.${input.verb.toUpperCase()}`;
+
+  const standalone = await runtime.pool.with(1, async ([lease]) => {
+    const native = new NativeExecutor(lease!.client);
+    await installWireIdentity(lease!.client);
+    for (const step of exact.setup) await native.run(step);
+    const before = await dumpKeyspace(lease!.client);
+    const result = await outcome(() => native.run(call));
+    const after = await dumpKeyspace(lease!.client);
+    return { ...result, keyspaceUnchanged: compareKeyspaces(before, after).length === 0 };
+  });
+  // The exact call on the cluster node: layout passes, then the server mode refuses it, writing nothing.
+  const cluster = await outcome(() => new NativeExecutor(runtime.cluster).run(exact.call));
+  return {
+    available: true,
+    verb: input.verb,
+    id: input.id,
+    command,
+    expectedKeys: exact.call.keys,
+    keys: call.keys,
+    args: call.args,
+    edited:
+      call.keys.some((key, i) => key !== exact.call.keys[i]) || call.keys.length !== exact.call.keys.length,
+    standalone,
+    cluster,
+  };
+}

@@ -1,0 +1,85 @@
+// The experiments a reader may run — these and nothing else. Each parses its input (refusing anything
+// else with a clear error) before it touches the sandbox.
+
+import { parseKeysInput, runKeys } from './keys.ts';
+import { parseLayoutInput, runLayout } from './layout.ts';
+import { parseReserveInput, runReserve } from './reserve.ts';
+import type { ExplorerRuntime } from './runtime.ts';
+import { parseSlotInput, runSlot } from './slot.ts';
+import { parseTwoExecutorsInput, runTwoExecutors } from './two-executors.ts';
+
+export interface Experiment<I = unknown> {
+  summary: string;
+  /** The fields it takes, for the catalogue. */
+  input: Record<string, string>;
+  example: unknown;
+  parse(body: unknown): I;
+  run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
+}
+
+function experiment<I>(definition: Experiment<I>): Experiment {
+  return definition as Experiment;
+}
+
+export const EXPERIMENTS: Record<string, Experiment> = {
+  keys: experiment({
+    summary:
+      'Every key of a queue, split into segments, read back from a live keyspace after a real enqueue; or the admission refusal, with the server’s count of commands that reached it.',
+    input: {
+      queue: 'string, 1–64 bytes: the queue name',
+      id: 'optional branded job id (e.g. JOB0Nb1VTbfnu4)',
+    },
+    example: { queue: 'orders' },
+    parse: parseKeysInput,
+    run: runKeys,
+  }),
+  slot: experiment({
+    summary:
+      'Hashtag, CRC16 and slot of a key or a queue, confirmed by the cluster node’s CLUSTER KEYSLOT; for a queue, a live claim mixing two queues that the cluster refuses with CROSSSLOT.',
+    input: {
+      key: 'any key up to 256 bytes — or —',
+      queue: 'a queue name up to 64 bytes',
+      other: 'optional second queue for the CROSSSLOT call (default fills)',
+    },
+    example: { queue: 'orders', other: 'fills' },
+    parse: parseSlotInput,
+    run: runSlot,
+  }),
+  layout: experiment({
+    summary:
+      'A native EMQ.* call whose declared keys you may edit: the exact call is accepted, one changed byte is refused with EMQKEY (position and offset), and the cluster node refuses with EMQWIRE.',
+    input: {
+      verb: 'enqueue | schedule | claim | complete | retry | promote | reap (default enqueue)',
+      queue: 'queue name for the exact call (default orders)',
+      id: 'optional branded job id for the exact call (default: a fresh one)',
+      keys: 'optional array of up to 8 keys (256 bytes each) replacing the declared keys',
+    },
+    example: {
+      verb: 'enqueue',
+      queue: 'orders',
+      keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'],
+    },
+    parse: parseLayoutInput,
+    run: runLayout,
+  }),
+  reserve: experiment({
+    summary:
+      'On fresh keyspaces: a wire 4 connector claims {emq}:version; a native write refuses it; a wire 6 connector refuses an uninstalled identity; the operator installs it; the wire 6 connector reads it.',
+    input: {},
+    example: {},
+    parse: parseReserveInput,
+    run: (runtime) => runReserve(runtime),
+  }),
+  'two-executors': experiment({
+    summary:
+      'One sequence of transitions through the scripted executor and the native module side by side, with replies and keyspaces after each step and the verdict that they are the same.',
+    input: {
+      steps:
+        'optional array (up to 16) of enqueue | schedule | claim | complete | retry | promote | reap | duplicate | stale',
+      queue: 'optional queue name (default orders)',
+    },
+    example: { steps: ['enqueue', 'claim', 'complete'] },
+    parse: parseTwoExecutorsInput,
+    run: runTwoExecutors,
+  }),
+};

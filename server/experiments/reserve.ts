@@ -1,0 +1,133 @@
+// the reserve: on fresh keyspaces, the two ways {emq}:version comes to hold a wire identity — claimed by
+// a wire 4 connector, or installed by an operator on a native node and only read there — and the
+// refusals that keep speakers who disagree out of one keyspace.
+
+import { installWireIdentity } from '../connectors/install.ts';
+import { FenceError, type FenceStep } from '../connectors/fence.ts';
+import { connectWire4 } from '../connectors/wire4.ts';
+import { connectWire6 } from '../connectors/wire6.ts';
+import { enqueueCall } from '../executors/calls.ts';
+import { NativeExecutor } from '../executors/native.ts';
+import { WireError } from '../executors/wire-error.ts';
+import { mintJobId, versionKey } from '../keyspace/index.ts';
+import { fields } from './input.ts';
+import type { ExplorerRuntime } from './runtime.ts';
+
+export interface ReserveStep {
+  keyspace: 'A' | 'B';
+  actor: string;
+  action: string;
+  commands: FenceStep[];
+  outcome: 'ok' | 'refused';
+  message: string;
+  /** What {emq}:version holds after the step. */
+  identity: string | null;
+}
+
+export function parseReserveInput(body: unknown): Record<string, never> {
+  fields(body ?? {}, []);
+  return {};
+}
+
+async function connector(
+  connect: () => Promise<{ fence: { outcome: string; steps: FenceStep[] }; close(): Promise<void> }>,
+) {
+  try {
+    const connection = await connect();
+    await connection.close();
+    return {
+      outcome: 'ok' as const,
+      commands: connection.fence.steps,
+      message: `fence ${connection.fence.outcome}`,
+    };
+  } catch (error) {
+    if (!(error instanceof FenceError)) throw error;
+    return { outcome: 'refused' as const, commands: error.steps, message: error.message };
+  }
+}
+
+async function nativeWrite(executor: NativeExecutor) {
+  const call = enqueueCall('orders', mintJobId(), 'hello');
+  const command = {
+    command: `EMQ.ENQUEUE 2 ${call.keys.join(' ')} ${call.args.join(' ')}`,
+    reply: null as string | null,
+  };
+  try {
+    const reply = await executor.run(call);
+    return {
+      outcome: 'ok' as const,
+      commands: [{ ...command, reply: String(reply) }],
+      message: `enqueued (${reply})`,
+    };
+  } catch (error) {
+    if (!(error instanceof WireError)) throw error;
+    return {
+      outcome: 'refused' as const,
+      commands: [{ ...command, reply: error.message }],
+      message: error.message,
+    };
+  }
+}
+
+export async function runReserve(runtime: ExplorerRuntime) {
+  return runtime.pool.with(2, async ([a, b]) => {
+    const steps: ReserveStep[] = [];
+    const record = async (
+      keyspace: 'A' | 'B',
+      actor: string,
+      action: string,
+      result: Omit<ReserveStep, 'keyspace' | 'actor' | 'action' | 'identity'>,
+    ) => {
+      const identity = await (keyspace === 'A' ? a! : b!).client.get(versionKey());
+      steps.push({ keyspace, actor, action, ...result, identity });
+    };
+
+    await record(
+      'A',
+      'wire 4 connector',
+      'connects to a fresh keyspace and claims the identity',
+      await connector(() => connectWire4(a!.url)),
+    );
+    if (runtime.native()) {
+      await record(
+        'A',
+        'native write',
+        'EMQ.ENQUEUE on the keyspace a wire 4 connector claimed',
+        await nativeWrite(new NativeExecutor(a!.client)),
+      );
+    }
+    await record(
+      'B',
+      'wire 6 connector',
+      'connects to a fresh keyspace: it only reads',
+      await connector(() => connectWire6(b!.url)),
+    );
+    const install = await installWireIdentity(b!.client);
+    await record('B', 'operator', 'installs the identity administratively', {
+      outcome: 'ok',
+      commands: [{ command: `SET ${versionKey()} ${install.identity} NX GET`, reply: install.previous }],
+      message: `installed ${install.identity}`,
+    });
+    await record(
+      'B',
+      'wire 6 connector',
+      'connects again and reads the installed identity',
+      await connector(() => connectWire6(b!.url)),
+    );
+    if (runtime.native()) {
+      await record(
+        'B',
+        'native write',
+        'EMQ.ENQUEUE on the installed keyspace',
+        await nativeWrite(new NativeExecutor(b!.client)),
+      );
+    }
+    await record(
+      'B',
+      'wire 4 connector',
+      'tries the native keyspace',
+      await connector(() => connectWire4(b!.url)),
+    );
+    return { native: runtime.native(), steps };
+  });
+}

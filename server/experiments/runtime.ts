@@ -1,0 +1,109 @@
+// What every experiment runs against: the sandbox's standalone node (native module loaded) reached as
+// the restricted explorer user through a pool of per-run keyspaces, and its cluster node. Started once,
+// lazily; when VALKEY_URL is unset it starts and supervises its own servers.
+
+import { Valkey } from 'iovalkey';
+import { EXPLORER_USER, installExplorerUser, newPassword } from '../sandbox/explorer-user.ts';
+import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
+import { superviseValkeyNode, type SupervisedNode } from '../sandbox/supervisor.ts';
+import { nativeModulePath } from '../sandbox/valkey-process.ts';
+
+export const POOL_SIZE = 24;
+
+export interface ExplorerRuntime {
+  pool: KeyspacePool;
+  /** The cluster node, as the explorer user. */
+  cluster: Valkey;
+  /** Whether the standalone node has the native module loaded. */
+  native(): boolean;
+  /** Whether both nodes answer a PING within a second. */
+  health(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+let started: Promise<ExplorerRuntime> | undefined;
+
+export function explorerRuntime(): Promise<ExplorerRuntime> {
+  started ??= start().catch((error) => {
+    started = undefined; // the next request tries again
+    throw error;
+  });
+  return started;
+}
+
+/** Admin connection that (re)installs the explorer user on every (re)connect, e.g. after a restart. */
+function adminFor(url: string, password: string, onReady: (admin: Valkey) => Promise<void>): Valkey {
+  const admin = new Valkey(url, {
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  });
+  admin.on('error', () => {});
+  admin.on('ready', () => {
+    void installExplorerUser(admin, password)
+      .then(() => onReady(admin))
+      .catch(() => {});
+  });
+  return admin;
+}
+
+async function start(): Promise<ExplorerRuntime> {
+  const nodes: SupervisedNode[] = [];
+  let standaloneUrl = process.env.VALKEY_URL;
+  let clusterUrl = process.env.VALKEY_CLUSTER_URL;
+  const module = nativeModulePath();
+  if (!standaloneUrl) {
+    const node = await superviseValkeyNode({ module, databases: POOL_SIZE + 1 });
+    nodes.push(node);
+    standaloneUrl = node.url;
+  }
+  if (!clusterUrl) {
+    const node = await superviseValkeyNode({ module, cluster: true });
+    nodes.push(node);
+    clusterUrl = node.url;
+  }
+
+  const password = newPassword();
+  let nativeLoaded = false;
+  const ready = (admin: Valkey) =>
+    new Promise<void>((resolve) => admin.once('explorer-user', () => resolve()));
+  const standaloneAdmin = adminFor(standaloneUrl, password, async (admin) => {
+    nativeLoaded = JSON.stringify(await admin.call('MODULE', 'LIST')).includes('trafikey');
+    admin.emit('explorer-user');
+  });
+  const clusterAdmin = adminFor(clusterUrl, password, async (admin) => void admin.emit('explorer-user'));
+  await Promise.all([ready(standaloneAdmin), ready(clusterAdmin)]);
+
+  const asExplorer = { username: EXPLORER_USER, password };
+  const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, asExplorer);
+  const cluster = new Valkey(clusterUrl, {
+    ...asExplorer,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  });
+  cluster.on('error', () => {});
+
+  return {
+    pool,
+    cluster,
+    native: () => nativeLoaded,
+    health: async () => {
+      const ping = (client: Valkey) =>
+        client.status === 'ready' &&
+        Promise.race([
+          client.ping().then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 1000)),
+        ]);
+      const answers = await Promise.all([ping(standaloneAdmin), ping(clusterAdmin)]).catch(() => [false]);
+      return answers.every(Boolean);
+    },
+    close: async () => {
+      await pool.close();
+      cluster.disconnect();
+      standaloneAdmin.disconnect();
+      clusterAdmin.disconnect();
+      await Promise.all(nodes.map((node) => node.stop()));
+      started = undefined;
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// slot: a queue name or any key → its hashtag, CRC16 and slot, computed here and confirmed by the
+// cluster node's CLUSTER KEYSLOT; where the queue's keys and the reserve land among the 16,384 slots;
+// and a live claim whose keys mix two queues, which the cluster refuses with CROSSSLOT.
+
+import { claimCall } from '../executors/calls.ts';
+import { ScriptedExecutor } from '../executors/scripted.ts';
+import { WireError } from '../executors/wire-error.ts';
+import {
+  KEY_TYPES,
+  KeyspaceError,
+  queueKey,
+  slot,
+  validQueue,
+  versionKey,
+  type FixedKeyType,
+} from '../keyspace/index.ts';
+import { fields, InputError, text } from './input.ts';
+import { LIMITS } from './limits.ts';
+import type { ExplorerRuntime } from './runtime.ts';
+import { viewKey } from './segments.ts';
+
+export type SlotInput = { key: string } | { queue: string; other: string };
+
+export function parseSlotInput(body: unknown): SlotInput {
+  const input = fields(body, ['key', 'queue', 'other']);
+  const key = text(input, 'key', LIMITS.keyBytes, true);
+  const queue = text(input, 'queue', LIMITS.queueBytes, true);
+  if ((key === undefined) === (queue === undefined)) {
+    throw new InputError(
+      'body',
+      'give either "key" (any key) or "queue" (a queue name), not both and not neither',
+    );
+  }
+  if (key !== undefined) {
+    if (input.other !== undefined) throw new InputError('other', 'goes with "queue", not with "key"');
+    return { key };
+  }
+  return { queue: queue!, other: text(input, 'other', LIMITS.queueBytes, true) ?? 'fills' };
+}
+
+async function serverSlot(runtime: ExplorerRuntime, key: string): Promise<number> {
+  return Number(await runtime.cluster.call('CLUSTER', 'KEYSLOT', key));
+}
+
+async function attempt(run: () => Promise<unknown>): Promise<{ reply: unknown } | { error: string }> {
+  try {
+    return { reply: await run() };
+  } catch (error) {
+    if (error instanceof WireError) return { error: error.message };
+    throw error;
+  }
+}
+
+export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
+  const reserve = { ...viewKey(versionKey()), serverSlot: await serverSlot(runtime, versionKey()) };
+  if ('key' in input) {
+    const view = viewKey(input.key);
+    const confirmed = await serverSlot(runtime, input.key);
+    return { key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot }, reserve };
+  }
+
+  for (const [field, name] of [
+    ['queue', input.queue],
+    ['other', input.other],
+  ] as const) {
+    try {
+      validQueue(name);
+    } catch (error) {
+      if (error instanceof KeyspaceError)
+        return {
+          accepted: false,
+          refusal: { field, code: error.code, message: error.message, offset: error.offset ?? null },
+        };
+      throw error;
+    }
+  }
+  const view = viewKey(queueKey(input.queue, 'pending'));
+  const confirmed = await serverSlot(runtime, view.key);
+  const queueSlots = (Object.keys(KEY_TYPES) as FixedKeyType[]).map((type) => ({
+    key: queueKey(input.queue, type),
+    slot: slot(queueKey(input.queue, type)),
+  }));
+
+  // Both calls run on the cluster node as claims of an empty queue: they write nothing either way.
+  const executor = new ScriptedExecutor(runtime.cluster);
+  const single = claimCall(input.queue, 1000);
+  const other = claimCall(input.other, 1000);
+  const mixed = { ...single, keys: [single.keys[0]!, other.keys[1]!, single.keys[2]!] };
+  return {
+    accepted: true,
+    key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot },
+    queueSlots,
+    reserve,
+    otherSlot: slot(queueKey(input.other, 'pending')),
+    singleQueue: {
+      keys: single.keys,
+      slots: single.keys.map((key) => slot(key)),
+      ...(await attempt(() => executor.run(single))),
+    },
+    mixedQueues: {
+      keys: mixed.keys,
+      slots: mixed.keys.map((key) => slot(key)),
+      ...(await attempt(() => executor.run(mixed))),
+    },
+  };
+}
