@@ -41,18 +41,3 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
     },
   };
 }
-
-/** Every key of a database with its type and contents, for comparing keyspaces. */
-export async function dumpKeyspace(client: Valkey): Promise<Record<string, unknown>> {
-  const keys = ((await client.keys('*')) as string[]).sort();
-  const dump: Record<string, unknown> = {};
-  for (const key of keys) {
-    const type = await client.type(key);
-    if (type === 'hash') dump[key] = { type, value: await client.hgetall(key) };
-    else if (type === 'zset') dump[key] = { type, value: await client.zrange(key, 0, -1, 'WITHSCORES') };
-    else if (type === 'list') dump[key] = { type, value: await client.lrange(key, 0, -1) };
-    else if (type === 'set') dump[key] = { type, value: ((await client.smembers(key)) as string[]).sort() };
-    else dump[key] = { type, value: await client.get(key) };
-  }
-  return dump;
-}
