@@ -1,0 +1,104 @@
+// What a reader expects: search, the theme picker, copy buttons, previous/next, the table of
+// contents, and no client JavaScript beyond the interactive parts.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { COURSE_ROUTES, launchBrowser, startSite, type Site } from '../support/site.ts';
+
+let site: Site;
+let browser: Browser;
+before(async () => {
+  site = await startSite();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+test('search finds a fact across the course and links to its section', async () => {
+  const page = await browser.newPage();
+  await page.goto(site.url + '/');
+  const box = page.getByRole('searchbox', { name: 'Search the course' });
+  await box.fill('CROSSSLOT');
+  const result = page.locator('.search-results a').first();
+  await result.waitFor();
+  assert.match((await result.getAttribute('href'))!, /^\/protocol\/the-owned-keyspace\/hashtag-and-slot\//);
+  assert.match(await page.locator('#search-status').innerText(), /result/);
+  await result.click();
+  await page.waitForURL(/hashtag-and-slot/);
+  await box.fill('zzzqqq');
+  await page.locator('#search-status', { hasText: 'No results' }).waitFor();
+  await page.close();
+});
+
+test('the theme follows the system, and a picked theme sticks across pages', async () => {
+  const context = await browser.newContext({ colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(site.url + '/');
+  const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await bg(), 'rgb(14, 17, 23)', 'dark from the system');
+  await page.getByLabel('Theme').selectOption('light');
+  assert.equal(await bg(), 'rgb(248, 246, 241)');
+  await page.goto(site.url + '/protocol/the-owned-keyspace/');
+  assert.equal(await bg(), 'rgb(248, 246, 241)', 'the choice persists');
+  assert.equal(await page.getByLabel('Theme').inputValue(), 'light');
+  await page.getByLabel('Theme').selectOption('auto');
+  assert.equal(await bg(), 'rgb(14, 17, 23)');
+  await context.close();
+});
+
+test('copy buttons copy the exact source of a panel', async () => {
+  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  await page.goto(site.url + '/protocol/the-owned-keyspace/braced-grammar/');
+  const panel = page.locator('figure.source-panel[data-status="shown"]').first();
+  const button = panel.getByRole('button', { name: /Copy/ });
+  await button.click();
+  await panel.getByRole('button', { name: 'Copied' }).waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, await panel.locator('pre code').evaluate((c) => c.textContent));
+  // fenced blocks in the prose get one too
+  assert.ok((await page.locator('.code-block > .copy-button').count()) >= 2);
+  await context.close();
+});
+
+test('previous and next links follow the reading order; the TOC lists the headings', async () => {
+  const page = await browser.newPage();
+  for (let i = 0; i < COURSE_ROUTES.length; i++) {
+    await page.goto(site.url + COURSE_ROUTES[i]);
+    const prev = page.locator('.prev-next a[rel="prev"]');
+    const next = page.locator('.prev-next a[rel="next"]');
+    if (i > 0) assert.equal(await prev.getAttribute('href'), COURSE_ROUTES[i - 1]);
+    else assert.equal(await prev.count(), 0);
+    if (i < COURSE_ROUTES.length - 1) assert.equal(await next.getAttribute('href'), COURSE_ROUTES[i + 1]);
+    else assert.equal(await next.count(), 0);
+    const toc = await page.$$eval('nav.toc a', (as) => as.map((a) => a.getAttribute('href')));
+    const ids = await page.$$eval('article.prose h2[id]:not(.explorer-title)', (hs) =>
+      hs.map((h) => `#${h.id}`),
+    );
+    for (const id of ids) assert.ok(toc.includes(id), `${COURSE_ROUTES[i]}: the TOC lists ${id}`);
+    assert.equal(
+      await page.locator('.course-nav a[aria-current="page"]').getAttribute('href'),
+      COURSE_ROUTES[i],
+    );
+  }
+  await page.close();
+});
+
+test('no client JavaScript beyond the interactive parts, and little of it', async () => {
+  const page = await browser.newPage();
+  for (const route of COURSE_ROUTES) {
+    let js = 0;
+    page.on('response', async (r) => {
+      if (r.request().resourceType() === 'script') js += (await r.body()).length;
+    });
+    await page.goto(site.url + route);
+    const inline = await page.$$eval('script:not([src])', (ss) =>
+      ss.map((s) => s.textContent!.length).reduce((a, b) => a + b, 0),
+    );
+    assert.ok(js + inline < 16_000, `${route}: ${js + inline} bytes of JavaScript`);
+    page.removeAllListeners('response');
+  }
+  await page.close();
+});
