@@ -87,6 +87,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
+  stopOnSignals();
 
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new Error(`cannot start ${binary}: ${error.message}`)));
@@ -143,5 +144,27 @@ async function waitReady(url: string, cluster: boolean): Promise<void> {
     }
   } finally {
     client.disconnect();
+  }
+}
+
+let signalsHandled = false;
+
+/**
+ * A signal ends Node without its 'exit' event, which would leave our servers running. So on SIGINT,
+ * SIGTERM or SIGHUP the children are killed first; then, unless the application handles the signal
+ * itself, it is raised again so the process ends as it would have.
+ */
+function stopOnSignals(): void {
+  if (signalsHandled) return;
+  signalsHandled = true;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const handler = () => {
+      process.emit('exit', 128);
+      if (process.listenerCount(signal) === 1) {
+        process.off(signal, handler);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on(signal, handler);
   }
 }
