@@ -75,9 +75,8 @@ pub fn retry(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
     if !row.exists() {
         return Ok(ValkeyValue::Integer(0));
     }
-    let attempts = check_token(&row, &call, 1)?;
-    let attempts = wire::parse_integer(&attempts)
-        .ok_or_else(|| ValkeyError::String(wire::not_an_integer("attempts", &attempts)))?;
+    check_token(&row, &call, 1)?;
+    let attempts = row.hget_integer(c"attempts")?;
     let active = Key::open(ctx, call.key(0));
     active.expect(KeyType::ZSet)?;
     let out_of_attempts = attempts >= max_attempts;
@@ -113,8 +112,8 @@ pub fn retry(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
 }
 
 /// The fencing check: the token (argument `token_arg`) must be the row's `attempts`, byte for
-/// byte; a row without `attempts` reads as the empty string. Returns the row's `attempts`.
-fn check_token(row: &Key, call: &Call, token_arg: usize) -> Result<Vec<u8>, ValkeyError> {
+/// byte; a row without `attempts` reads as the empty string.
+fn check_token(row: &Key, call: &Call, token_arg: usize) -> Result<(), ValkeyError> {
     row.expect(KeyType::Hash)?;
     let attempts = row.hget(c"attempts").unwrap_or_default();
     let token = call.arg(token_arg);
@@ -125,5 +124,5 @@ fn check_token(row: &Key, call: &Call, token_arg: usize) -> Result<Vec<u8>, Valk
             token,
         )));
     }
-    Ok(attempts)
+    Ok(())
 }
