@@ -103,20 +103,25 @@ impl<'c> Key<'c> {
         let mut command: Vec<&[u8]> = Vec::with_capacity(1 + 2 * fields.len());
         command.push(self.name());
         for &(field, value) in fields {
-            let value_string = ValkeyString::create_from_slice(self.ctx.get_raw(), value);
-            unsafe {
-                raw::RedisModule_HashSet.unwrap()(
-                    self.inner,
-                    raw::REDISMODULE_HASH_CFIELDS as c_int,
-                    field.as_ptr(),
-                    value_string.inner,
-                    ptr::null::<c_char>(),
-                );
-            }
+            self.set_field(field, value);
             command.push(field.to_bytes());
             command.push(value);
         }
         self.effect("HSET", &command, NotifyEvent::HASH, "hset");
+    }
+
+    /// One field through the API, without its effect (the caller replicates the whole command).
+    fn set_field(&self, field: &CStr, value: &[u8]) {
+        let value_string = ValkeyString::create_from_slice(self.ctx.get_raw(), value);
+        unsafe {
+            raw::RedisModule_HashSet.unwrap()(
+                self.inner,
+                raw::REDISMODULE_HASH_CFIELDS as c_int,
+                field.as_ptr(),
+                value_string.inner,
+                ptr::null::<c_char>(),
+            );
+        }
     }
 
     /// A hash field as `HINCRBY` reads it: absent is 0, anything but an integer is refused.
@@ -138,17 +143,7 @@ impl<'c> Key<'c> {
             .ok_or(ValkeyError::Str(
                 "ERR increment or decrement would overflow",
             ))?;
-        let text = next.to_string();
-        let value_string = ValkeyString::create_from_slice(self.ctx.get_raw(), text.as_bytes());
-        unsafe {
-            raw::RedisModule_HashSet.unwrap()(
-                self.inner,
-                raw::REDISMODULE_HASH_CFIELDS as c_int,
-                field.as_ptr(),
-                value_string.inner,
-                ptr::null::<c_char>(),
-            );
-        }
+        self.set_field(field, next.to_string().as_bytes());
         let by = by.to_string();
         self.effect(
             "HINCRBY",
