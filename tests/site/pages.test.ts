@@ -96,7 +96,7 @@ test('a crawl from the home page reaches every route and finds no broken interna
 test('screenshots at 360 and 1280 px, light and dark, are saved as artefacts', async () => {
   const dir = join(ROOT, 'test-results/screenshots');
   mkdirSync(dir, { recursive: true });
-  for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+  for (const viewport of Object.values(VIEWPORTS)) {
     for (const colorScheme of ['light', 'dark'] as const) {
       const context = await browser.newContext({ viewport, colorScheme });
       const page = await context.newPage();
