@@ -82,6 +82,8 @@ async function start(): Promise<ExplorerRuntime> {
     retryStrategy: (times) => Math.min(times * 100, 1000),
   });
   cluster.on('error', () => {});
+  // Offline commands fail at once by design, so the first run must not race the first connection.
+  await new Promise((resolve) => cluster.once('ready', resolve));
 
   return {
     pool,

@@ -89,16 +89,18 @@ function freePort(): Promise<number> {
 
 export interface Site {
   url: string;
+  /** The server process, e.g. to find the sandbox servers it started (its children). */
+  pid: number;
   close(): Promise<void>;
 }
 
 /** Starts the built standalone server; resolves once it answers. */
-export async function startSite(): Promise<Site> {
+export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   ensureBuilt();
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(DIST, 'server/entry.mjs')], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port) },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -116,6 +118,7 @@ export async function startSite(): Promise<Site> {
   }
   return {
     url,
+    pid: child.pid!,
     close: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();

@@ -1,0 +1,165 @@
+// Each experiment over HTTP, as the island calls it, against real servers: what it shows must be what
+// the servers did.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Valkey } from 'iovalkey';
+import { slot } from '../../server/keyspace/index.ts';
+import { useExplorer } from '../support/explorer.ts';
+
+const explorer = useExplorer();
+
+describe('keys', () => {
+  it('shows every key of the queue in segments, and the live keyspace holds exactly the grammar’s keys', async () => {
+    const { status, body } = await explorer.post('keys', { queue: 'ça va', id: 'JOB0Nb1VTbfnu4' });
+    assert.equal(status, 200);
+    const result = body.result;
+    assert.equal(result.accepted, true);
+    const pending = result.keys.find((key: { type: string }) => key.type === 'pending');
+    assert.deepEqual(
+      pending.segments.map((s: { part: string; text: string }) => [s.part, s.text]),
+      [
+        ['prefix', 'emq:'],
+        ['open', '{'],
+        ['queue', 'ça va'],
+        ['close', '}:'],
+        ['type', 'pending'],
+      ],
+    );
+    assert.equal(pending.segments[2].hex, 'c3 a7 61 20 76 61');
+    assert.equal(pending.slot, slot('emq:{ça va}:pending'));
+    assert.deepEqual(
+      result.live.map((entry: { key: string }) => entry.key),
+      ['emq:{ça va}:job:JOB0Nb1VTbfnu4', 'emq:{ça va}:pending'],
+    );
+    assert.equal(result.reserve.slot, 9051);
+  });
+
+  for (const [queue, code, offset] of [
+    ['', 'EMPTY_QUEUE', 0],
+    ['or{ders', 'BRACE', 2],
+    ['orders}', 'BRACE', 6],
+    ['or\u0000ders', 'NUL', 2],
+  ] as const) {
+    it(`refuses ${JSON.stringify(queue)} at the host, and the server counts no command reaching it`, async () => {
+      const { status, body } = await explorer.post('keys', { queue });
+      assert.equal(status, 200);
+      assert.equal(body.result.accepted, false);
+      assert.equal(body.result.refusal.code, code);
+      assert.equal(body.result.refusal.offset, offset);
+      assert.equal(body.result.proof.reached, 0);
+      assert.equal(body.result.proof.after, body.result.proof.before + 1);
+    });
+  }
+});
+
+describe('slot', () => {
+  it('computes the slot and the cluster node agrees; mixing two queues is refused with CROSSSLOT', async () => {
+    const { body } = await explorer.post('slot', { queue: 'orders', other: 'fills' });
+    const result = body.result;
+    assert.equal(result.key.slot, 105);
+    assert.equal(result.key.serverSlot, 105);
+    assert.equal(result.reserve.serverSlot, 9051);
+    assert.ok(result.queueSlots.every((entry: { slot: number }) => entry.slot === 105));
+    assert.deepEqual(result.singleQueue.reply, null);
+    assert.equal(result.mixedQueues.error, "CROSSSLOT Keys in request don't hash to the same slot");
+    assert.deepEqual(result.mixedQueues.slots, [105, 4165, 105]);
+  });
+
+  it('takes any key, braces anywhere', async () => {
+    const cluster = new Valkey(explorer.sandbox.cluster!.url);
+    for (const key of ['foo{}{bar}', 'foo{{bar}}zap', '{emq}:version', 'plain', '{', '}{x}']) {
+      const { body } = await explorer.post('slot', { key });
+      assert.equal(body.result.key.slot, await cluster.call('CLUSTER', 'KEYSLOT', key), key);
+      assert.equal(body.result.key.agree, true);
+    }
+    cluster.disconnect();
+  });
+});
+
+describe('native layout check', () => {
+  it('accepts the exact call and refuses one changed byte with EMQKEY, writing nothing', async () => {
+    const id = 'JOB0Nb1VTbfnu4';
+    const exact = await explorer.post('layout', { verb: 'enqueue', queue: 'orders', id });
+    assert.equal(exact.body.result.standalone.accepted, true);
+    assert.equal(exact.body.result.standalone.reply, 1);
+    assert.equal(
+      exact.body.result.cluster.error,
+      'EMQWIRE expected a standalone server but cluster mode is enabled',
+    );
+
+    const keys = [...exact.body.result.expectedKeys];
+    keys[1] = keys[1].replace('orders', 'ordres');
+    const edited = await explorer.post('layout', { verb: 'enqueue', queue: 'orders', id, keys });
+    const refused = edited.body.result.standalone;
+    assert.equal(refused.accepted, false);
+    assert.equal(refused.errorClass, 'EMQKEY');
+    assert.equal(refused.position, 2);
+    assert.equal(refused.offset, 8);
+    assert.equal(refused.keyspaceUnchanged, true);
+  });
+
+  it('refuses an empty queue name for every verb', async () => {
+    for (const verb of ['enqueue', 'schedule', 'claim', 'complete', 'retry', 'promote', 'reap']) {
+      const exact = await explorer.post('layout', { verb });
+      const keys = exact.body.result.expectedKeys.map((key: string) => key.replace('{orders}', '{}'));
+      const { body } = await explorer.post('layout', { verb, id: exact.body.result.id, keys });
+      assert.match(body.result.standalone.error, /^EMQKEY key 1 has an empty queue name at byte 5/, verb);
+      assert.equal(body.result.standalone.keyspaceUnchanged, true);
+    }
+  });
+});
+
+describe('the reserve', () => {
+  it('tells the whole story in order', async () => {
+    const { body } = await explorer.post('reserve', {});
+    const steps = body.result.steps;
+    assert.deepEqual(
+      steps.map((s: { keyspace: string; actor: string; outcome: string; identity: string | null }) => [
+        s.keyspace,
+        s.actor,
+        s.outcome,
+        s.identity,
+      ]),
+      [
+        ['A', 'wire 4 connector', 'ok', 'echomq:4.0.0'],
+        ['A', 'native write', 'refused', 'echomq:4.0.0'],
+        ['B', 'wire 6 connector', 'refused', null],
+        ['B', 'operator', 'ok', 'echomq:6.0.0'],
+        ['B', 'wire 6 connector', 'ok', 'echomq:6.0.0'],
+        ['B', 'native write', 'ok', 'echomq:6.0.0'],
+        ['B', 'wire 4 connector', 'refused', 'echomq:6.0.0'],
+      ],
+    );
+    assert.deepEqual(
+      steps[0].commands.map((c: { command: string }) => c.command),
+      ['GET {emq}:version', 'SET {emq}:version echomq:4.0.0 NX', 'GET {emq}:version'],
+    );
+    assert.equal(
+      steps[1].message,
+      "EMQWIRE expected wire identity 'echomq:6.0.0' at '{emq}:version' but found 'echomq:4.0.0'",
+    );
+    assert.match(steps[2].message, /not installed/);
+  });
+});
+
+describe('two executors', () => {
+  it('runs one sequence through both and finds the same keys with the same contents after each step', async () => {
+    const { body } = await explorer.post('two-executors', {});
+    const result = body.result;
+    assert.equal(
+      result.same,
+      true,
+      JSON.stringify(result.steps.map((s: { differences: string[] }) => s.differences)),
+    );
+    const stale = result.steps.find((s: { step: string }) => s.step === 'stale');
+    assert.match(stale.scripted.reply.error, /^EMQSTALE /);
+    assert.deepEqual(stale.scripted.reply, stale.native.reply);
+  });
+});
+
+describe('isolation', () => {
+  it('leaves no run’s keyspace behind', async () => {
+    assert.deepEqual(await explorer.allKeys(), []);
+  });
+});

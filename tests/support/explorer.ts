@@ -1,0 +1,61 @@
+// The built site with its explorer, against a sandbox this test file owns (so the test can look into
+// every database afterwards as the admin, which the site itself never is).
+
+import { after, before } from 'node:test';
+import { Valkey } from 'iovalkey';
+import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
+import { startSite, type Site } from './site.ts';
+
+export interface ExplorerUnderTest {
+  readonly site: Site;
+  readonly sandbox: Sandbox;
+  post(name: string, body: unknown): Promise<{ status: number; body: any }>;
+  /** Every key in every database of both nodes, read as the admin. */
+  allKeys(): Promise<string[]>;
+}
+
+export function useExplorer(env: NodeJS.ProcessEnv = {}): ExplorerUnderTest {
+  let site: Site | undefined;
+  let sandbox: Sandbox | undefined;
+  before(async () => {
+    sandbox = await startSandbox({ standaloneSettings: { databases: '32' } });
+    site = await startSite({
+      VALKEY_URL: sandbox.standalone.url,
+      VALKEY_CLUSTER_URL: sandbox.cluster!.url,
+      ...env,
+    });
+  });
+  after(async () => {
+    await site?.close();
+    await sandbox?.stop();
+  });
+  return {
+    get site() {
+      return site!;
+    },
+    get sandbox() {
+      return sandbox!;
+    },
+    async post(name, body) {
+      const response = await fetch(`${site!.url}/api/experiments/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    async allKeys() {
+      const keys: string[] = [];
+      for (const url of [sandbox!.standalone.url, sandbox!.cluster!.url]) {
+        const admin = new Valkey(url);
+        const databases = url === sandbox!.cluster!.url ? 1 : 32;
+        for (let db = 0; db < databases; db += 1) {
+          await admin.select(db);
+          keys.push(...(await admin.keys('*')).map((key) => `${db}:${key}`));
+        }
+        admin.disconnect();
+      }
+      return keys;
+    },
+  };
+}
