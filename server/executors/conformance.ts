@@ -15,21 +15,11 @@ import {
   scheduleCall,
 } from './calls.ts';
 import type { Executor } from './executor.ts';
-import type { Call, Reply } from './transitions.ts';
+import { CORE_TRANSITIONS, type Call, type Reply } from './transitions.ts';
 import { WireError } from './wire-error.ts';
 
 /** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */
-export const STEPS = [
-  'enqueue',
-  'schedule',
-  'claim',
-  'complete',
-  'retry',
-  'promote',
-  'reap',
-  'duplicate',
-  'stale',
-] as const;
+export const STEPS = [...CORE_TRANSITIONS, 'duplicate', 'stale'] as const;
 export type Step = (typeof STEPS)[number];
 
 export interface Side {

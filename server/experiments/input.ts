@@ -1,7 +1,8 @@
 // Validation of a reader's input. Each refusal says which field was wrong, what was found and what is
 // allowed; nothing reaches a server before the whole input has passed.
 
-import { utf8 } from '../keyspace/index.ts';
+import { KeyspaceError, utf8, validQueue } from '../keyspace/index.ts';
+import { LIMITS } from './limits.ts';
 
 export class InputError extends Error {
   readonly field: string;
@@ -75,4 +76,16 @@ export function list<T>(
 /** One string item of a list, with the same rules as text(). */
 export function textItem(maxBytes: number) {
   return (value: unknown, where: string): string => text({ [where]: value }, where, maxBytes);
+}
+
+/** An optional queue name that must pass the admission check; its refusal becomes an input error. */
+export function queueName(body: Body, field: string, fallback: string): string {
+  const queue = text(body, field, LIMITS.queueBytes, true) ?? fallback;
+  try {
+    validQueue(queue);
+  } catch (error) {
+    if (error instanceof KeyspaceError) throw new InputError(field, error.message);
+    throw error;
+  }
+  return queue;
 }

@@ -16,9 +16,9 @@ import {
 import { NativeExecutor } from '../executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
 import { WireError } from '../executors/wire-error.ts';
-import { isBrandedId, KeyspaceError, mintJobId, validQueue } from '../keyspace/index.ts';
+import { isBrandedId, mintJobId } from '../keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../sandbox/keyspace-dump.ts';
-import { fields, InputError, list, oneOf, text, textItem } from './input.ts';
+import { fields, InputError, list, oneOf, queueName, text, textItem } from './input.ts';
 import { LIMITS } from './limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
@@ -33,13 +33,7 @@ export interface LayoutInput {
 export function parseLayoutInput(body: unknown): LayoutInput {
   const input = fields(body, ['verb', 'queue', 'id', 'keys']);
   const verb = oneOf(input, 'verb', CORE_TRANSITIONS, 'enqueue');
-  const queue = text(input, 'queue', LIMITS.queueBytes, true) ?? 'orders';
-  try {
-    validQueue(queue);
-  } catch (error) {
-    if (error instanceof KeyspaceError) throw new InputError('queue', error.message);
-    throw error;
-  }
+  const queue = queueName(input, 'queue', 'orders');
   const id = text(input, 'id', 64, true) ?? mintJobId();
   if (!isBrandedId(id) || !id.startsWith('JOB')) {
     throw new InputError(

@@ -5,11 +5,9 @@ import { installWireIdentity } from '../connectors/install.ts';
 import { runSequence, STEPS, type Step } from '../executors/conformance.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
-import { fields, list, oneOf, text } from './input.ts';
+import { fields, InputError, list, oneOf, queueName } from './input.ts';
 import { LIMITS } from './limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
-import { KeyspaceError, validQueue } from '../keyspace/index.ts';
-import { InputError } from './input.ts';
 
 export const DEFAULT_STEPS: Step[] = [
   'enqueue',
@@ -33,13 +31,7 @@ export interface TwoExecutorsInput {
 export function parseTwoExecutorsInput(body: unknown): TwoExecutorsInput {
   const input = fields(body ?? {}, ['steps', 'queue']);
   const steps = list(input, 'steps', LIMITS.steps, (value, where) => oneOf({ [where]: value }, where, STEPS));
-  const queue = text(input, 'queue', LIMITS.queueBytes, true) ?? 'orders';
-  try {
-    validQueue(queue);
-  } catch (error) {
-    if (error instanceof KeyspaceError) throw new InputError('queue', error.message);
-    throw error;
-  }
+  const queue = queueName(input, 'queue', 'orders');
   if (steps?.length === 0) throw new InputError('steps', 'needs at least one step');
   return { steps: steps ?? DEFAULT_STEPS, queue };
 }

@@ -5,20 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useExplorer } from '../support/explorer.ts';
+import { seededRandom } from '../support/random.ts';
 
 // A generous rate limit: this test is about input, not about the limiter (tested on its own).
 const explorer = useExplorer({ EXPLORER_BURST: '1000000', EXPLORER_RATE: '1000000' });
 const REQUESTS = 10_000;
 const CONCURRENCY = 16;
-
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = ['keys', 'slot', 'layout', 'reserve', 'two-executors'];
 const FIELDS = [
@@ -37,7 +29,7 @@ const FIELDS = [
 interface Hostile {
   name: string;
   contentType: string;
-  body: Uint8Array | string;
+  body: Uint8Array<ArrayBuffer> | string;
 }
 
 function generate(next: () => number): Hostile {
@@ -94,7 +86,7 @@ function generate(next: () => number): Hostile {
 
 describe('hostile input', () => {
   it(`${REQUESTS} generated requests: no 5xx, every refusal a clear JSON error`, async () => {
-    const next = random(Number(process.env.HOSTILE_SEED ?? 424242));
+    const next = seededRandom(Number(process.env.HOSTILE_SEED ?? 424242));
     const requests = Array.from({ length: REQUESTS }, () => generate(next));
     const statuses = new Map<number, number>();
     let cursor = 0;

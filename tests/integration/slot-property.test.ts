@@ -4,20 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { slot } from '../../server/keyspace/index.ts';
+import { seededRandom } from '../support/random.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false });
 const KEY_COUNT = 2500;
-
-/** A small seeded generator (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   '{',
@@ -52,7 +43,7 @@ function generateKey(next: () => number): Buffer {
 describe('slot() equals CLUSTER KEYSLOT', () => {
   it(`for ${KEY_COUNT} generated keys`, async () => {
     const seed = Number(process.env.SLOT_SEED ?? 20261129);
-    const next = random(seed);
+    const next = seededRandom(seed);
     const keys = Array.from({ length: KEY_COUNT }, () => generateKey(next));
     const client = box.cluster();
     const pipeline = client.pipeline();
