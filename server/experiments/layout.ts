@@ -4,17 +4,9 @@
 // refusal is shown to write nothing: the keyspace is read before and after.
 
 import { installWireIdentity } from '../connectors/install.ts';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../executors/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
+import { exactCall } from './exact-call.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../sandbox/keyspace-dump.ts';
@@ -44,30 +36,6 @@ export function parseLayoutInput(body: unknown): LayoutInput {
   const keys = list(input, 'keys', 8, textItem(LIMITS.keyBytes));
   if (keys?.length === 0) throw new InputError('keys', 'needs at least one key');
   return { verb, queue, id, keys };
-}
-
-/** The exact call for a verb, and the calls that put a job where the verb finds one. */
-function exactCall(verb: CoreTransition, queue: string, id: string): { setup: Call[]; call: Call } {
-  const enqueue = enqueueCall(queue, id, 'hello');
-  switch (verb) {
-    case 'enqueue':
-      return { setup: [], call: enqueue };
-    case 'schedule':
-      return { setup: [], call: scheduleCall(queue, id, 'hello', 0) };
-    case 'claim':
-      return { setup: [enqueue], call: claimCall(queue, 30_000) };
-    case 'complete':
-      return { setup: [enqueue, claimCall(queue, 30_000)], call: completeCall(queue, id, 1) };
-    case 'retry':
-      return {
-        setup: [enqueue, claimCall(queue, 30_000)],
-        call: retryCall(queue, id, 1, { delayMs: 1000, maxAttempts: 3, error: 'boom' }),
-      };
-    case 'promote':
-      return { setup: [scheduleCall(queue, id, 'hello', 0)], call: promoteCall(queue, 10) };
-    case 'reap':
-      return { setup: [enqueue, claimCall(queue, 0)], call: reapCall(queue, 10) };
-  }
 }
 
 export interface LayoutRefusal {
