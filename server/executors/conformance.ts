@@ -1,6 +1,7 @@
 // Runs one sequence of transitions through two executors, each on its own database, and compares them
 // after every step: the replies must be equal, and so must the keyspaces — key by key, type, fields,
-// members, and scores within the time the step took. The explorer and the conformance suite share it.
+// members, and scores within the time the step that wrote them took (a score from the server clock keeps
+// the window of the step that last set it, on either side). The explorer and the conformance suite share it.
 
 import type { Valkey } from 'iovalkey';
 import { IdMinter } from '../keyspace/index.ts';
@@ -126,6 +127,10 @@ export async function runSequence(
   let seed = options.seed ?? 1;
   const pick = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const results: StepResult[] = [];
+  // Each member's score may differ by the window of the step that last set it on either side: a lease
+  // written during a slow step stays that far apart through the quick steps after it.
+  const windows = new Map<string, number>();
+  let previous: [KeyspaceDump, KeyspaceDump] | null = null;
   for (const step of steps) {
     const call = state.callFor(step, pick);
     const started = Date.now();
@@ -139,7 +144,22 @@ export async function runSequence(
       KeyspaceDump,
       KeyspaceDump,
     ];
-    const differences = compareKeyspaces(keyspaces[0], keyspaces[1], windowMs);
+    keyspaces.forEach((dump, side) => {
+      for (const [key, value] of Object.entries(dump)) {
+        if (value.type !== 'zset') continue;
+        const before = previous?.[side]?.[key];
+        const old = new Map(before?.type === 'zset' ? before.value : []);
+        for (const [member, score] of value.value) {
+          if (old.get(member) !== score) windows.set(`${key}\u0000${member}`, windowMs);
+        }
+      }
+    });
+    previous = keyspaces;
+    const differences = compareKeyspaces(
+      keyspaces[0],
+      keyspaces[1],
+      (key, member) => windows.get(`${key}\u0000${member}`) ?? windowMs,
+    );
     if (JSON.stringify(replies[0]) !== JSON.stringify(replies[1])) {
       differences.unshift(`replies differ: ${JSON.stringify(replies[0])} vs ${JSON.stringify(replies[1])}`);
     }

@@ -47,11 +47,20 @@ function pairs(flat: string[]): Array<[string, number]> {
   return out;
 }
 
+/** How far a sorted-set member's scores may differ: one window for all, or one per key and member. */
+export type ScoreWindow = number | ((key: string, member: string) => number);
+
 /**
  * The differences between two dumps, as sentences; empty when they are equal. Scores may differ by at
- * most `scoreWindowMs` — the time the step took — since each side reads its own server clock.
+ * most `scoreWindowMs` — the time the step that wrote them took — since each side reads its own server
+ * clock.
  */
-export function compareKeyspaces(left: KeyspaceDump, right: KeyspaceDump, scoreWindowMs = 0): string[] {
+export function compareKeyspaces(
+  left: KeyspaceDump,
+  right: KeyspaceDump,
+  scoreWindowMs: ScoreWindow = 0,
+): string[] {
+  const windowFor = typeof scoreWindowMs === 'number' ? () => scoreWindowMs : scoreWindowMs;
   const differences: string[] = [];
   const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
   for (const key of [...keys].sort()) {
@@ -70,8 +79,9 @@ export function compareKeyspaces(left: KeyspaceDump, right: KeyspaceDump, scoreW
       const scores = new Map(b.value);
       for (const [member, score] of a.value) {
         const other = scores.get(member)!;
-        if (Math.abs(score - other) > scoreWindowMs) {
-          differences.push(`${key}: ${member} scores ${score} vs ${other} (window ${scoreWindowMs} ms)`);
+        const window = windowFor(key, member);
+        if (Math.abs(score - other) > window) {
+          differences.push(`${key}: ${member} scores ${score} vs ${other} (window ${window} ms)`);
         }
       }
     } else if (JSON.stringify(a.value) !== JSON.stringify(b.value)) {
