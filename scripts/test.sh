@@ -4,9 +4,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 
-say "type check: tsc --noEmit (strict)"
+say "type check: tsc --noEmit and astro check (strict)"
 astro sync >/dev/null
 tsc --noEmit -p .
+astro check --minimumSeverity warning | tail -n 4
 
 say "format check: prettier --check"
 prettier --check --log-level warn .
