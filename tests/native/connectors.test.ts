@@ -1,0 +1,159 @@
+// The connectors on a native node (trafikey loaded): the wire 6 connector's fence only reads — it refuses
+// an identity that is not installed and a foreign one, and goes on once an operator installed it; a wire 4
+// connector refuses a native node; and a native write on a keyspace a wire 4 connector claimed is refused.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { installWireIdentity } from '../../server/connectors/install.ts';
+import { connectWire4 } from '../../server/connectors/wire4.ts';
+import { connectWire6 } from '../../server/connectors/wire6.ts';
+import {
+  claimCall,
+  completeCall,
+  enqueueCall,
+  promoteCall,
+  reapCall,
+  retryCall,
+  scheduleCall,
+} from '../../server/executors/calls.ts';
+import { NativeExecutor } from '../../server/executors/native.ts';
+import { WireError } from '../../server/executors/wire-error.ts';
+import {
+  IdMinter,
+  jobKey,
+  queueKey,
+  versionKey,
+  WIRE4_IDENTITY,
+  WIRE6_IDENTITY,
+} from '../../server/keyspace/index.ts';
+import { dumpKeyspace } from '../../server/sandbox/keyspace-dump.ts';
+import { useNativeSandbox } from './support.ts';
+
+const box = useNativeSandbox({ cluster: false });
+const minter = new IdMinter(65);
+let nextDb = 0;
+
+async function emptyDb(): Promise<{ db: number; url: string; admin: ReturnType<typeof box.standalone> }> {
+  const db = nextDb++ % 16;
+  const admin = box.standalone(db);
+  await admin.flushdb();
+  return { db, url: `${box.sandbox.standalone.url}/${db}`, admin };
+}
+
+describe('the wire 6 connector', () => {
+  it('refuses a node where the identity is not installed, and claims nothing', async () => {
+    const { url, admin } = await emptyDb();
+    await assert.rejects(connectWire6(url), {
+      name: 'FenceError',
+      message:
+        `the wire 6 connector refuses this server: wire identity "${WIRE6_IDENTITY}" is not installed ` +
+        'at {emq}:version (found none); install it administratively first',
+    });
+    assert.equal(await admin.dbsize(), 0);
+  });
+
+  it('refuses a foreign identity (echomq:4.0.0), naming found and expected, and changes nothing', async () => {
+    const { url, admin } = await emptyDb();
+    await admin.set(versionKey(), WIRE4_IDENTITY);
+    await assert.rejects(connectWire6(url), {
+      name: 'FenceError',
+      message: `the wire 6 connector refuses this server: expected wire identity "${WIRE6_IDENTITY}" at {emq}:version but found "${WIRE4_IDENTITY}"`,
+    });
+    assert.equal(await admin.get(versionKey()), WIRE4_IDENTITY);
+    assert.equal(await admin.dbsize(), 1);
+  });
+
+  it('goes on after installWireIdentity, reading only, and runs the verbs on either executor', async () => {
+    const { url, admin } = await emptyDb();
+    assert.deepEqual(await installWireIdentity(admin), {
+      identity: WIRE6_IDENTITY,
+      previous: null,
+      changed: true,
+    });
+    const connection = await connectWire6(url);
+    try {
+      assert.equal(connection.fence.outcome, 'verified');
+      assert.deepEqual(connection.fence.steps, [{ command: 'GET {emq}:version', reply: WIRE6_IDENTITY }]);
+      // Enqueued natively, claimed by script, completed natively: one keyspace, two executors.
+      const id = minter.mint();
+      assert.equal(await connection.jobs.enqueue('orders', id, 'both'), 1);
+      assert.deepEqual(await connection.scripted.claim('orders', 30_000), {
+        id,
+        payload: 'both',
+        attempts: 1,
+      });
+      assert.equal(await connection.jobs.complete('orders', id, 1), 1);
+      assert.equal(await admin.hget(queueKey('orders', 'metrics:completed'), 'count'), '1');
+      assert.equal(await admin.get(versionKey()), WIRE6_IDENTITY);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('installs idempotently, and will not overwrite a foreign identity unless told to', async () => {
+    const { url, admin } = await emptyDb();
+    await admin.set(versionKey(), WIRE4_IDENTITY);
+    await assert.rejects(installWireIdentity(admin), /already holds "echomq:4\.0\.0", not "echomq:6\.0\.0"/);
+    assert.equal(await admin.get(versionKey()), WIRE4_IDENTITY);
+    assert.deepEqual(await installWireIdentity(admin, { replace: true }), {
+      identity: WIRE6_IDENTITY,
+      previous: WIRE4_IDENTITY,
+      changed: true,
+    });
+    assert.deepEqual(await installWireIdentity(admin), {
+      identity: WIRE6_IDENTITY,
+      previous: WIRE6_IDENTITY,
+      changed: false,
+    });
+    await (await connectWire6(url)).close();
+  });
+});
+
+describe('the wire 4 connector against a native node', () => {
+  it('refuses a node with the native identity installed, and does not claim over it', async () => {
+    const { url, admin } = await emptyDb();
+    await installWireIdentity(admin);
+    await assert.rejects(connectWire4(url), {
+      name: 'FenceError',
+      message: `the wire 4 connector refuses this server: expected wire identity "${WIRE4_IDENTITY}" at {emq}:version but found "${WIRE6_IDENTITY}"`,
+    });
+    assert.equal(await admin.get(versionKey()), WIRE6_IDENTITY);
+  });
+
+  it('claims an empty keyspace; native writes there are then refused with the exact EMQWIRE, writing nothing', async () => {
+    const { url, admin } = await emptyDb();
+    const wire4 = await connectWire4(url);
+    try {
+      assert.equal(wire4.fence.outcome, 'claimed');
+      const held = minter.mint();
+      await wire4.jobs.enqueue('orders', held, 'wire 4');
+      await wire4.jobs.claim('orders', 30_000);
+      await wire4.jobs.enqueue('orders', minter.mint(), 'wire 4');
+
+      const native = new NativeExecutor(admin);
+      const before = await dumpKeyspace(admin);
+      const calls = [
+        enqueueCall('orders', minter.mint(), 'native'),
+        scheduleCall('orders', minter.mint(), 'native', 0),
+        claimCall('orders', 1000),
+        completeCall('orders', held, 1),
+        retryCall('orders', held, 1, { delayMs: 0, maxAttempts: 3, error: 'e' }),
+        promoteCall('orders', 10),
+        reapCall('orders', 10),
+      ];
+      for (const verdict of await native.runMany(calls)) {
+        assert.ok(verdict instanceof WireError);
+        assert.equal(
+          verdict.message,
+          `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found '${WIRE4_IDENTITY}'`,
+        );
+      }
+      assert.deepEqual(await dumpKeyspace(admin), before);
+      // The wire 4 speaker itself goes on, on its scripts.
+      assert.equal(await wire4.jobs.complete('orders', held, 1), 1);
+      assert.equal(await admin.exists(jobKey('orders', held)), 0);
+    } finally {
+      await wire4.close();
+    }
+  });
+});
