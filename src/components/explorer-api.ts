@@ -1,0 +1,93 @@
+// The island's one way to the sandbox: POST an experiment, and keep the status line honest. A 503
+// SANDBOX_DOWN (or no answer at all) marks the sandbox down and polls /api/sandbox until it answers
+// again; every other refusal comes back as the API's own code and message.
+
+export type Outcome<T> = { ok: true; result: T } | { ok: false; code: string; message: string };
+
+const POLL_MS = 2000;
+
+export class ExplorerApi {
+  readonly #root: HTMLElement;
+  readonly #status: HTMLElement;
+  #polling: number | undefined;
+
+  constructor(root: HTMLElement) {
+    this.#root = root;
+    this.#status = root.querySelector<HTMLElement>('[data-status-text]')!;
+    if (root.dataset.sandbox === 'down') this.#down();
+  }
+
+  async run<T>(name: string, body: unknown): Promise<Outcome<T>> {
+    let response: Response;
+    try {
+      response = await fetch(`/api/experiments/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    } catch {
+      this.#down();
+      return { ok: false, code: 'SANDBOX_DOWN', message: 'the site did not answer; is the network up?' };
+    }
+    let payload: { result?: T; error?: { code: string; message: string } };
+    try {
+      payload = await response.json();
+    } catch {
+      return { ok: false, code: `HTTP ${response.status}`, message: 'the site answered without JSON' };
+    }
+    if (response.ok && payload.result !== undefined) {
+      if (this.#root.dataset.sandbox !== 'up') this.#up();
+      return { ok: true, result: payload.result };
+    }
+    const error = payload.error ?? { code: `HTTP ${response.status}`, message: 'no message' };
+    if (error.code === 'SANDBOX_DOWN') this.#down();
+    return { ok: false, code: error.code, message: error.message };
+  }
+
+  #say(state: 'up' | 'down', text: string) {
+    this.#root.dataset.sandbox = state;
+    this.#status.textContent = text;
+  }
+
+  #down() {
+    this.#say(
+      'down',
+      'The sandbox is down. It restarts by itself; this explorer reconnects when it is back.',
+    );
+    this.#polling ??= window.setInterval(() => void this.#poll(), POLL_MS);
+  }
+
+  #up(native?: boolean) {
+    window.clearInterval(this.#polling);
+    this.#polling = undefined;
+    const module = native === false ? ' (no native module)' : '';
+    this.#say('up', `Live on the sandbox Valkey${module}: each run gets a keyspace of its own.`);
+  }
+
+  async #poll() {
+    try {
+      const status = (await (await fetch('/api/sandbox')).json()) as { sandbox: string; native: boolean };
+      if (status.sandbox === 'up') this.#up(status.native);
+    } catch {
+      // still down; the next poll asks again
+    }
+  }
+}
+
+/** Shows a result in an aria-live region. */
+export function show(region: Element, html: string): void {
+  region.innerHTML = html;
+}
+
+/** Disables a form's submit button while its run is on the wire. */
+export async function busy<T>(form: HTMLFormElement, work: () => Promise<T>): Promise<T> {
+  const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  form.setAttribute('aria-busy', 'true');
+  if (button) button.disabled = true;
+  try {
+    return await work();
+  } finally {
+    form.removeAttribute('aria-busy');
+    if (button) button.disabled = false;
+  }
+}

@@ -1,0 +1,247 @@
+// The explorer's results as HTML, from one set of functions: the page renders the first view with them
+// at build time (the fallback) and on request (the island), and the browser renders every later result
+// with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
+
+import { SLOT_COUNT, utf8, versionKey } from '../../server/keyspace/index.ts';
+import type { KeyView } from '../../server/experiments/segments.ts';
+
+export function esc(value: unknown): string {
+  return String(value)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+const SEGMENT_TITLES: Record<string, string> = {
+  prefix: 'the prefix',
+  open: 'the hashtag opens',
+  queue: 'the queue name: the hashtag',
+  close: 'the hashtag closes',
+  type: 'the type',
+  key: 'a key outside the queue grammar',
+};
+
+/** A key with each segment marked; the queue name (the hashtag) stands out. */
+export function segmentedKey(view: Pick<KeyView, 'segments'>): string {
+  return `<code class="xp-key">${view.segments
+    .map(
+      (s) =>
+        `<span class="xp-seg xp-seg-${s.part}" title="${esc(SEGMENT_TITLES[s.part])}">${esc(s.text)}</span>`,
+    )
+    .join('')}</code>`;
+}
+
+/** Every key of a queue: type, segmented key, its bytes in hex (unless compact), and its slot. */
+export function keyList(keys: Array<KeyView & { type: string }>, compact = false): string {
+  const rows = keys
+    .map(
+      (k) => `<li class="xp-key-row">
+  <span class="xp-key-type">${esc(k.type)}</span>
+  ${segmentedKey(k)}
+  <span class="xp-key-meta">${k.bytes} bytes · slot <b>${k.slot}</b></span>${
+    compact
+      ? ''
+      : `
+  <span class="xp-hex" aria-label="bytes in hex">${k.segments
+    .map((s) => `<span class="xp-seg-${s.part}">${esc(s.hex)}</span>`)
+    .join(' ')}</span>`
+  }
+</li>`,
+    )
+    .join('\n');
+  return `<ol class="xp-key-list${compact ? ' is-compact' : ''}">${rows}</ol>`;
+}
+
+export interface SlotPin {
+  slot: number;
+  label: string;
+  kind: 'queue' | 'reserve' | 'other';
+}
+
+/** The 16,384 slots as one strip, with a pin for each slot that matters. */
+export function slotMap(pins: SlotPin[]): string {
+  const described = pins.map((p) => `${p.label} on slot ${p.slot}`).join('; ');
+  const marks = pins
+    .map(
+      (p) =>
+        `<rect class="xp-pin xp-pin-${p.kind}" x="${Math.max(0, p.slot - 60)}" y="0" width="120" height="40"><title>${esc(p.label)}: slot ${p.slot}</title></rect>`,
+    )
+    .join('');
+  const ticks = [4096, 8192, 12288]
+    .map((x) => `<line class="xp-tick" x1="${x}" x2="${x}" y1="30" y2="40" />`)
+    .join('');
+  const legend = pins
+    .map(
+      (p) =>
+        `<li><span class="xp-swatch xp-pin-${p.kind}" aria-hidden="true"></span>${esc(p.label)} → slot <b data-pin="${p.kind}">${p.slot}</b></li>`,
+    )
+    .join('');
+  return `<figure class="xp-slot-map">
+  <svg viewBox="0 0 ${SLOT_COUNT} 40" preserveAspectRatio="none" role="img" aria-label="The ${SLOT_COUNT.toLocaleString('en')} cluster slots: ${esc(described)}"><rect class="xp-strip" x="0" y="0" width="${SLOT_COUNT}" height="40" />${ticks}${marks}</svg>
+  <div class="xp-axis" aria-hidden="true"><span>0</span><span>8192</span><span>16383</span></div>
+  <ul class="xp-legend">${legend}</ul>
+</figure>`;
+}
+
+/** The pins of a queue, the reserve, and (optionally) a second queue. */
+export function queuePins(
+  queue: string,
+  queueSlot: number,
+  other?: { name: string; slot: number },
+): SlotPin[] {
+  const pins: SlotPin[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
+  if (other) pins.push({ slot: other.slot, label: `emq:{${other.name}}:*`, kind: 'other' });
+  pins.push({ slot: 9051, label: versionKey(), kind: 'reserve' });
+  return pins;
+}
+
+/** A refusal as the API or the server gave it. */
+export function refusalText(code: string, message: string): string {
+  return `<p class="xp-refused"><span class="xp-badge is-refused">${esc(code)}</span> ${esc(message)}</p>`;
+}
+
+export function acceptedText(message: string): string {
+  return `<p class="xp-accepted"><span class="xp-badge is-ok">accepted</span> ${esc(message)}</p>`;
+}
+
+/** A key with the byte at `offset` marked (the whole character holding it, for multi-byte UTF-8). */
+export function markedKey(key: string, offset: number | null): string {
+  if (offset === null) return `<code class="xp-key">${esc(key)}</code>`;
+  const bytes = utf8(key);
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  let start = Math.min(offset, bytes.length);
+  while (start > 0 && start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  let end = start;
+  if (end < bytes.length) {
+    end += 1;
+    while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end += 1;
+  }
+  const byte = start < bytes.length ? bytes[offset]! : null;
+  const what =
+    byte === null ? 'the key ends here' : `byte ${offset}: 0x${byte.toString(16).padStart(2, '0')}`;
+  const mark =
+    start < bytes.length
+      ? `<mark class="xp-byte" data-offset="${offset}" title="${esc(what)}">${esc(decode(bytes.subarray(start, end)))}</mark>`
+      : `<mark class="xp-byte is-end" data-offset="${offset}" title="${esc(what)}">␄</mark>`;
+  return `<code class="xp-key">${esc(decode(bytes.subarray(0, start)))}${mark}${esc(decode(bytes.subarray(end)))}</code>`;
+}
+
+/** A reply from a transition, as the reader would read it in valkey-cli. */
+export function replyText(reply: unknown): string {
+  if (reply === null || reply === undefined) return '(nil)';
+  if (Array.isArray(reply)) return `[${reply.map(replyText).join(', ')}]`;
+  if (typeof reply === 'number') return `(integer) ${reply}`;
+  return JSON.stringify(reply);
+}
+
+export interface ReservePlanStep {
+  keyspace: 'A' | 'B';
+  actor: string;
+  action: string;
+}
+
+export interface ReserveStepResult extends ReservePlanStep {
+  commands: Array<{ command: string; reply: string | null }>;
+  outcome: 'ok' | 'refused';
+  message: string;
+  identity: string | null;
+}
+
+/** The reserve sequence as a timeline: the plan before a run, every command and reply after it. */
+export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStepResult>): string {
+  const items = steps
+    .map((step, i) => {
+      const done = 'outcome' in step;
+      const commands = done
+        ? `<ol class="xp-commands">${step.commands
+            .map(
+              (c) =>
+                `<li><code>${esc(c.command)}</code> <span class="xp-arrow" aria-hidden="true">→</span><span class="visually-hidden">replies</span> <code class="xp-reply">${esc(c.reply === null ? '(nil)' : c.reply)}</code></li>`,
+            )
+            .join('')}</ol>
+  <p class="xp-step-outcome">${
+    step.outcome === 'ok'
+      ? `<span class="xp-badge is-ok">ok</span>`
+      : `<span class="xp-badge is-refused">refused</span>`
+  } ${esc(step.message)}</p>
+  <p class="xp-identity">{emq}:version now holds <code>${esc(step.identity ?? '(nil)')}</code></p>`
+        : `<p class="xp-step-pending">not run yet</p>`;
+      return `<li class="xp-step" data-step="${i + 1}" data-outcome="${done ? step.outcome : 'pending'}">
+  <p class="xp-step-head"><span class="xp-keyspace">keyspace ${step.keyspace}</span> <b>${esc(step.actor)}</b> — ${esc(step.action)}</p>
+  ${commands}
+</li>`;
+    })
+    .join('\n');
+  return `<ol class="xp-timeline">${items}</ol>`;
+}
+
+export interface ExecutorStep {
+  step: string;
+  transition: string;
+  keys: string[];
+  args: string[];
+  scripted: { reply: unknown; keyspace: Record<string, { type: string; value: unknown }> };
+  native: { reply: unknown; keyspace: Record<string, { type: string; value: unknown }> };
+  same: boolean;
+  differences: string[];
+}
+
+function keyspaceText(keyspace: Record<string, { type: string; value: unknown }>): string {
+  const entries = Object.entries(keyspace);
+  if (entries.length === 0) return '(empty)';
+  return entries.map(([key, { type, value }]) => `${key} (${type}) ${JSON.stringify(value)}`).join('\n');
+}
+
+/** Both executors after every step, side by side, and the verdict. */
+export function executorRuns(steps: ExecutorStep[], same: boolean): string {
+  const rows = steps
+    .map(
+      (s, i) => `<li class="xp-run" data-same="${s.same}">
+  <p class="xp-run-head"><b>${i + 1}. ${esc(s.step)}</b> <code>${esc(s.transition)}</code> ${
+    s.same
+      ? '<span class="xp-badge is-ok">same</span>'
+      : `<span class="xp-badge is-refused">differs</span> ${esc(s.differences.join('; '))}`
+  }</p>
+  <div class="xp-sides">
+    <div><p class="xp-side-name">scripted (EVALSHA)</p><p><code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code></p></div>
+    <div><p class="xp-side-name">native (EMQ.${esc(s.transition.toUpperCase())})</p><p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p></div>
+  </div>
+  <details class="xp-keyspaces"><summary>Both keyspaces after this step</summary>
+    <div class="xp-sides">
+      <pre tabindex="0" aria-label="scripted keyspace">${esc(keyspaceText(s.scripted.keyspace))}</pre>
+      <pre tabindex="0" aria-label="native keyspace">${esc(keyspaceText(s.native.keyspace))}</pre>
+    </div>
+  </details>
+</li>`,
+    )
+    .join('\n');
+  const verdict = same
+    ? `<p class="xp-verdict" data-verdict="same"><span class="xp-badge is-ok">same</span> After every step both executors left the same keys with the same contents.</p>`
+    : `<p class="xp-verdict" data-verdict="differ"><span class="xp-badge is-refused">differ</span> The executors disagree at ${steps.filter((s) => !s.same).length} step(s).</p>`;
+  return `${verdict}<ol class="xp-runs">${rows}</ol>`;
+}
+
+export interface SlotCall {
+  keys: string[];
+  slots: number[];
+  reply?: unknown;
+  error?: string;
+}
+
+function slotCall(title: string, call: SlotCall): string {
+  const keys = call.keys.map((k, i) => `<li><code>${esc(k)}</code> → slot ${call.slots[i]}</li>`).join('');
+  const reply =
+    call.error !== undefined
+      ? `<span class="xp-badge is-refused">refused</span> <code data-reply>${esc(call.error)}</code>`
+      : 'reply' in call
+        ? `<span class="xp-badge is-ok">accepted</span> <code data-reply>${esc(replyText(call.reply))}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
+        : `<span class="xp-hint">waiting for the cluster node</span>`;
+  return `<div class="xp-call"><p class="xp-side-name">${esc(title)}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
+}
+
+/** The claim on the cluster node: one queue's keys (one slot), then one key swapped for another queue's. */
+export function crossSlot(single: SlotCall, mixed: SlotCall): string {
+  return `<div class="xp-sides">${slotCall('EVALSHA claim, one queue', single)}${slotCall('the same claim, two queues mixed', mixed)}</div>`;
+}

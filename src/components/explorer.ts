@@ -1,0 +1,51 @@
+// The island's script: wires each experiment of an explorer once the island has arrived (the fallback
+// before it is inert), switches the module page's views, and lets the part picker's links open them.
+import { ExplorerApi } from './explorer-api.ts';
+import { wireKeys } from './keys-experiment.ts';
+import { wireLayout } from './layout-experiment.ts';
+import { wireReserve } from './reserve-experiment.ts';
+import { wireSlot } from './slot-experiment.ts';
+import { wireTwoExecutors } from './two-executors-experiment.ts';
+
+const WIRES: Record<string, (section: HTMLElement, api: ExplorerApi) => void> = {
+  keys: wireKeys,
+  slot: wireSlot,
+  layout: wireLayout,
+  reserve: wireReserve,
+  'two-executors': wireTwoExecutors,
+};
+
+function showView(root: HTMLElement, view: string) {
+  for (const panel of root.querySelectorAll<HTMLElement>('[data-view]'))
+    panel.hidden = panel.dataset.view !== view;
+  const radio = root.querySelector<HTMLInputElement>(`input[name="xp-view"][value="${view}"]`);
+  if (radio) radio.checked = true;
+}
+
+function upgrade(root: HTMLElement) {
+  if (root.dataset.wired || root.dataset.sandbox === 'loading') return;
+  root.dataset.wired = 'true';
+  const api = new ExplorerApi(root);
+  for (const section of root.querySelectorAll<HTMLElement>('[data-experiment]')) {
+    WIRES[section.dataset.experiment!]?.(section, api);
+  }
+  for (const radio of root.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')) {
+    radio.addEventListener('change', () => showView(root, radio.value));
+  }
+}
+
+const scan = () => document.querySelectorAll<HTMLElement>('[data-explorer]').forEach(upgrade);
+scan();
+new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
+
+// A part picker link such as <a href="#explorer-module" data-explorer-open="slot"> opens that view.
+document.addEventListener('click', (event) => {
+  const link = (event.target as Element).closest<HTMLAnchorElement>('[data-explorer-open]');
+  const root = document.querySelector<HTMLElement>('[data-explorer="module"][data-wired]');
+  if (!link || !root) return;
+  showView(root, link.dataset.explorerOpen!);
+  const panel = root.querySelector<HTMLElement>(`[data-view="${link.dataset.explorerOpen}"]`);
+  requestAnimationFrame(() =>
+    panel?.querySelector<HTMLElement>('input:not([type="radio"]), button')?.focus(),
+  );
+});

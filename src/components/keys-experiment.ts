@@ -1,0 +1,57 @@
+// keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
+import type { KeyView } from '../../server/experiments/segments.ts';
+import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { esc, keyList, refusalText } from './explorer-view.ts';
+
+interface KeysResult {
+  queue: string;
+  accepted: boolean;
+  id?: string;
+  keys?: Array<KeyView & { type: string }>;
+  live?: Array<{ key: string; type: string; value: unknown }>;
+  refusal?: { by: 'host' | 'server'; code: string; message: string; offset: number | null };
+  proof: { before: number; after: number; reached: number };
+}
+
+function proofText(proof: KeysResult['proof']): string {
+  return `<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(CLIENT INFO tot-cmds ${proof.before} → ${proof.after}, less the CLIENT INFO itself)</span></p>`;
+}
+
+export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
+  const form = section.querySelector<HTMLFormElement>('[data-form]')!;
+  const region = section.querySelector('[data-result]')!;
+  const compact = section.dataset.compact === 'true';
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const id = String(data.get('id') ?? '').trim();
+    const body = { queue: String(data.get('queue') ?? ''), ...(id ? { id } : {}) };
+    void busy(form, async () => {
+      const outcome = await api.run<KeysResult>('keys', body);
+      if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
+      const r = outcome.result;
+      if (!r.accepted) {
+        const who =
+          r.refusal!.by === 'host'
+            ? 'The host refused the name before the wire.'
+            : 'The server refused the call.';
+        return show(
+          region,
+          `${refusalText(r.refusal!.code, r.refusal!.message)}<p>${who}</p>${proofText(r.proof)}`,
+        );
+      }
+      const live = r
+        .live!.map((k) => `<li><code>${esc(k.key)}</code> <span class="xp-hint">${esc(k.type)}</span></li>`)
+        .join('');
+      show(
+        region,
+        `<p class="xp-accepted"><span class="xp-badge is-ok">enqueued</span> job <code>${esc(r.id)}</code> on <code>${esc(r.queue)}</code></p>
+${proofText(r.proof)}
+<p class="xp-note">What the server holds after the enqueue — the keys the grammar built, nothing else:</p>
+<ul class="xp-live">${live}</ul>
+<p class="xp-note">Every key of the queue:</p>
+${keyList(r.keys!, compact)}`,
+      );
+    });
+  });
+}

@@ -1,0 +1,125 @@
+// native layout check: keeps the key fields on the exact call of the chosen verb and queue (built in
+// the browser by the same calls the server uses), offers presets, and marks the byte EMQKEY names.
+import type { CoreTransition } from '../../server/executors/transitions.ts';
+import { exactCall } from '../../server/experiments/exact-call.ts';
+import { KeyspaceError } from '../../server/keyspace/index.ts';
+import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { acceptedText, esc, markedKey, refusalText, replyText } from './explorer-view.ts';
+
+interface Verdict {
+  accepted: boolean;
+  reply?: unknown;
+  error?: string;
+  errorClass?: string;
+  position?: number | null;
+  offset?: number | null;
+  expected?: string | null;
+  keyspaceUnchanged?: boolean;
+}
+interface LayoutResult {
+  available: boolean;
+  message?: string;
+  command: string;
+  keys: string[];
+  expectedKeys: string[];
+  standalone: Verdict;
+  cluster: Verdict;
+}
+
+function verdictText(v: Verdict, keys: string[]): string {
+  if (v.accepted) return acceptedText(`the server replied ${replyText(v.reply)}`);
+  let html = refusalText(v.errorClass ?? 'ERR', v.error ?? '');
+  if (v.position) {
+    html += `<p class="xp-note">Key ${v.position} as you sent it, byte ${v.offset} marked:</p><p class="xp-marked" data-position="${v.position}">${markedKey(keys[v.position - 1] ?? '', v.offset ?? null)}</p>`;
+    if (v.expected)
+      html += `<p class="xp-note">The key the server rebuilt: <code>${esc(v.expected)}</code></p>`;
+  }
+  if (v.keyspaceUnchanged !== undefined)
+    html += `<p class="xp-note" data-unchanged="${v.keyspaceUnchanged}">${v.keyspaceUnchanged ? 'The keyspace is unchanged: the refusal wrote nothing.' : 'The keyspace changed.'}</p>`;
+  return html;
+}
+
+export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
+  const form = section.querySelector<HTMLFormElement>('[data-form]')!;
+  const region = section.querySelector('[data-result]')!;
+  const holder = section.querySelector<HTMLElement>('[data-keys]')!;
+  const verb = form.elements.namedItem('verb') as HTMLSelectElement;
+  const queue = form.elements.namedItem('queue') as HTMLInputElement;
+  const callLabel = section.querySelector<HTMLElement>('[data-call-label]')!;
+  const id = section.dataset.id!;
+  const inputs = () => [...holder.querySelectorAll<HTMLInputElement>('input')];
+
+  /** The exact call's keys, or the admission refusal the browser found. */
+  const exact = (name = queue.value): string[] | KeyspaceError => {
+    try {
+      return exactCall(verb.value as CoreTransition, name, id).call.keys;
+    } catch (error) {
+      if (error instanceof KeyspaceError) return error;
+      throw error;
+    }
+  };
+
+  const fill = (keys: string[]) => {
+    holder.innerHTML = keys
+      .map(
+        (key, i) =>
+          `<p class="xp-field"><label for="xp-layout-key-${i + 1}">Key ${i + 1}</label><input id="xp-layout-key-${i + 1}" name="key" value="${esc(key)}" autocomplete="off" spellcheck="false" class="xp-mono" /></p>`,
+      )
+      .join('');
+  };
+
+  const reset = () => {
+    callLabel.textContent = `Call EMQ.${verb.value.toUpperCase()}`;
+    const keys = exact();
+    if (keys instanceof KeyspaceError) {
+      show(region, refusalText(keys.code, `${keys.message} (checked in your browser: no call to build)`));
+      return;
+    }
+    fill(keys);
+  };
+
+  verb.addEventListener('change', reset);
+  queue.addEventListener('input', reset);
+
+  for (const button of section.querySelectorAll<HTMLButtonElement>('[data-preset]')) {
+    button.addEventListener('click', () => {
+      const keys = exact();
+      if (keys instanceof KeyspaceError) return;
+      if (button.dataset.preset === 'exact') fill(keys);
+      if (button.dataset.preset === 'empty') fill(keys.map((key) => key.replace(`{${queue.value}}`, '{}')));
+      if (button.dataset.preset === 'byte') {
+        // the last byte of the queue name in the last key: orders → orderz
+        const at = keys.length - 1;
+        const key = keys[at]!;
+        const close = key.indexOf('}');
+        const old = key[close - 1]!;
+        keys[at] = key.slice(0, close - 1) + (old === 'z' ? 'y' : 'z') + key.slice(close);
+        fill(keys);
+      }
+      inputs()[0]?.focus();
+    });
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const keys = inputs().map((input) => input.value);
+    void busy(form, async () => {
+      const outcome = await api.run<LayoutResult>('layout', {
+        verb: verb.value,
+        queue: queue.value,
+        id,
+        keys,
+      });
+      if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
+      const r = outcome.result;
+      if (!r.available) return show(region, `<p>${esc(r.message)}</p>`);
+      show(
+        region,
+        `<div class="xp-sides">
+  <div data-node="standalone"><p class="xp-side-name">standalone node (native module)</p>${verdictText(r.standalone, r.keys)}</div>
+  <div data-node="cluster"><p class="xp-side-name">cluster node, the exact call</p>${verdictText(r.cluster, r.expectedKeys)}</div>
+</div>`,
+      );
+    });
+  });
+}

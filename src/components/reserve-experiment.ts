@@ -1,0 +1,20 @@
+// the reserve: runs the sequence and replaces the plan with every step's commands and replies.
+import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { refusalText, reserveTimeline, type ReserveStepResult } from './explorer-view.ts';
+
+export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
+  const form = section.querySelector<HTMLFormElement>('[data-form]')!;
+  const region = section.querySelector('[data-result]')!;
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void busy(form, async () => {
+      const outcome = await api.run<{ native: boolean; steps: ReserveStepResult[] }>('reserve', {});
+      if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
+      const { native, steps } = outcome.result;
+      const note = native
+        ? ''
+        : '<p class="xp-note">The native module is not loaded on this sandbox, so the native writes are left out.</p>';
+      show(region, note + reserveTimeline(steps));
+    });
+  });
+}

@@ -1,0 +1,58 @@
+// two executors: edits the step list (add, remove, choose) and runs it through both executors.
+import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { esc, executorRuns, refusalText, type ExecutorStep } from './explorer-view.ts';
+
+export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
+  const form = section.querySelector<HTMLFormElement>('[data-form]')!;
+  const region = section.querySelector('[data-result]')!;
+  const list = section.querySelector<HTMLOListElement>('[data-steps]')!;
+  const template = section.querySelector<HTMLTemplateElement>('[data-step-template]')!;
+  const add = section.querySelector<HTMLButtonElement>('[data-add]')!;
+  const max = Number(section.dataset.maxSteps);
+
+  const renumber = () => {
+    const items = [...list.children];
+    items.forEach((item, i) => {
+      item.querySelector('[data-step-label]')!.textContent = `Step ${i + 1}`;
+      item
+        .querySelector<HTMLButtonElement>('[data-remove]')!
+        .setAttribute('aria-label', `Remove step ${i + 1}`);
+    });
+    add.disabled = items.length >= max;
+  };
+  renumber();
+
+  list.addEventListener('click', (event) => {
+    const remove = (event.target as Element).closest('[data-remove]');
+    if (!remove || list.children.length <= 1) return;
+    const item = remove.closest('li')!;
+    const next = (item.nextElementSibling ?? item.previousElementSibling) as HTMLElement | null;
+    item.remove();
+    renumber();
+    next?.querySelector('select')?.focus();
+  });
+  add.addEventListener('click', () => {
+    if (list.children.length >= max) return;
+    list.append(template.content.cloneNode(true));
+    renumber();
+    list.lastElementChild?.querySelector('select')?.focus();
+  });
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const body = { queue: String(data.get('queue') ?? ''), steps: data.getAll('step').map(String) };
+    void busy(form, async () => {
+      const outcome = await api.run<{
+        available: boolean;
+        message?: string;
+        steps: ExecutorStep[];
+        same: boolean;
+      }>('two-executors', body);
+      if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
+      const r = outcome.result;
+      if (!r.available) return show(region, `<p>${esc(r.message)}</p>`);
+      show(region, executorRuns(r.steps, r.same));
+    });
+  });
+}
