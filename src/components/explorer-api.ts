@@ -62,6 +62,7 @@ export class ExplorerApi {
     this.#polling = undefined;
     const module = native === false ? ' (no native module)' : '';
     this.#say('up', `Live on the sandbox Valkey${module}: each run gets a keyspace of its own.`);
+    this.#root.dispatchEvent(new CustomEvent('explorer:up'));
   }
 
   async #poll() {

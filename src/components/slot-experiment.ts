@@ -122,5 +122,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   };
 
   form.addEventListener('input', update);
+  // back from an outage: ask the cluster node again
+  section.closest('[data-explorer]')!.addEventListener('explorer:up', update);
   form.addEventListener('submit', (event) => event.preventDefault());
 }
