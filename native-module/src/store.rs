@@ -12,6 +12,9 @@ use std::ptr;
 
 use valkey_module::{raw, Context, KeyType, NotifyEvent, ValkeyError, ValkeyString};
 
+/// The most arguments an effect carries after the key: `HSET key` with three fields and values.
+const MAX_EFFECT_ARGS: usize = 7;
+
 /// An open key; closed when dropped.
 pub struct Key<'c> {
     ctx: &'c Context,
@@ -61,8 +64,9 @@ impl<'c> Key<'c> {
         }
     }
 
-    /// The bytes of a string key; `None` when the key is missing or not a string.
-    pub fn read_string(&self) -> Option<Vec<u8>> {
+    /// The bytes of a string key, borrowed while the key is open; `None` when the key is missing
+    /// or not a string.
+    pub fn read_string(&self) -> Option<&[u8]> {
         if self.kind() != KeyType::String {
             return None;
         }
@@ -71,7 +75,7 @@ impl<'c> Key<'c> {
         if dma.is_null() {
             return None;
         }
-        Some(unsafe { std::slice::from_raw_parts(dma.cast::<u8>(), len) }.to_vec())
+        Some(unsafe { std::slice::from_raw_parts(dma.cast::<u8>(), len) })
     }
 
     /// `HGET key field`; `None` for a missing key or field.
@@ -100,19 +104,18 @@ impl<'c> Key<'c> {
     /// `HSET key field value [field value …]`, fields in the given order (the order fixes the
     /// layout of a new hash, so it is the script's order).
     pub fn hset(&self, fields: &[(&CStr, &[u8])]) {
-        let mut command: Vec<&[u8]> = Vec::with_capacity(1 + 2 * fields.len());
-        command.push(self.name());
+        let mut strings: Vec<ValkeyString> = Vec::with_capacity(2 * fields.len());
         for &(field, value) in fields {
-            self.set_field(field, value);
-            command.push(field.to_bytes());
-            command.push(value);
+            strings.push(self.string(field.to_bytes()));
+            strings.push(self.set_field(field, value));
         }
-        self.effect("HSET", &command, NotifyEvent::HASH, "hset");
+        self.effect(c"HSET", &strings, NotifyEvent::HASH, c"hset");
     }
 
-    /// One field through the API, without its effect (the caller replicates the whole command).
-    fn set_field(&self, field: &CStr, value: &[u8]) {
-        let value_string = ValkeyString::create_from_slice(self.ctx.get_raw(), value);
+    /// One field through the API, without its effect (the caller replicates the whole command);
+    /// returns the value's string, which the effect reuses.
+    fn set_field(&self, field: &CStr, value: &[u8]) -> ValkeyString {
+        let value_string = self.string(value);
         unsafe {
             raw::RedisModule_HashSet.unwrap()(
                 self.inner,
@@ -122,6 +125,7 @@ impl<'c> Key<'c> {
                 ptr::null::<c_char>(),
             );
         }
+        value_string
     }
 
     /// A hash field as `HINCRBY` reads it: absent is 0, anything but an integer is refused.
@@ -144,36 +148,29 @@ impl<'c> Key<'c> {
                 "ERR increment or decrement would overflow",
             ))?;
         self.set_field(field, next.to_string().as_bytes());
-        let by = by.to_string();
-        self.effect(
-            "HINCRBY",
-            &[self.name(), field.to_bytes(), by.as_bytes()],
-            NotifyEvent::HASH,
-            "hincrby",
-        );
+        let args = [
+            self.string(field.to_bytes()),
+            self.string(by.to_string().as_bytes()),
+        ];
+        self.effect(c"HINCRBY", &args, NotifyEvent::HASH, c"hincrby");
         Ok(next)
     }
 
     /// `ZADD key score member`.
     pub fn zadd(&self, score: f64, member: &[u8]) {
-        let member_string = ValkeyString::create_from_slice(self.ctx.get_raw(), member);
+        let member_string = self.string(member);
         let mut flags: c_int = 0;
         unsafe {
             raw::RedisModule_ZsetAdd.unwrap()(self.inner, score, member_string.inner, &mut flags);
         }
         // Rust prints an f64 without an exponent, which ZADD parses back to the same double.
-        let score = score.to_string();
-        self.effect(
-            "ZADD",
-            &[self.name(), score.as_bytes(), member],
-            NotifyEvent::ZSET,
-            "zadd",
-        );
+        let score = self.string(score.to_string().as_bytes());
+        self.effect(c"ZADD", &[score, member_string], NotifyEvent::ZSET, c"zadd");
     }
 
     /// `ZREM key member`; true when the member was there. Only a real removal is an effect.
     pub fn zrem(&self, member: &[u8]) -> bool {
-        self.remove_member(member, "zrem")
+        self.remove_member(member, c"zrem")
     }
 
     /// The member `ZPOPMIN` would pop (the lowest score, then the lowest bytes), left in place so
@@ -186,14 +183,14 @@ impl<'c> Key<'c> {
     /// Pops `member` as `ZPOPMIN` would (its event), replicated as the `ZREM` of that member so a
     /// replica never has to agree on which one.
     pub fn zpop(&self, member: &[u8]) -> bool {
-        self.remove_member(member, "zpopmin")
+        self.remove_member(member, c"zpopmin")
     }
 
-    fn remove_member(&self, member: &[u8], event: &str) -> bool {
+    fn remove_member(&self, member: &[u8], event: &CStr) -> bool {
         if self.kind() != KeyType::ZSet {
             return false;
         }
-        let member_string = ValkeyString::create_from_slice(self.ctx.get_raw(), member);
+        let member_string = self.string(member);
         let mut deleted: c_int = 0;
         unsafe {
             raw::RedisModule_ZsetRem.unwrap()(self.inner, member_string.inner, &mut deleted);
@@ -201,10 +198,10 @@ impl<'c> Key<'c> {
         if deleted == 0 {
             return false;
         }
-        self.effect("ZREM", &[self.name(), member], NotifyEvent::ZSET, event);
+        self.effect(c"ZREM", &[member_string], NotifyEvent::ZSET, event);
         // The API deletes a sorted set it emptied; the command would also have said `del`.
         if !self.exists() {
-            self.notify(NotifyEvent::GENERIC, "del");
+            self.notify(NotifyEvent::GENERIC, c"del");
         }
         true
     }
@@ -248,16 +245,49 @@ impl<'c> Key<'c> {
             return;
         }
         unsafe { raw::RedisModule_DeleteKey.unwrap()(self.inner) };
-        self.effect("DEL", &[self.name()], NotifyEvent::GENERIC, "del");
+        self.effect(c"DEL", &[], NotifyEvent::GENERIC, c"del");
     }
 
-    fn effect(&self, command: &str, args: &[&[u8]], class: NotifyEvent, event: &str) {
-        self.ctx.replicate(command, args);
+    /// A string for the API or an effect; names may hold NUL bytes, so never a C string.
+    fn string(&self, bytes: &[u8]) -> ValkeyString {
+        ValkeyString::create_from_slice(self.ctx.get_raw(), bytes)
+    }
+
+    /// Replicates `command <key> <args…>` and fires its event. The strings are the ones the write
+    /// already made (the key's name, the member, the value), passed as they are: the server takes
+    /// its own references, so nothing is copied again.
+    fn effect(&self, command: &CStr, args: &[ValkeyString], class: NotifyEvent, event: &CStr) {
+        let mut argv: [*mut raw::RedisModuleString; MAX_EFFECT_ARGS] =
+            [ptr::null_mut(); MAX_EFFECT_ARGS];
+        assert!(
+            args.len() < MAX_EFFECT_ARGS,
+            "an effect has at most 6 arguments"
+        );
+        argv[0] = self.name.inner;
+        for (slot, arg) in argv[1..].iter_mut().zip(args) {
+            *slot = arg.inner;
+        }
+        unsafe {
+            raw::RedisModule_Replicate.unwrap()(
+                self.ctx.get_raw(),
+                command.as_ptr(),
+                c"v".as_ptr(),
+                argv.as_ptr(),
+                1 + args.len(),
+            );
+        }
         self.notify(class, event);
     }
 
-    fn notify(&self, class: NotifyEvent, event: &str) {
-        self.ctx.notify_keyspace_event(class, event, &self.name);
+    fn notify(&self, class: NotifyEvent, event: &CStr) {
+        unsafe {
+            raw::RedisModule_NotifyKeyspaceEvent.unwrap()(
+                self.ctx.get_raw(),
+                class.bits(),
+                event.as_ptr(),
+                self.name.inner,
+            );
+        }
     }
 }
 

@@ -85,13 +85,9 @@ pub fn admit<'a>(
 /// The native fence: reads `{emq}:version` and refuses anything but this module's identity.
 fn read_identity(ctx: &Context) -> Result<(), ValkeyError> {
     let version = Key::open_read(ctx, &keyspace::version_key());
-    let value;
     let found = match version.kind() {
         KeyType::Empty => Identity::Absent,
-        KeyType::String => {
-            value = version.read_string().unwrap_or_default();
-            Identity::Value(&value)
-        }
+        KeyType::String => Identity::Value(version.read_string().unwrap_or_default()),
         other => Identity::OtherType(type_name(other)),
     };
     wire::check_identity(found).map_err(ValkeyError::String)
