@@ -27,7 +27,10 @@ export function llmsTxt(pages: MapPage[]): string {
         .map(line)
         .join('\n'),
       '## Optional',
-      '- [The whole course in one file](/llms-full.txt): every page above, as markdown, in reading order',
+      [
+        '- [The whole course in one file](/llms-full.txt): every page above, as markdown, in reading order',
+        "- [The explorer's JSON API](/api/experiments): the catalogue of the live experiments (keys, slot, layout, reserve, two-executors), each with its input, an example and the limits; run one with POST /api/experiments/<name> and a JSON body",
+      ].join('\n'),
     ].join('\n\n') + '\n'
   );
 }
