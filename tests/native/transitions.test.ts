@@ -268,10 +268,10 @@ describe('EMQ.REAP', () => {
     const [short, long] = [minter.mint(), minter.mint()];
     await jobs.enqueue('orders', short, 'x');
     await jobs.enqueue('orders', long, 'y');
-    await jobs.claim('orders', 50);
+    await jobs.claim('orders', 400);
     await jobs.claim('orders', 60_000);
     assert.equal(await jobs.reap('orders'), 0);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 450));
     assert.equal(await native.run(reapCall('orders', 0)), 0);
     assert.equal(await jobs.reap('orders'), 1);
     assert.deepEqual(await zrange(client, 'pending'), [short, '0']);
