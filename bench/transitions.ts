@@ -16,7 +16,7 @@ import {
 import type { Executor } from '../server/executors/executor.ts';
 import { NativeExecutor } from '../server/executors/native.ts';
 import { ScriptedExecutor } from '../server/executors/scripted.ts';
-import type { Call, CoreTransition } from '../server/executors/transitions.ts';
+import { TRANSITIONS, type Call, type CoreTransition } from '../server/executors/transitions.ts';
 import { IdMinter, jobKey, queueKey, rowBase, versionKey, WIRE6_IDENTITY } from '../server/keyspace/index.ts';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
 
@@ -143,6 +143,27 @@ async function fresh(client: Valkey, native: boolean): Promise<void> {
   if (native) await client.set(versionKey(), WIRE6_IDENTITY);
 }
 
+/**
+ * The server's own time per call for `command` since the last CONFIG RESETSTAT: what the executor costs
+ * the server, apart from the client and the network that bound the ops/s figures.
+ */
+async function serverMicrosPerCall(client: Valkey, command: string): Promise<number> {
+  const stats = String(await client.info('commandstats'));
+  // Module commands are listed under the name they were registered with (EMQ.CLAIM), scripts lower-case.
+  const line = new RegExp(`^cmdstat_${command.replace('.', '\\.')}:.*usec_per_call=([\\d.]+)`, 'mi');
+  return Number(line.exec(stats)?.[1] ?? NaN);
+}
+
+/** Measures `work`, with the server's counters reset just before it. */
+async function measured(
+  work: () => Promise<void>,
+  command: string,
+): Promise<{ rate: number; micros: number }> {
+  await client.call('CONFIG', 'RESETSTAT');
+  const rate = await timed(work);
+  return { rate, micros: await serverMicrosPerCall(client, command) };
+}
+
 const sandbox = await startSandbox({ cluster: false });
 const client = new Client(sandbox.standalone.url);
 const scripted = new ScriptedExecutor(client);
@@ -162,8 +183,9 @@ console.log(
 console.log(`${OPS} operations per cell, pipelined ${BATCH} at a time; PING floor ${Math.round(ping)} ops/s`);
 if (!native) console.log('native module not built: run `npm test` or `npm start` once to build it');
 console.log('');
-const header = ['transition', 'plain cmds', 'scripted', 'native', 'native/scripted'];
-console.log(header.map((h) => h.padStart(16)).join(''));
+console.log('ops/s (client-bound, one pipelined connection) and, in brackets, the server\u2019s µs per call');
+const header = ['transition', 'plain cmds', 'scripted', 'native', 'native/scripted', 'server µs ratio'];
+console.log(header.map((h) => h.padStart(18)).join(''));
 
 for (const [name, workload] of Object.entries(WORKLOADS) as Array<[CoreTransition, Workload]>) {
   await fresh(client, false);
@@ -178,22 +200,26 @@ for (const [name, workload] of Object.entries(WORKLOADS) as Array<[CoreTransitio
 
   await fresh(client, false);
   const scriptedIds = await workload.prepare(scripted, OPS);
-  const scriptedRate = await timed(() => runChunked(scripted, workload.calls(scriptedIds)));
+  const viaScript = await measured(() => runChunked(scripted, workload.calls(scriptedIds)), 'evalsha');
 
-  let nativeRate: number | null = null;
+  let viaModule: { rate: number; micros: number } | null = null;
   if (native) {
     await fresh(client, true);
     const nativeIds = await workload.prepare(scripted, OPS);
-    nativeRate = await timed(() => runChunked(native, workload.calls(nativeIds)));
+    viaModule = await measured(
+      () => runChunked(native, workload.calls(nativeIds)),
+      TRANSITIONS[name].command,
+    );
   }
   const cells = [
     name,
     `${Math.round(plain)}`,
-    `${Math.round(scriptedRate)}`,
-    nativeRate === null ? '-' : `${Math.round(nativeRate)}`,
-    nativeRate === null ? '-' : `${(nativeRate / scriptedRate).toFixed(2)}x`,
+    `${Math.round(viaScript.rate)} (${viaScript.micros.toFixed(1)})`,
+    viaModule ? `${Math.round(viaModule.rate)} (${viaModule.micros.toFixed(1)})` : '-',
+    viaModule ? `${(viaModule.rate / viaScript.rate).toFixed(2)}x` : '-',
+    viaModule ? `${(viaScript.micros / viaModule.micros).toFixed(2)}x` : '-',
   ];
-  console.log(cells.map((cell) => cell.padStart(16)).join(''));
+  console.log(cells.map((cell) => cell.padStart(18)).join(''));
 }
 
 await client.quit();
