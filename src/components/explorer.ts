@@ -38,6 +38,19 @@ const scan = () => document.querySelectorAll<HTMLElement>('[data-explorer]').for
 scan();
 new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
 
+// The island renders within a couple of seconds even when the sandbox is down; a fallback still waiting
+// long after that means the island's own request failed, so say so instead of "Connecting…" forever.
+const ISLAND_PATIENCE_MS = 12_000;
+setTimeout(() => {
+  for (const root of document.querySelectorAll<HTMLElement>('[data-explorer][data-sandbox="loading"]')) {
+    const text = root.querySelector<HTMLElement>('[data-status-text]');
+    if (text)
+      text.textContent =
+        'The live explorer did not load. The keys and slots above are computed in your browser; reload the page to try the sandbox again.';
+    root.dataset.sandbox = 'unreachable';
+  }
+}, ISLAND_PATIENCE_MS);
+
 // A part picker link such as <a href="#explorer-module" data-explorer-open="slot"> opens that view.
 document.addEventListener('click', (event) => {
   const link = (event.target as Element).closest<HTMLAnchorElement>('[data-explorer-open]');

@@ -278,3 +278,18 @@ test('no layout shift: the island takes exactly the fallback’s box, at 360 and
     }
   }
 });
+
+test('a failed island request turns "Connecting…" into a plain message, and the browser-computed keys stay', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.clock.install();
+  await page.route('**/_server-islands/**', (route) => route.abort());
+  await page.goto(explorer.site.url + GRAMMAR);
+  const status = page.locator('[data-explorer] [data-status-text]').first();
+  assert.match((await status.textContent()) ?? '', /Connecting/);
+  await page.clock.fastForward(13_000);
+  await page.locator('[data-explorer][data-sandbox="unreachable"]').waitFor();
+  assert.match((await status.textContent()) ?? '', /did not load/);
+  assert.ok((await page.locator('[data-experiment="keys"]').textContent())!.includes('emq:{orders}:pending'));
+  await context.close();
+});
