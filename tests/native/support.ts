@@ -54,11 +54,7 @@ export async function freshNative(client: Valkey): Promise<void> {
   await installWireIdentity(client);
 }
 
-/** The server clock in ms, as the transitions read it: seconds * 1000 + floor(micros / 1000). */
-export async function serverMs(client: Valkey): Promise<number> {
-  const [seconds = 0, micros = 0] = (await client.time()).map(Number);
-  return seconds * 1000 + Math.floor(micros / 1000);
-}
+export { serverMs } from '../support/sandbox.ts';
 
 /** A digest of every key, type and value on the server (all databases): equal digests, equal data. */
 export async function digest(client: Valkey): Promise<string> {
@@ -168,14 +164,5 @@ export function layoutCases(): LayoutCase[] {
   return (JSON.parse(readFileSync(path, 'utf8')) as { layout: LayoutCase[] }).layout;
 }
 
-/** A seeded generator (mulberry32): the same seed, the same sequence, on every machine. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** The project's one seeded generator, under the name these tests use. */
+export { seededRandom as seeded } from '../support/random.ts';

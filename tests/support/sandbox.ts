@@ -41,3 +41,9 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
     },
   };
 }
+
+/** The server clock in ms, as the transitions read it: seconds * 1000 + floor(micros / 1000). */
+export async function serverMs(client: Valkey): Promise<number> {
+  const [seconds = 0, micros = 0] = (await client.time()).map(Number);
+  return seconds * 1000 + Math.floor(micros / 1000);
+}
