@@ -1,29 +1,19 @@
 // axe-core on every page, in both themes: no serious or critical violation. Also the skip link and
 // visible focus.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser } from 'playwright-core';
-import { COURSE_ROUTES, launchBrowser, startSite, type Site } from '../support/site.ts';
+import { COURSE_ROUTES, useCourse } from '../support/site.ts';
 
-let site: Site;
-let browser: Browser;
-before(async () => {
-  site = await startSite();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const course = useCourse();
 
 for (const colorScheme of ['light', 'dark'] as const) {
   test(`axe: no serious or critical violation on any page (${colorScheme} theme)`, async () => {
-    const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
+    const context = await course.browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const found: string[] = [];
     for (const route of [...COURSE_ROUTES, '/protocol/the-owned-keyspace/#part-reserve']) {
-      await page.goto(site.url + route);
+      await page.goto(course.site.url + route);
       const results = await new AxeBuilder({ page }).analyze();
       for (const v of results.violations) {
         if (v.impact === 'serious' || v.impact === 'critical') {
@@ -37,9 +27,9 @@ for (const colorScheme of ['light', 'dark'] as const) {
 }
 
 test('axe with the theme picked by hand (dark on a light system)', async () => {
-  const context = await browser.newContext({ colorScheme: 'light' });
+  const context = await course.browser.newContext({ colorScheme: 'light' });
   const page = await context.newPage();
-  await page.goto(site.url + '/protocol/the-owned-keyspace/hashtag-and-slot/');
+  await page.goto(course.site.url + '/protocol/the-owned-keyspace/hashtag-and-slot/');
   await page.getByLabel('Theme').selectOption('dark');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   const results = await new AxeBuilder({ page }).analyze();
@@ -52,8 +42,8 @@ test('axe with the theme picked by hand (dark on a light system)', async () => {
 });
 
 test('the skip link is the first tab stop and moves focus to the content; focus is visible', async () => {
-  const page = await browser.newPage();
-  await page.goto(site.url + '/protocol/the-owned-keyspace/');
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + '/protocol/the-owned-keyspace/');
   await page.keyboard.press('Tab');
   const skip = page.getByRole('link', { name: 'Skip to content' });
   assert.equal(await skip.evaluate((el) => el === document.activeElement), true);

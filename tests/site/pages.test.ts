@@ -1,37 +1,19 @@
 // Every route renders without a console error, a crawl from home finds no broken internal link, and
 // screenshots at 360 and 1280 px (light and dark) land in test-results/screenshots/.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import {
-  builtRoutes,
-  COURSE_ROUTES,
-  launchBrowser,
-  ROOT,
-  startSite,
-  VIEWPORTS,
-  type Site,
-} from '../support/site.ts';
+import { builtRoutes, COURSE_ROUTES, ROOT, VIEWPORTS, useCourse } from '../support/site.ts';
 
-let site: Site;
-let browser: Browser;
-before(async () => {
-  site = await startSite();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const course = useCourse();
 
 test('the built site holds exactly the course routes', () => {
   assert.deepEqual(builtRoutes(), [...COURSE_ROUTES].sort());
 });
 
 test('every route renders with no console error and no failed request', async () => {
-  const page = await browser.newPage();
+  const page = await course.browser.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning')
@@ -47,7 +29,7 @@ test('every route renders with no console error and no failed request', async ()
     if (r.status() >= 400) problems.push(`${page.url()}: ${r.status()} ${r.url()}`);
   });
   for (const route of COURSE_ROUTES) {
-    const response = await page.goto(site.url + route);
+    const response = await page.goto(course.site.url + route);
     assert.equal(response?.status(), 200, route);
     assert.equal(await page.locator('h1').count(), 1, `${route} has one h1`);
     assert.ok((await page.title()).length > 0, `${route} has a title`);
@@ -57,7 +39,7 @@ test('every route renders with no console error and no failed request', async ()
 });
 
 test('a crawl from the home page reaches every route and finds no broken internal link or anchor', async () => {
-  const page = await browser.newPage();
+  const page = await course.browser.newPage();
   const seen = new Set<string>();
   const queue = ['/'];
   const broken: string[] = [];
@@ -65,24 +47,24 @@ test('a crawl from the home page reaches every route and finds no broken interna
     const path = queue.shift()!;
     if (seen.has(path)) continue;
     seen.add(path);
-    const response = await page.request.get(site.url + path);
+    const response = await page.request.get(course.site.url + path);
     if (response.status() !== 200) {
       broken.push(`${path} → ${response.status()}`);
       continue;
     }
     if (!(response.headers()['content-type'] ?? '').includes('text/html')) continue;
-    await page.goto(site.url + path);
+    await page.goto(course.site.url + path);
     const links = await page.$$eval('a[href]', (as) => as.map((a) => (a as HTMLAnchorElement).href));
     for (const href of links) {
       const url = new URL(href);
-      if (url.origin !== site.url) continue;
+      if (url.origin !== course.site.url) continue;
       if (url.hash && url.pathname === new URL(page.url()).pathname) {
         const id = decodeURIComponent(url.hash.slice(1));
         if ((await page.locator(`[id="${id}"]`).count()) === 0) broken.push(`${path}: no anchor ${url.hash}`);
       }
       if (url.hash && url.pathname !== new URL(page.url()).pathname) {
         // check the anchor on the target page
-        const target = await page.request.get(site.url + url.pathname);
+        const target = await page.request.get(course.site.url + url.pathname);
         const html = await target.text();
         if (!html.includes(`id="${decodeURIComponent(url.hash.slice(1))}"`))
           broken.push(`${path}: ${url.pathname} has no ${url.hash}`);
@@ -102,10 +84,10 @@ test('screenshots at 360 and 1280 px, light and dark, are saved as artefacts', a
   mkdirSync(dir, { recursive: true });
   for (const viewport of Object.values(VIEWPORTS)) {
     for (const colorScheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport, colorScheme });
+      const context = await course.browser.newContext({ viewport, colorScheme });
       const page = await context.newPage();
       for (const route of COURSE_ROUTES) {
-        await page.goto(site.url + route);
+        await page.goto(course.site.url + route);
         const slug = route === '/' ? 'home' : route.replace(/^\/|\/$/g, '').replace(/\//g, '--');
         const width = viewport!.width;
         await page.screenshot({ path: join(dir, `${slug}-${width}-${colorScheme}.png`), fullPage: true });

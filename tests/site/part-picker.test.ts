@@ -1,21 +1,12 @@
 // The part picker on the module page: by mouse, by keyboard, and with JavaScript disabled.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, startSite, type Site } from '../support/site.ts';
+import type { Page } from 'playwright-core';
+import { useCourse } from '../support/site.ts';
 
 const MODULE = '/protocol/the-owned-keyspace/';
 const PARTS = ['grammar', 'hashtag', 'reserve'];
-let site: Site;
-let browser: Browser;
-before(async () => {
-  site = await startSite();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const course = useCourse();
 
 async function shown(page: Page): Promise<string[]> {
   const out: string[] = [];
@@ -24,8 +15,8 @@ async function shown(page: Page): Promise<string[]> {
 }
 
 test('with JavaScript: ARIA tabs, and a click picks a part', async () => {
-  const page = await browser.newPage();
-  await page.goto(site.url + MODULE);
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + MODULE);
   const tablist = page.getByRole('tablist', { name: 'The keyspace · choose a part' });
   await tablist.waitFor();
   assert.equal(await page.getByRole('tab').count(), 3);
@@ -50,8 +41,8 @@ test('with JavaScript: ARIA tabs, and a click picks a part', async () => {
 });
 
 test('with JavaScript: the keyboard moves between parts (arrows, Home, End) with roving focus', async () => {
-  const page = await browser.newPage();
-  await page.goto(site.url + MODULE);
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + MODULE);
   await page.getByRole('tablist').waitFor();
   await page.locator('#tab-grammar').focus();
   const focused = () => page.evaluate(() => document.activeElement?.id);
@@ -77,17 +68,17 @@ test('with JavaScript: the keyboard moves between parts (arrows, Home, End) with
 });
 
 test('with JavaScript: a link to #part-reserve opens on that part', async () => {
-  const page = await browser.newPage();
-  await page.goto(site.url + MODULE + '#part-reserve');
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + MODULE + '#part-reserve');
   await page.getByRole('tablist').waitFor();
   assert.deepEqual(await shown(page), ['reserve']);
   await page.close();
 });
 
 test('without JavaScript: the parts are links to anchors and :target shows the picked one', async () => {
-  const context = await browser.newContext({ javaScriptEnabled: false });
+  const context = await course.browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
-  await page.goto(site.url + MODULE);
+  await page.goto(course.site.url + MODULE);
   assert.equal(await page.getByRole('tablist').count(), 0, 'no tab roles without the script behind them');
   assert.deepEqual(await shown(page), ['grammar']);
   const hashtag = page.locator('#tab-hashtag');
@@ -98,7 +89,7 @@ test('without JavaScript: the parts are links to anchors and :target shows the p
   await page.locator('#tab-reserve').click();
   assert.deepEqual(await shown(page), ['reserve']);
   // and by keyboard: Tab to a part link, Enter follows it
-  await page.goto(site.url + MODULE);
+  await page.goto(course.site.url + MODULE);
   await page.locator('#tab-hashtag').focus();
   await page.keyboard.press('Enter');
   assert.deepEqual(await shown(page), ['hashtag']);

@@ -1,24 +1,14 @@
 // What a reader expects: search, the theme picker, copy buttons, previous/next, the table of
 // contents, and no client JavaScript beyond the interactive parts.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { COURSE_ROUTES, launchBrowser, startSite, type Site } from '../support/site.ts';
+import { COURSE_ROUTES, useCourse } from '../support/site.ts';
 
-let site: Site;
-let browser: Browser;
-before(async () => {
-  site = await startSite();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const course = useCourse();
 
 test('search finds a fact across the course and links to its section', async () => {
-  const page = await browser.newPage();
-  await page.goto(site.url + '/');
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + '/');
   const box = page.getByRole('searchbox', { name: 'Search the course' });
   await box.fill('CROSSSLOT');
   const result = page.locator('.search-results a').first();
@@ -33,14 +23,14 @@ test('search finds a fact across the course and links to its section', async () 
 });
 
 test('the theme follows the system, and a picked theme sticks across pages', async () => {
-  const context = await browser.newContext({ colorScheme: 'dark' });
+  const context = await course.browser.newContext({ colorScheme: 'dark' });
   const page = await context.newPage();
-  await page.goto(site.url + '/');
+  await page.goto(course.site.url + '/');
   const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(await bg(), 'rgb(14, 17, 23)', 'dark from the system');
   await page.getByLabel('Theme').selectOption('light');
   assert.equal(await bg(), 'rgb(248, 246, 241)');
-  await page.goto(site.url + '/protocol/the-owned-keyspace/');
+  await page.goto(course.site.url + '/protocol/the-owned-keyspace/');
   assert.equal(await bg(), 'rgb(248, 246, 241)', 'the choice persists');
   assert.equal(await page.getByLabel('Theme').inputValue(), 'light');
   await page.getByLabel('Theme').selectOption('auto');
@@ -49,9 +39,9 @@ test('the theme follows the system, and a picked theme sticks across pages', asy
 });
 
 test('copy buttons copy the exact source of a panel', async () => {
-  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await course.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
-  await page.goto(site.url + '/protocol/the-owned-keyspace/braced-grammar/');
+  await page.goto(course.site.url + '/protocol/the-owned-keyspace/braced-grammar/');
   const panel = page.locator('figure.source-panel[data-status="shown"]').first();
   const button = panel.getByRole('button', { name: /Copy/ });
   await button.click();
@@ -64,9 +54,9 @@ test('copy buttons copy the exact source of a panel', async () => {
 });
 
 test('previous and next links follow the reading order; the TOC lists the headings', async () => {
-  const page = await browser.newPage();
+  const page = await course.browser.newPage();
   for (let i = 0; i < COURSE_ROUTES.length; i++) {
-    await page.goto(site.url + COURSE_ROUTES[i]);
+    await page.goto(course.site.url + COURSE_ROUTES[i]);
     const prev = page.locator('.prev-next a[rel="prev"]');
     const next = page.locator('.prev-next a[rel="next"]');
     if (i > 0) assert.equal(await prev.getAttribute('href'), COURSE_ROUTES[i - 1]);
@@ -87,7 +77,7 @@ test('previous and next links follow the reading order; the TOC lists the headin
 });
 
 test('no client JavaScript beyond the interactive parts, and little of it', async () => {
-  const page = await browser.newPage();
+  const page = await course.browser.newPage();
   for (const route of COURSE_ROUTES) {
     let js = 0;
     // the live explorer's own script (src/components/explorer.ts) has a budget of its own below
@@ -98,7 +88,7 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
       if (/\/ExplorerFallback\.astro_astro_type_script/.test(r.url())) island += size;
       else js += size;
     });
-    await page.goto(site.url + route);
+    await page.goto(course.site.url + route);
     const inline = await page.$$eval('script:not([src])', (ss) =>
       ss.map((s) => s.textContent!.length).reduce((a, b) => a + b, 0),
     );

@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -169,3 +170,25 @@ export const COURSE_ROUTES = [
   '/protocol/the-owned-keyspace/hashtag-and-slot/',
   '/protocol/the-owned-keyspace/reserve/',
 ];
+
+/** The built site and a Chromium for one test file: started before its tests, stopped after them. */
+export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; readonly browser: Browser } {
+  let site: Site | undefined;
+  let browser: Browser | undefined;
+  before(async () => {
+    site = await startSite(env);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+  return {
+    get site() {
+      return site!;
+    },
+    get browser() {
+      return browser!;
+    },
+  };
+}
