@@ -30,6 +30,10 @@ if [ "$(valkey_major)" -lt 8 ] 2>/dev/null || ! command -v valkey-server >/dev/n
   fi
   apt_install -t bookworm-backports valkey-server valkey-tools
 fi
+if ! [ "$(valkey_major)" -ge 8 ] 2>/dev/null; then
+  echo "Valkey 8 or later is required, found: $(valkey-server --version 2>&1 | head -n1)" >&2
+  exit 1
+fi
 say "valkey: $(valkey-server --version | cut -d' ' -f3)"
 
 missing=()
