@@ -31,19 +31,27 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   return started;
 }
 
-/** Admin connection that (re)installs the explorer user on every (re)connect, e.g. after a restart. */
-function adminFor(url: string, password: string, onReady: (admin: Valkey) => Promise<void>): Valkey {
+/**
+ * An admin connection that (re)installs the explorer user on every (re)connect, e.g. after a restart,
+ * and reports whether the server has the native module; `installed` settles on the first install.
+ */
+function adminFor(url: string, password: string, onInstall: (native: boolean) => void) {
   const admin = new Valkey(url, {
     maxRetriesPerRequest: 0,
     retryStrategy: (times) => Math.min(times * 100, 1000),
   });
   admin.on('error', () => {});
-  admin.on('ready', () => {
-    void installExplorerUser(admin, password)
-      .then(() => onReady(admin))
-      .catch(() => {});
+  const installed = new Promise<void>((resolve) => {
+    admin.on('ready', () => {
+      void installExplorerUser(admin, password)
+        .then((native) => {
+          onInstall(native);
+          resolve();
+        })
+        .catch(() => {});
+    });
   });
-  return admin;
+  return { admin, installed };
 }
 
 async function start(): Promise<ExplorerRuntime> {
@@ -64,14 +72,10 @@ async function start(): Promise<ExplorerRuntime> {
 
   const password = newPassword();
   let nativeLoaded = false;
-  const ready = (admin: Valkey) =>
-    new Promise<void>((resolve) => admin.once('explorer-user', () => resolve()));
-  const standaloneAdmin = adminFor(standaloneUrl, password, async (admin) => {
-    nativeLoaded = JSON.stringify(await admin.call('MODULE', 'LIST')).includes('trafikey');
-    admin.emit('explorer-user');
-  });
-  const clusterAdmin = adminFor(clusterUrl, password, async (admin) => void admin.emit('explorer-user'));
-  await Promise.all([ready(standaloneAdmin), ready(clusterAdmin)]);
+  const standalone = adminFor(standaloneUrl, password, (native) => (nativeLoaded = native));
+  const clusterNode = adminFor(clusterUrl, password, () => {});
+  await Promise.all([standalone.installed, clusterNode.installed]);
+  const [standaloneAdmin, clusterAdmin] = [standalone.admin, clusterNode.admin];
 
   const asExplorer = { username: EXPLORER_USER, password };
   const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, asExplorer);

@@ -32,27 +32,29 @@ const VIEW = ['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize
 const CLUSTER = ['cluster|keyslot'];
 
 export function explorerRules(password: string, withNative: boolean): string[] {
-  const native = withNative ? CORE_TRANSITIONS.map((name) => TRANSITIONS[name].command.toLowerCase()) : [];
-  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...VIEW, ...CLUSTER, ...native];
-  return [
-    'reset',
-    'on',
-    `>${password}`,
-    '~emq:*',
-    '~{emq}:*',
-    'resetchannels',
-    '-@all',
-    ...commands.map((c) => `+${c}`),
-  ];
+  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...VIEW, ...CLUSTER];
+  const rules = ['reset', 'on', `>${password}`, '~emq:*', '~{emq}:*', 'resetchannels', '-@all'];
+  rules.push(...commands.map((command) => `+${command}`));
+  if (withNative) {
+    // A selector lets the EMQ.* commands take any key, so an edited key reaches the module's own layout
+    // check (which refuses it, naming the byte, and writes nothing) instead of stopping at the ACL.
+    const native = CORE_TRANSITIONS.map((name) => `+${TRANSITIONS[name].command.toLowerCase()}`);
+    rules.push(`(~* ${native.join(' ')})`);
+  }
+  return rules;
 }
 
 export function newPassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
-/** Creates (or resets) the explorer user on a server, through an admin connection. */
-export async function installExplorerUser(admin: Valkey, password: string): Promise<void> {
+/**
+ * Creates (or resets) the explorer user on a server, through an admin connection. Answers whether the
+ * server has the native module loaded, since the user's rules depend on it.
+ */
+export async function installExplorerUser(admin: Valkey, password: string): Promise<boolean> {
   const modules = (await admin.call('MODULE', 'LIST')) as unknown[];
   const withNative = JSON.stringify(modules).includes('trafikey');
   await admin.call('ACL', 'SETUSER', EXPLORER_USER, ...explorerRules(password, withNative));
+  return withNative;
 }

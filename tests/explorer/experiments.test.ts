@@ -99,6 +99,18 @@ describe('native layout check', () => {
     assert.equal(refused.keyspaceUnchanged, true);
   });
 
+  it('lets a key outside the grammar reach the module, which refuses it at its first byte', async () => {
+    const id = 'JOB0Nb1VTbfnu4';
+    const keys = [`xmq:{orders}:job:${id}`, 'emq:{orders}:pending'];
+    const { status, body } = await explorer.post('layout', { verb: 'enqueue', queue: 'orders', id, keys });
+    assert.equal(status, 200);
+    const refused = body.result.standalone;
+    assert.equal(refused.errorClass, 'EMQKEY', refused.error);
+    assert.equal(refused.position, 1);
+    assert.equal(refused.offset, 0);
+    assert.equal(refused.keyspaceUnchanged, true);
+  });
+
   it('refuses an empty queue name for every verb', async () => {
     for (const verb of ['enqueue', 'schedule', 'claim', 'complete', 'retry', 'promote', 'reap']) {
       const exact = await explorer.post('layout', { verb });
