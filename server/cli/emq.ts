@@ -8,13 +8,11 @@ import { parseArgs } from 'node:util';
 import {
   hashtag,
   jobKey,
-  KEY_TYPES,
   KeyspaceError,
-  queueKey,
+  queueKeys,
   slot,
   validQueue,
   versionKey,
-  type FixedKeyType,
 } from '../keyspace/index.ts';
 
 const USAGE = `usage:
@@ -34,7 +32,7 @@ function row(key: string, type: string): Row {
 
 function keysOf(queue: string, id: string | undefined): Row[] {
   validQueue(queue);
-  const rows = (Object.keys(KEY_TYPES) as FixedKeyType[]).map((type) => row(queueKey(queue, type), type));
+  const rows = queueKeys(queue).map(({ key, type }) => row(key, type));
   if (id !== undefined) rows.push(row(jobKey(queue, id), 'job row'));
   rows.push(row(versionKey(), 'reserve: wire identity'));
   return rows;

@@ -5,15 +5,7 @@
 import { Jobs } from '../executors/jobs.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
-import {
-  jobKey,
-  KEY_TYPES,
-  KeyspaceError,
-  mintJobId,
-  queueKey,
-  versionKey,
-  type FixedKeyType,
-} from '../keyspace/index.ts';
+import { jobKey, KeyspaceError, mintJobId, queueKeys, versionKey } from '../keyspace/index.ts';
 import { dumpKeyspace } from '../sandbox/keyspace-dump.ts';
 import { fields, text, type Body } from './input.ts';
 import { LIMITS } from './limits.ts';
@@ -59,12 +51,10 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     });
     if (refusal) return { queue, accepted: false, refusal, proof };
 
-    const keys: Array<KeyView & { type: string }> = (Object.keys(KEY_TYPES) as FixedKeyType[]).map(
-      (type) => ({
-        type,
-        ...viewKey(queueKey(queue, type)),
-      }),
-    );
+    const keys: Array<KeyView & { type: string }> = queueKeys(queue).map(({ type, key }) => ({
+      type,
+      ...viewKey(key),
+    }));
     const row = { type: 'job row', ...viewKey(jobKey(queue, jobId)) };
     const live = await dumpKeyspace(lease!.client);
     return {

@@ -5,15 +5,7 @@
 import { claimCall } from '../executors/calls.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
-import {
-  KEY_TYPES,
-  KeyspaceError,
-  queueKey,
-  slot,
-  validQueue,
-  versionKey,
-  type FixedKeyType,
-} from '../keyspace/index.ts';
+import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
 import { fields, InputError, text } from './input.ts';
 import { LIMITS } from './limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
@@ -76,10 +68,7 @@ export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
   }
   const view = viewKey(queueKey(input.queue, 'pending'));
   const confirmed = await serverSlot(runtime, view.key);
-  const queueSlots = (Object.keys(KEY_TYPES) as FixedKeyType[]).map((type) => ({
-    key: queueKey(input.queue, type),
-    slot: slot(queueKey(input.queue, type)),
-  }));
+  const queueSlots = queueKeys(input.queue).map(({ key }) => ({ key, slot: slot(key) }));
 
   // Both calls run on the cluster node as claims of an empty queue: they write nothing either way.
   const executor = new ScriptedExecutor(runtime.cluster);

@@ -2,7 +2,7 @@
 
 import { assertBrandedId } from './branded-id.ts';
 import { KeyspaceError } from './errors.ts';
-import { isFixedKeyType, type KeyType } from './types.ts';
+import { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType } from './types.ts';
 
 export const PREFIX = 'emq:';
 
@@ -15,6 +15,11 @@ export function queueKey(queue: string, type: KeyType): string {
     );
   }
   return `${PREFIX}{${queue}}:${type}`;
+}
+
+/** Every fixed-type key of a queue, in the registry's order: what a queue can own besides its rows and lanes. */
+export function queueKeys(queue: string): Array<{ type: FixedKeyType; key: string }> {
+  return (Object.keys(KEY_TYPES) as FixedKeyType[]).map((type) => ({ type, key: queueKey(queue, type) }));
 }
 
 /** `emq:{q}:job:` — the declared base a script derives a job row from, on the queue's slot. */

@@ -14,7 +14,16 @@ export {
 } from './branded-id.ts';
 export { quoteBytes, utf8 } from './bytes.ts';
 export { KeyspaceError, type KeyspaceErrorCode } from './errors.ts';
-export { jobKey, laneKey, PREFIX, queueKey, rowBase, splitQueueKey, type QueueKeyParts } from './grammar.ts';
+export {
+  jobKey,
+  laneKey,
+  PREFIX,
+  queueKey,
+  queueKeys,
+  rowBase,
+  splitQueueKey,
+  type QueueKeyParts,
+} from './grammar.ts';
 export { crc16, hashtag, hashtagBytes, hashtagRange, slot, SLOT_COUNT } from './hashtag.ts';
 export { RESERVE_BASE, reserve, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from './reserve.ts';
 export { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType, type LaneKeyType } from './types.ts';
