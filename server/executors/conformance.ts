@@ -5,6 +5,7 @@
 
 import type { Valkey } from 'iovalkey';
 import { IdMinter } from '../keyspace/index.ts';
+import { seededRandom } from '../seeded-random.ts';
 import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../sandbox/keyspace-dump.ts';
 import {
   claimCall,
@@ -124,8 +125,7 @@ export async function runSequence(
   options: { queue?: string; seed?: number; onStep?: (result: StepResult) => boolean | void } = {},
 ): Promise<StepResult[]> {
   const state = new SequenceState(options.queue ?? 'orders', (options.seed ?? 1) % 1024);
-  let seed = options.seed ?? 1;
-  const pick = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const pick = seededRandom(options.seed ?? 1);
   const results: StepResult[] = [];
   // Each member's score may differ by the window of the step that last set it on either side: a lease
   // written during a slow step stays that far apart through the quick steps after it.

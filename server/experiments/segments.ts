@@ -1,6 +1,6 @@
 // A key as the reader sees it in the explorer: its segments with their bytes, its hashtag and its slot.
 
-import { crc16, hashtagBytes, slot, splitQueueKey, utf8 } from '../keyspace/index.ts';
+import { crc16, hashtagBytes, SLOT_COUNT, splitQueueKey, utf8 } from '../keyspace/index.ts';
 
 export interface Segment {
   part: 'prefix' | 'open' | 'queue' | 'close' | 'type' | 'key';
@@ -34,12 +34,13 @@ export function viewKey(key: string): KeyView {
       ]
     : [segment('key', key)];
   const tag = hashtagBytes(key);
+  const checksum = crc16(tag);
   return {
     key,
     bytes: utf8(key).length,
     segments,
     hashtag: new TextDecoder().decode(tag),
-    crc16: crc16(tag),
-    slot: slot(key),
+    crc16: checksum,
+    slot: checksum % SLOT_COUNT,
   };
 }

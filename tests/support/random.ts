@@ -1,10 +1,2 @@
-// A small seeded generator (mulberry32), so a generated test case can be replayed from its seed.
-
-export function seededRandom(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The project's one seeded generator, for the generated tests.
+export { seededRandom } from '../../server/seeded-random.ts';
