@@ -96,7 +96,7 @@ export async function handleExperiment(
     );
   }
   if (request.method !== 'POST') {
-    return refusal(405, 'METHOD', `experiments run with POST and a JSON body, not ${request.method}`, {});
+    return refusal(405, 'METHOD', `experiments run with POST and a JSON body, not ${request.method}`);
   }
   const wait = limiter.take(client);
   if (wait > 0) {
