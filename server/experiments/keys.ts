@@ -6,7 +6,7 @@ import { Jobs } from '../executors/jobs.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { jobKey, KeyspaceError, mintJobId, queueKeys, versionKey } from '../keyspace/index.ts';
-import { dumpKeyspace } from '../sandbox/keyspace-dump.ts';
+import { dumpKeyspace } from '../conformance/keyspace-dump.ts';
 import { fields, text, type Body } from './input.ts';
 import { LIMITS } from './limits.ts';
 import { commandsDuring } from './proof.ts';

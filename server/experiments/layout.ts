@@ -9,7 +9,7 @@ import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../executors/t
 import { exactCall } from './exact-call.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
-import { compareKeyspaces, dumpKeyspace } from '../sandbox/keyspace-dump.ts';
+import { compareKeyspaces, dumpKeyspace } from '../conformance/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from './input.ts';
 import { LIMITS } from './limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';

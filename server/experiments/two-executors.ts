@@ -2,7 +2,7 @@
 // by side, each on a keyspace of its own, with both replies and both keyspaces after every step.
 
 import { installWireIdentity } from '../connectors/install.ts';
-import { runSequence, STEPS, type Step } from '../executors/conformance.ts';
+import { runSequence, STEPS, type Step } from '../conformance/conformance.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { fields, InputError, list, oneOf, queueName } from './input.ts';

@@ -18,7 +18,7 @@ import { NativeExecutor } from '../../server/executors/native.ts';
 import { TRANSITIONS, type Call } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import { IdMinter, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
-import { dumpKeyspace } from '../../server/sandbox/keyspace-dump.ts';
+import { dumpKeyspace } from '../../server/conformance/keyspace-dump.ts';
 import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { installWireIdentity } from '../../server/connectors/install.ts';
-import { runSequence, STEPS, type Step, type StepResult } from '../../server/executors/conformance.ts';
+import { runSequence, STEPS, type Step, type StepResult } from '../../server/conformance/conformance.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { seeded, useNativeSandbox } from './support.ts';

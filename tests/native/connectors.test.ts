@@ -26,7 +26,7 @@ import {
   WIRE4_IDENTITY,
   WIRE6_IDENTITY,
 } from '../../server/keyspace/index.ts';
-import { dumpKeyspace } from '../../server/sandbox/keyspace-dump.ts';
+import { dumpKeyspace } from '../../server/conformance/keyspace-dump.ts';
 import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });

@@ -6,7 +6,7 @@
 import type { Valkey } from 'iovalkey';
 import { IdMinter } from '../keyspace/index.ts';
 import { seededRandom } from '../seeded-random.ts';
-import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../sandbox/keyspace-dump.ts';
+import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from './keyspace-dump.ts';
 import {
   claimCall,
   completeCall,
@@ -15,10 +15,10 @@ import {
   reapCall,
   retryCall,
   scheduleCall,
-} from './calls.ts';
-import type { Executor } from './executor.ts';
-import { CORE_TRANSITIONS, type Call, type Reply } from './transitions.ts';
-import { WireError } from './wire-error.ts';
+} from '../executors/calls.ts';
+import type { Executor } from '../executors/executor.ts';
+import { CORE_TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import { WireError } from '../executors/wire-error.ts';
 
 /** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */
 export const STEPS = [...CORE_TRANSITIONS, 'duplicate', 'stale'] as const;
