@@ -5,7 +5,7 @@
 import { WireError } from '../executors/wire-error.ts';
 import { PoolBusyError } from '../sandbox/keyspace-pool.ts';
 import { InputError } from './input.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from './browser-safe/limits.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { EXPERIMENTS } from './registry.ts';
 import { explorerRuntime } from './runtime.ts';

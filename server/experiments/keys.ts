@@ -8,10 +8,10 @@ import { WireError } from '../executors/wire-error.ts';
 import { jobKey, KeyspaceError, mintJobId, queueKeys, versionKey } from '../keyspace/index.ts';
 import { dumpKeyspace } from '../conformance/keyspace-dump.ts';
 import { fields, text, type Body } from './input.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from './browser-safe/limits.ts';
 import { commandsDuring } from './proof.ts';
 import type { ExplorerRuntime } from './runtime.ts';
-import { viewKey, type KeyView } from './segments.ts';
+import { viewKey, type KeyView } from './browser-safe/segments.ts';
 
 interface Refusal {
   /** The host refuses before the wire (admission, id shape); the server refuses an id's kind. */

@@ -6,12 +6,12 @@
 import { installWireIdentity } from '../connectors/install.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
-import { exactCall } from './exact-call.ts';
+import { exactCall } from '../executors/exact-call.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../conformance/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from './input.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from './browser-safe/limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface LayoutInput {

@@ -7,9 +7,9 @@ import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
 import { fields, InputError, text } from './input.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from './browser-safe/limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
-import { viewKey } from './segments.ts';
+import { viewKey } from './browser-safe/segments.ts';
 
 export type SlotInput = { key: string } | { queue: string; other: string };
 

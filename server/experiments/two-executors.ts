@@ -6,7 +6,7 @@ import { runSequence, STEPS, type Step } from '../conformance/conformance.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { fields, InputError, list, oneOf, queueName } from './input.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from './browser-safe/limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export const DEFAULT_STEPS: Step[] = [

@@ -3,7 +3,7 @@
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
 import { SLOT_COUNT, utf8, versionKey } from '../../server/keyspace/index.ts';
-import type { KeyView } from '../../server/experiments/segments.ts';
+import type { KeyView } from '../../server/experiments/browser-safe/segments.ts';
 
 export function esc(value: unknown): string {
   return String(value)

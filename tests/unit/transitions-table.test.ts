@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { exactCall } from '../../server/experiments/exact-call.ts';
+import { exactCall } from '../../server/executors/exact-call.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
 import { splitQueueKey } from '../../server/keyspace/index.ts';
 

@@ -9,8 +9,8 @@ import {
   reapCall,
   retryCall,
   scheduleCall,
-} from '../executors/calls.ts';
-import type { Call, CoreTransition } from '../executors/transitions.ts';
+} from './calls.ts';
+import type { Call, CoreTransition } from './transitions.ts';
 
 /** The exact call for a verb, and the calls that put a job where the verb finds one. */
 export function exactCall(verb: CoreTransition, queue: string, id: string): { setup: Call[]; call: Call } {
