@@ -4,7 +4,7 @@
 
 import { explorerRuntime } from '../../server/experiments/runtime.ts';
 import { runSlot } from '../../server/experiments/slot.ts';
-import type { SlotCall } from '../components/explorer-view.ts';
+import type { SlotCall } from '../components/explorer/explorer-view.ts';
 
 export interface LiveState {
   sandbox: 'up' | 'down';

@@ -80,7 +80,7 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
   const page = await course.browser.newPage();
   for (const route of COURSE_ROUTES) {
     let js = 0;
-    // the live explorer's own script (src/components/explorer.ts) has a budget of its own below
+    // the live explorer's own script (src/components/explorer/explorer.ts) has a budget of its own below
     let island = 0;
     page.on('response', async (r) => {
       if (r.request().resourceType() !== 'script') return;

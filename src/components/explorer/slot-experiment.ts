@@ -8,8 +8,8 @@ import {
   queueKey,
   slot,
   validQueue,
-} from '../../server/keyspace/index.ts';
-import { claimCall } from '../../server/executors/calls.ts';
+} from '../../../server/keyspace/index.ts';
+import { claimCall } from '../../../server/executors/calls.ts';
 import type { ExplorerApi } from './explorer-api.ts';
 import { crossSlot, queuePins, refusalText, slotMap, type SlotCall } from './explorer-view.ts';
 

@@ -2,8 +2,8 @@
 // at build time (the fallback) and on request (the island), and the browser renders every later result
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
-import { SLOT_COUNT, utf8, versionKey } from '../../server/keyspace/index.ts';
-import type { KeyView } from '../../server/experiments/browser-safe/segments.ts';
+import { SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
+import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
 
 export function esc(value: unknown): string {
   return String(value)

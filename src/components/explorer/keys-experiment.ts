@@ -1,5 +1,5 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
-import type { KeyView } from '../../server/experiments/browser-safe/segments.ts';
+import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
 import { esc, keyList, refusalText } from './explorer-view.ts';
 

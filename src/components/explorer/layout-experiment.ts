@@ -1,8 +1,8 @@
 // native layout check: keeps the key fields on the exact call of the chosen verb and queue (built in
 // the browser by the same calls the server uses), offers presets, and marks the byte EMQKEY names.
-import type { CoreTransition } from '../../server/executors/transitions.ts';
-import { exactCall } from '../../server/executors/exact-call.ts';
-import { KeyspaceError } from '../../server/keyspace/index.ts';
+import type { CoreTransition } from '../../../server/executors/transitions.ts';
+import { exactCall } from '../../../server/executors/exact-call.ts';
+import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
 import { acceptedText, esc, markedKey, refusalText, replyText } from './explorer-view.ts';
 
