@@ -2,8 +2,8 @@
 // framework. Every refusal is JSON — { "error": { "code", "message" } } — with a 4xx status; a sandbox
 // outage is a 503 that says so; no stack trace ever leaves the server.
 
-import { WireError } from '../executors/wire-error.ts';
-import { PoolBusyError } from '../sandbox/keyspace-pool.ts';
+import { logLimited } from '../log.ts';
+import { classify, RunTimeoutError } from './failures.ts';
 import { InputError } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -58,16 +58,6 @@ async function readBody(request: Request): Promise<Uint8Array | null> {
     offset += chunk.length;
   }
   return body;
-}
-
-/** A failure of the sandbox itself (down, restarting, refusing our user while it is set up again). */
-export function isOutage(error: unknown): boolean {
-  if (error instanceof WireError)
-    return ['NOPERM', 'WRONGPASS', 'NOAUTH', 'LOADING', 'OOM', 'MASTERDOWN'].includes(error.errorClass);
-  if (!(error instanceof Error)) return false;
-  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|max retries|ETIMEDOUT|cannot start|exited/i.test(
-    `${error.name} ${error.message}`,
-  );
 }
 
 export function catalogue(): Response {
@@ -140,22 +130,22 @@ export async function handleExperiment(
     const result = await Promise.race([
       experiment.run(runtime, input),
       new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error('ETIMEDOUT: the run took too long')), RUN_TIMEOUT_MS).unref(),
+        setTimeout(() => reject(new RunTimeoutError(RUN_TIMEOUT_MS)), RUN_TIMEOUT_MS).unref(),
       ),
     ]);
     return json(200, { experiment: name, result });
   } catch (error) {
-    if (error instanceof PoolBusyError) return refusal(503, 'BUSY', error.message);
-    if (isOutage(error)) {
-      return refusal(
-        503,
-        'SANDBOX_DOWN',
-        'the sandbox Valkey is not answering right now; it restarts by itself, so try again in a few seconds',
-      );
-    }
-    console.error(`experiment ${name} failed:`, error);
-    return refusal(500, 'INTERNAL', 'the experiment failed on the server; the error was logged there');
+    return failed(`experiment ${name}`, error);
   }
+}
+
+/** A failure as an honest JSON answer; a bug of ours is logged (rate-limited), never sent. */
+export function failed(what: string, error: unknown): Response {
+  const failure = classify(error);
+  if (failure.bug) logLimited(`${what} failed`, String((error as Error)?.message ?? error), error);
+  const headers: Record<string, string> =
+    failure.retryAfter === undefined ? {} : { 'retry-after': String(failure.retryAfter) };
+  return json(failure.status, { error: { code: failure.code, message: failure.message } }, headers);
 }
 
 /** Whether the sandbox answers, for the island's status line. */

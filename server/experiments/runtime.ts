@@ -1,12 +1,11 @@
 // What every experiment runs against: the sandbox's standalone node (native module loaded) reached as
 // the restricted explorer user through a pool of per-run keyspaces, and its cluster node. Started once,
-// lazily; when VALKEY_URL is unset it starts and supervises its own servers.
+// lazily, by the sandbox bootstrap (`startSandbox`) that tests and benchmarks use too.
 
 import { Valkey } from 'iovalkey';
 import { EXPLORER_USER, installExplorerUser, newPassword } from '../sandbox/explorer-user.ts';
 import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
-import { superviseValkeyNode, type SupervisedNode } from '../sandbox/supervisor.ts';
-import { nativeModulePath } from '../sandbox/valkey-process.ts';
+import { startSandbox } from '../sandbox/sandbox.ts';
 
 export const POOL_SIZE = 24;
 
@@ -55,20 +54,10 @@ function adminFor(url: string, password: string, onInstall: (native: boolean) =>
 }
 
 async function start(): Promise<ExplorerRuntime> {
-  const nodes: SupervisedNode[] = [];
-  let standaloneUrl = process.env.VALKEY_URL;
-  let clusterUrl = process.env.VALKEY_CLUSTER_URL;
-  const module = nativeModulePath();
-  if (!standaloneUrl) {
-    const node = await superviseValkeyNode({ module, databases: POOL_SIZE + 1 });
-    nodes.push(node);
-    standaloneUrl = node.url;
-  }
-  if (!clusterUrl) {
-    const node = await superviseValkeyNode({ module, cluster: true });
-    nodes.push(node);
-    clusterUrl = node.url;
-  }
+  // The same bootstrap as the tests and benchmarks: VALKEY_URL or a supervised node of our own.
+  const sandbox = await startSandbox({ databases: POOL_SIZE + 1 });
+  const standaloneUrl = sandbox.standalone.url;
+  const clusterUrl = sandbox.cluster!.url;
 
   const password = newPassword();
   let nativeLoaded = false;
@@ -108,7 +97,7 @@ async function start(): Promise<ExplorerRuntime> {
       cluster.disconnect();
       standaloneAdmin.disconnect();
       clusterAdmin.disconnect();
-      await Promise.all(nodes.map((node) => node.stop()));
+      await sandbox.stop();
       started = undefined;
     },
   };

@@ -1,22 +1,19 @@
 // Keeps a sandbox node up: when its valkey-server dies unexpectedly, it is started again on the same
-// port, so clients reconnect by themselves and no one has to step in.
+// port with the same settings (and users), so clients reconnect by themselves and no one has to step in.
+// Whoever needs to set the empty server up again (the explorer user, the scripts) does it on its own
+// admin connection's `ready`, which also covers servers this process did not start.
 
 import { startValkeyNode, type ValkeyNode, type ValkeyNodeOptions } from './valkey-process.ts';
 
 export interface SupervisedNode {
   readonly url: string;
   readonly port: number;
-  /** The running process, or null while it is being restarted. */
-  current(): ValkeyNode | null;
-  /** Called after every restart, e.g. to set the ACL user up again on the empty server. */
-  onRestart(listener: () => void): void;
   stop(): Promise<void>;
 }
 
 export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Promise<SupervisedNode> {
   let node: ValkeyNode | null = await startValkeyNode(options);
   const { url, port } = node;
-  const listeners: Array<() => void> = [];
   let stopping = false;
 
   const watch = (watched: ValkeyNode) => {
@@ -36,7 +33,6 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
         if (stopping) return void (await fresh.stop());
         node = fresh;
         watch(fresh);
-        for (const listener of listeners) listener();
         return;
       } catch {
         // The port may still be held by the dying process; try again shortly.
@@ -48,8 +44,6 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
   return {
     url,
     port,
-    current: () => node,
-    onRestart: (listener) => void listeners.push(listener),
     stop: async () => {
       stopping = true;
       await node?.stop();

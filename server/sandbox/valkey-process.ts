@@ -2,7 +2,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
@@ -20,9 +20,21 @@ export interface ValkeyNodeOptions {
   port?: number;
   /** Extra `--name value` settings. */
   settings?: Record<string, string>;
+  /**
+   * An admin user to create, with the `default` user switched off so nothing reaches the server without
+   * a password. The rules go into a config file only this user can read, never onto the command line
+   * (which any local process can read in /proc).
+   */
+  admin?: AdminCredentials;
+}
+
+export interface AdminCredentials {
+  username: string;
+  password: string;
 }
 
 export interface ValkeyNode {
+  /** The node's URL, carrying the admin credentials when it has an admin user. */
   url: string;
   host: string;
   port: number;
@@ -56,7 +68,16 @@ export async function startValkeyNode(options: ValkeyNodeOptions = {}): Promise<
 
 async function launch(port: number, dir: string, options: ValkeyNodeOptions): Promise<ValkeyNode> {
   const host = '127.0.0.1';
-  const args = [
+  const args: string[] = [];
+  if (options.admin) {
+    // valkey-server reads a config file only as its first argument.
+    const config = join(dir, 'users.conf');
+    const { username, password } = options.admin;
+    const users = `user default off\nuser ${username} on >${password} ~* &* +@all\n`;
+    await writeFile(config, users, { mode: 0o600 });
+    args.push(config);
+  }
+  args.push(
     '--port',
     String(port),
     '--bind',
@@ -73,7 +94,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     'noeviction',
     '--databases',
     String(options.databases ?? 16),
-  ];
+  );
   if (options.cluster)
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`));
   const module = options.module ?? null;
@@ -97,7 +118,10 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
   });
   exited.catch(() => {});
 
-  const url = `redis://${host}:${port}`;
+  const credentials = options.admin
+    ? `${encodeURIComponent(options.admin.username)}:${encodeURIComponent(options.admin.password)}@`
+    : '';
+  const url = `redis://${credentials}${host}:${port}`;
   try {
     await Promise.race([waitReady(url, Boolean(options.cluster)), exited]);
   } catch (error) {
