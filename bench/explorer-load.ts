@@ -3,7 +3,7 @@
 // The rate limit is lifted for the run (EXPLORER_BURST/EXPLORER_RATE). Prints figures; asserts nothing.
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
-import { startSite } from '../tests/support/site.ts';
+import { startSite } from '../scripts/site.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);
 const LEVELS = [1, 10, 50];

@@ -2,7 +2,7 @@
 // /llms.txt it serves (generated from the content collection). Run: node scripts/llms.ts
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT, ensureBuilt, ROOT } from '../tests/support/site.ts';
+import { CLIENT, ensureBuilt, ROOT } from './site.ts';
 
 ensureBuilt();
 copyFileSync(join(CLIENT, 'llms.txt'), join(ROOT, 'llms.txt'));

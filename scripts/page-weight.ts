@@ -2,7 +2,7 @@
 // its standalone server, with the gzip size beside each (what a compressing proxy would send).
 // Run: node scripts/page-weight.ts
 import { gzipSync } from 'node:zlib';
-import { COURSE_ROUTES, startSite } from '../tests/support/site.ts';
+import { COURSE_ROUTES, startSite } from './site.ts';
 
 const site = await startSite();
 try {

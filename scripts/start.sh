@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
-bash scripts/build-site.sh
+node scripts/build-site.ts
 say "serving on http://localhost:${PORT:-4321}"
 exec node server/serve.ts

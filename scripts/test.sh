@@ -19,7 +19,7 @@ if [ -f native-module/Cargo.toml ]; then
   cargo test --quiet --manifest-path native-module/Cargo.toml
 fi
 
-bash scripts/build-site.sh
+node scripts/build-site.ts
 
 say "tests: node --test (unit, integration against valkey-server, site in Chromium)"
 node --test --test-concurrency=2 'tests/**/*.test.ts'

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { COURSE_ROUTES, useCourse } from '../support/site.ts';
+import { COURSE_ROUTES } from '../../scripts/site.ts';
+import { useCourse } from '../support/site.ts';
 
 const course = useCourse();
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { COURSE_ROUTES, launchBrowser, startSite, type Site } from '../support/site.ts';
+import { COURSE_ROUTES, startSite, type Site } from '../../scripts/site.ts';
+import { launchBrowser } from '../support/site.ts';
 
 let site: Site;
 let browser: Browser;

@@ -9,7 +9,8 @@ import { Valkey } from 'iovalkey';
 import type { Browser, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
 import { seededRandom } from '../support/random.ts';
-import { COURSE_ROUTES, launchBrowser } from '../support/site.ts';
+import { COURSE_ROUTES } from '../../scripts/site.ts';
+import { launchBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COURSE_ROUTES, ROOT, startSite, type Site } from '../support/site.ts';
+import { COURSE_ROUTES, ROOT, startSite, type Site } from '../../scripts/site.ts';
 
 let site: Site;
 before(async () => {

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtRoutes, COURSE_ROUTES, ROOT, VIEWPORTS, useCourse } from '../support/site.ts';
+import { builtRoutes, COURSE_ROUTES, ROOT } from '../../scripts/site.ts';
+import { VIEWPORTS, useCourse } from '../support/site.ts';
 
 const course = useCourse();
 

@@ -2,7 +2,8 @@
 // contents, and no client JavaScript beyond the interactive parts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COURSE_ROUTES, useCourse } from '../support/site.ts';
+import { COURSE_ROUTES } from '../../scripts/site.ts';
+import { useCourse } from '../support/site.ts';
 
 const course = useCourse();
 

@@ -3,7 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { COURSE_ROUTES, launchBrowser, startSite, type Site } from '../support/site.ts';
+import { COURSE_ROUTES, startSite, type Site } from '../../scripts/site.ts';
+import { launchBrowser } from '../support/site.ts';
 
 const MODULE = '/protocol/the-owned-keyspace/';
 const GRAMMAR = MODULE + 'braced-grammar/';

@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { readSymbol } from '../../src/lib/source.ts';
-import { COURSE_ROUTES, launchBrowser, ROOT, startSite, type Site } from '../support/site.ts';
+import { COURSE_ROUTES, ROOT, startSite, type Site } from '../../scripts/site.ts';
+import { launchBrowser } from '../support/site.ts';
 
 interface Panel {
   file: string;

@@ -4,7 +4,7 @@
 import { after, before } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
-import { startSite, type Site } from './site.ts';
+import { startSite, type Site } from '../../scripts/site.ts';
 
 export interface ExplorerUnderTest {
   readonly site: Site;

@@ -1,0 +1,148 @@
+// The built course site, for the tests, the benchmarks and the scripts alike: the one rule for when
+// dist/ is stale (scripts/build-site.ts applies it before `npm start` and `npm test`), building it
+// when it is, and starting `node dist/server/entry.mjs` on a free port.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { projectRoot } from '../server/project-root.ts';
+import { freePort } from '../server/sandbox/free-port.ts';
+
+export const ROOT = projectRoot();
+export const DIST = join(ROOT, 'dist');
+export const CLIENT = join(DIST, 'client');
+const STAMP = join(DIST, '.built');
+// The process that checked the build last: test files of one `node --test` run share their parent's
+// pid, so the site is built at most once per run even while someone edits the sources under it.
+const CHECKED_BY = join(ROOT, '.astro', 'site-checked-by');
+/** Every input of the build: a file in any of these newer than the last build makes dist/ stale. */
+const INPUTS = [
+  'src',
+  'content',
+  'public',
+  'server',
+  'native-module/src',
+  'astro.config.mjs',
+  'package-lock.json',
+  'tsconfig.json',
+];
+
+function newestInput(path: string): number {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestInput(join(path, entry)));
+  return newest;
+}
+
+/** True when dist/ is missing or some input of the build is newer than the last build. */
+export function isStale(): boolean {
+  if (!existsSync(STAMP) || !existsSync(join(DIST, 'server/entry.mjs'))) return true;
+  const built = statSync(STAMP).mtimeMs;
+  return INPUTS.some((p) => newestInput(join(ROOT, p)) > built);
+}
+
+/**
+ * Builds the site if it is stale; concurrent callers wait for one build instead of racing.
+ * Says whether it built.
+ */
+export function ensureBuilt(): 'built' | 'up to date' {
+  const lock = join(ROOT, '.astro', 'site-build.lock');
+  mkdirSync(join(ROOT, '.astro'), { recursive: true });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`the site build lock ${lock} was held too long`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
+  try {
+    const run = String(process.ppid);
+    if (existsSync(CHECKED_BY) && readFileSync(CHECKED_BY, 'utf8') === run && existsSync(STAMP)) {
+      return 'up to date';
+    }
+    if (!isStale()) {
+      writeFileSync(CHECKED_BY, run);
+      return 'up to date';
+    }
+    const bin = join(ROOT, 'node_modules/.bin');
+    const result = spawnSync(join(bin, 'astro'), ['build'], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ASTRO_TELEMETRY_DISABLED: '1' },
+      encoding: 'utf8',
+    });
+    if (result.status !== 0) throw new Error(`astro build failed:\n${result.stdout}\n${result.stderr}`);
+    writeFileSync(STAMP, new Date().toISOString() + '\n');
+    writeFileSync(CHECKED_BY, run);
+    return 'built';
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export interface Site {
+  url: string;
+  /** The server process, e.g. to find the sandbox servers it started (its children). */
+  pid: number;
+  close(): Promise<void>;
+}
+
+/** Starts the built standalone server; resolves once it answers. */
+export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
+  ensureBuilt();
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(DIST, 'server/entry.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the site server exited:\n${output}`);
+    try {
+      if ((await fetch(url + '/')).ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`the site server did not answer on ${url}:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    close: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Every HTML page of the built site, as a route (`/`, `/protocol/the-owned-keyspace/`, …); no 404. */
+export function builtRoutes(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name === 'index.html') out.push('/' + relative(CLIENT, dir).replace(/\\/g, '/') + '/');
+    }
+  };
+  walk(CLIENT);
+  return out.map((r) => r.replace(/^\/\/$/, '/').replace(/^\/+/, '/')).sort();
+}
+
+/** The course's own routes, in reading order, as the collection's frontmatter names them. */
+export const COURSE_ROUTES = [
+  '/',
+  '/protocol/the-owned-keyspace/',
+  '/protocol/the-owned-keyspace/braced-grammar/',
+  '/protocol/the-owned-keyspace/hashtag-and-slot/',
+  '/protocol/the-owned-keyspace/reserve/',
+];
