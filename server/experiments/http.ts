@@ -2,6 +2,8 @@
 // framework. Every refusal is JSON — { "error": { "code", "message" } } — with a 4xx status; a sandbox
 // outage is a 503 that says so; no stack trace ever leaves the server.
 
+import { commandArities } from '../catalogue/commands.ts';
+import { ERROR_CODES } from '../catalogue/error-codes.ts';
 import { logLimited } from '../log.ts';
 import { classify, RunTimeoutError } from './failures.ts';
 import { InputError } from './input.ts';
@@ -69,7 +71,7 @@ export function catalogue(): Response {
     input,
     example,
   }));
-  return json(200, { experiments, limits: LIMITS });
+  return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
 }
 
 export async function handleExperiment(

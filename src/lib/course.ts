@@ -1,6 +1,7 @@
 /** The course as an ordered list of pages, read from the content collection. */
 import { getCollection, type CollectionEntry } from 'astro:content';
 import { cardList, toMarkdown } from './twin.ts';
+import { explorerMarkdown } from './twin-explorer.ts';
 
 export type CoursePage = CollectionEntry<'course'>;
 
@@ -23,6 +24,9 @@ export function twinText(page: CoursePage, pages: CoursePage[]): string {
     cardList(pages.filter((p) => kinds.includes(p.data.kind)).map((p) => p.data));
   return toMarkdown(
     { ...page.data, body: page.body ?? '' },
-    { cards: { module: cards(['module', 'dive']), dives: cards(['dive']) } },
+    {
+      cards: { module: cards(['module', 'dive']), dives: cards(['dive']) },
+      explorer: explorerMarkdown,
+    },
   );
 }

@@ -15,7 +15,7 @@ export function llmsTxt(pages: MapPage[]): string {
     [
       '# The owned keyspace',
       '> An interactive course on module 01 of the EchoMQ protocol — the keyspace: the braced grammar every key is built to, the cluster slot its hashtag computes, and the reserved base that holds the wire identity.',
-      "Every page below is a markdown twin of a page of the course; the code in it is read from the project's own source at build time.",
+      "Every page below is a markdown twin of a page of the course; the code in it is read from the project's own source at build time, and its links point at the other twins.",
       '## Course',
       [home, ...pages.filter((p) => p.kind === 'module')]
         .filter((p) => p !== undefined)
@@ -28,8 +28,8 @@ export function llmsTxt(pages: MapPage[]): string {
         .join('\n'),
       '## Optional',
       [
-        '- [The whole course in one file](/llms-full.txt): every page above, as markdown, in reading order',
-        "- [The explorer's JSON API](/api/experiments): the catalogue of the live experiments (keys, slot, layout, reserve, two-executors), each with its input, an example and the limits; run one with POST /api/experiments/<name> and a JSON body",
+        '- [The whole course in one file](/llms-full.txt): every page above, as markdown, in reading order, then the reference: the arity of every EMQ.* command and every error code (who answers it — host, script, module, server, connector or API — when, and its exact text)',
+        "- [The explorer's JSON API](/api/experiments): the catalogue of the live experiments (keys, slot, layout, reserve, two-executors), each with its input, an example and the limits, plus the same arity table (commands) and error codes (errors) as JSON; run one with POST /api/experiments/<name> and a JSON body; each page's twin shows its explorer as curl calls",
       ].join('\n'),
     ].join('\n\n') + '\n'
   );

@@ -1,9 +1,11 @@
 /**
  * The markdown twin of a course page: its MDX body with the components turned back into markdown —
- * a source panel becomes a fenced block of the same source, a part of the picker becomes a heading —
- * followed by the references and related links the page ends with. Used for `<page>.md`,
- * `/llms-full.txt` and the search index.
+ * a key strip becomes the key as code, a source panel a fenced block of the same source, a part of the
+ * picker a heading, the live explorer the `curl` calls of its experiments — followed by the references
+ * and related links the page ends with. Links to course pages point at their twins. Used for
+ * `<page>.md`, `/llms-full.txt` and the search index.
  */
+import { twinOf } from './paths.ts';
 import { readSymbol } from './source.ts';
 
 export interface TwinPage {
@@ -17,6 +19,16 @@ export interface TwinPage {
 
 const FENCE: Record<string, string> = { ts: 'ts', lua: 'lua', rust: 'rust' };
 
+/** A self-closing component tag; a quoted attribute value may hold `>` (`value="emq:{q}:<type>"`). */
+const selfClosing = (name: string) => new RegExp(`<${name}\\b(?:[^>"]|"[^"]*")*\\/>`, 'g');
+
+/** A course route as its twin, keeping the fragment: `/a/b/#x` → `/a/b.md#x`; other links unchanged. */
+export function twinLink(href: string): string {
+  const m = /^(\/[^#?\s]*?)(#[^\s]*)?$/.exec(href);
+  if (!m || /\.[a-z]+$/i.test(m[1]!)) return href;
+  return twinOf(m[1]!.endsWith('/') ? m[1]! : m[1]! + '/') + (m[2] ?? '');
+}
+
 function attrs(tag: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of tag.matchAll(/(\w+)="([^"]*)"/g)) out[m[1]!] = m[2]!;
@@ -28,29 +40,39 @@ export interface TwinOptions {
   root?: string;
   /** markdown for the collection-driven components: DiveCards */
   cards?: { module: string; dives: string };
+  /** markdown for `<LiveExplorer part=… />`: its experiments as calls of the JSON API */
+  explorer?: (part: string) => string;
 }
 
 /** The pages as a markdown list of links, for `<DiveCards />`. */
 export function cardList(pages: { title: string; route: string; description: string }[]): string {
-  return pages.map((p) => `- [${p.title}](${p.route}): ${p.description}`).join('\n');
+  return pages.map((p) => `- [${p.title}](${twinOf(p.route)}): ${p.description}`).join('\n');
 }
 
 export function toMarkdown(page: TwinPage, options: TwinOptions = {}): string {
   const root = options.root ?? process.cwd();
   let body = page.body
     .replace(/^import\s.+?;?\s*$/gm, '')
-    .replace(/<KeyStrip\b[^>]*\/>/g, (tag) => `\`${attrs(tag).value}\``)
-    .replace(/<DiveCards\b[^>]*\/>/g, (tag) =>
+    // a link that opens the explorer on the page points at the explorer's section of the twin
+    .replace(
+      /<a\b[^>]*data-explorer-open="[^"]*"[^>]*>([^<]*)<\/a>/g,
+      (_, text) => `[${text}](#live-explorer)`,
+    )
+    .replace(/<a\s+href="([^"]*)"[^>]*>([^<]*)<\/a>/g, (_, href, text) => `[${text}](${href})`)
+    .replace(/\]\((\/[^)\s]*)\)/g, (_, href) => `](${twinLink(href)})`)
+    .replace(selfClosing('KeyStrip'), (tag) => `\`${attrs(tag).value}\``)
+    .replace(selfClosing('DiveCards'), (tag) =>
       attrs(tag).show === 'module' ? (options.cards?.module ?? '') : (options.cards?.dives ?? ''),
     )
-    .replace(/<SourcePanel\b[^>]*\/>/g, (tag) => {
+    .replace(selfClosing('SourcePanel'), (tag) => {
       const a = attrs(tag);
       const span = readSymbol(root, a.file!, a.symbol ?? null);
       const label = a.symbol ? `\`${a.symbol}\` in \`${a.file}\`` : `\`${a.file}\``;
       if (!span) return `${label}: not written yet.`;
       return `${label}, lines ${span.startLine}–${span.endLine}:\n\n\`\`\`${FENCE[span.lang]}\n${span.text}\n\`\`\``;
     })
-    .replace(/<ExplorerSlot\b[^>]*\/>/g, '')
+    .replace(selfClosing('ExplorerSlot'), '')
+    .replace(selfClosing('LiveExplorer'), (tag) => options.explorer?.(attrs(tag).part!) ?? '')
     .replace(/<\/?PartPicker\b[^>]*>/g, '')
     .replace(/<Part\b[^>]*>/g, (tag) => {
       const a = attrs(tag);
@@ -67,7 +89,7 @@ export function toMarkdown(page: TwinPage, options: TwinOptions = {}): string {
   if (page.related.length) {
     parts.push(
       '## Related in this course',
-      page.related.map((r) => `- [${r.title}](${r.href}): ${r.note}`).join('\n'),
+      page.related.map((r) => `- [${r.title}](${twinLink(r.href)}): ${r.note}`).join('\n'),
     );
   }
   return parts.join('\n\n') + '\n';
@@ -89,6 +111,20 @@ export function sections(markdown: string): { heading: string; slug: string; tex
   }
   out.push(current);
   return out.map((s) => ({ ...s, text: s.text.replace(/\s+/g, ' ').trim() }));
+}
+
+/** Markdown as the reader sees it rendered, for search snippets: no backticks, link targets, emphasis
+ * marks, fences or table rules. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/```\w*/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, '$1$2')
+    .replace(/(^|\s)>\s/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The same slugs as Astro's headings (github-slugger), for the headings this course uses. */

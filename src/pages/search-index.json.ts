@@ -2,7 +2,7 @@
 import type { APIRoute } from 'astro';
 import { render } from 'astro:content';
 import { coursePages, twinText } from '../lib/course.ts';
-import { sections } from '../lib/twin.ts';
+import { plainText, sections } from '../lib/twin.ts';
 
 export const GET: APIRoute = async () => {
   const pages = await coursePages();
@@ -16,7 +16,7 @@ export const GET: APIRoute = async () => {
         page: p.data.title,
         heading: s.heading === p.data.title ? '' : s.heading,
         url: slugs.has(s.slug) ? `${p.data.route}#${s.slug}` : p.data.route,
-        text: s.text.replace(/```\w*/g, '').slice(0, 600),
+        text: plainText(s.text).slice(0, 600),
       })),
     );
   }

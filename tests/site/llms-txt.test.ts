@@ -1,5 +1,7 @@
 // The machine-readable map: /llms.txt per llmstxt.org, every link resolving in the built site, the
-// committed top-level llms.txt current; /llms-full.txt; a markdown twin for every page.
+// committed top-level llms.txt current; /llms-full.txt with the arity table and the error codes; a
+// markdown twin for every page, plain markdown linking twins, its explorer as curl calls that run;
+// /favicon.ico for a browser that opens a twin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -95,4 +97,86 @@ test('llms-full.txt holds the whole course, every page in reading order', async 
     assert.ok(i > at, `${route} appears in order`);
     at = i;
   }
+});
+
+/** The twin's text outside fenced code, where no markup may be left. */
+const prose = (markdown: string) => markdown.replace(/^([ \t]*)```[\s\S]*?^\1```/gm, '');
+
+test('the twins are plain markdown: no component, no HTML, course links point at twins', async () => {
+  for (const route of COURSE_ROUTES) {
+    const path = route === '/' ? '/index.md' : route.replace(/\/$/, '') + '.md';
+    const { text } = await get(path);
+    const outside = prose(text).replace(/`[^`\n]*`/g, '');
+    // a component, or an HTML element (a placeholder such as `<type>` in a description is text)
+    const tag = /<\/?([A-Z]\w*|a|p|div|span|section|script|style|br|code|pre|strong|em|fieldset|input)[\s>/]/;
+    assert.doesNotMatch(outside, tag, `${path} holds no tag`);
+    assert.doesNotMatch(text, /data-explorer|<KeyStrip|<LiveExplorer|class=/, path);
+    for (const [, href] of prose(text).matchAll(/\]\((\/[^)\s]*)\)/g)) {
+      assert.match(href!, /\.(md|txt)(#[\w-]+)?$/, `${path} links ${href} as a twin`);
+      const { status } = await get(href!.replace(/#.*$/, ''));
+      assert.equal(status, 200, `${path} → ${href}`);
+    }
+  }
+  const { text } = await get('/protocol/the-owned-keyspace.md');
+  assert.match(text, /^`emq:\{q\}:<type>`$/m, 'the key strip is the key as code');
+  assert.match(text, /\[Open the slot in the live explorer ↓\]\(#live-explorer\)/);
+  assert.match(text, /^## Live explorer$/m);
+});
+
+test('each twin’s explorer is curl calls of the JSON API that run as written', async () => {
+  const seen = new Set<string>();
+  for (const route of COURSE_ROUTES.slice(1)) {
+    const path = route.replace(/\/$/, '') + '.md';
+    const { text } = await get(path);
+    const calls = [
+      ...text.matchAll(
+        /curl -s http:\/\/localhost:4321(\/api\/experiments\/[\w-]+) -H 'content-type: application\/json' -d '([^']*)'/g,
+      ),
+    ];
+    assert.ok(calls.length >= 1, `${path} has its explorer's curl calls`);
+    for (const [, api, body] of calls) {
+      if (seen.has(api! + body)) continue;
+      seen.add(api! + body);
+      const r = await fetch(site.url + api, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      const json = (await r.json()) as { experiment?: string; error?: unknown };
+      assert.equal(r.status, 200, `${api} ${body}: ${JSON.stringify(json)}`);
+      assert.equal(json.experiment, api!.split('/').pop());
+    }
+  }
+  assert.deepEqual([...seen].map((s) => s.split(/[/{]/)[3]).sort(), [
+    'keys',
+    'layout',
+    'reserve',
+    'slot',
+    'two-executors',
+  ]);
+});
+
+test('llms-full.txt and the API catalogue carry the EMQ.* arity table and every error code', async () => {
+  const { text } = await get('/llms-full.txt');
+  assert.match(text, /^## The EMQ\.\* commands: arity$/m);
+  assert.match(text, /^\| `EMQ\.RETRY` \| 5 \| active, schedule, dead, row, metrics:failed \| .* \| 12 \|/m);
+  assert.match(text, /^## Error codes$/m);
+  const api = (await (await fetch(site.url + '/api/experiments')).json()) as {
+    errors: { code: string; text: string }[];
+    commands: { command: string }[];
+  };
+  assert.equal(api.commands.length, 7);
+  for (const e of api.errors) assert.ok(text.includes(`\`${e.text.replace(/\|/g, '\\|')}\``), e.text);
+  for (const code of ['EMQKEY', 'EMQWIRE', 'CROSSSLOT', 'NOSCRIPT', 'BRACE', 'BAD_INPUT', 'RATE_LIMITED'])
+    assert.ok(
+      api.errors.some((e) => e.code === code),
+      code,
+    );
+});
+
+test('/favicon.ico is served, an icon', async () => {
+  const r = await fetch(site.url + '/favicon.ico');
+  assert.equal(r.status, 200);
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  assert.deepEqual([...bytes.slice(0, 4)], [0, 0, 1, 0], 'an ICO header');
 });

@@ -23,6 +23,22 @@ test('search finds a fact across the course and links to its section', async () 
   await page.close();
 });
 
+test('search snippets show the text as rendered: no backticks, link targets or emphasis marks', async () => {
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + '/');
+  await page.getByRole('searchbox', { name: 'Search the course' }).fill('queueKey grammar');
+  const snippets = page.locator('.search-results a span');
+  await snippets.first().waitFor();
+  const texts = await snippets.allInnerTexts();
+  assert.ok(texts.length > 0);
+  for (const text of texts) assert.doesNotMatch(text, /`|\*\*|\]\(/, text);
+  assert.ok(
+    texts.some((t) => t.includes('emq:{q}:<type>')),
+    'a key shows as its text',
+  );
+  await page.close();
+});
+
 test('the theme follows the system, and a picked theme sticks across pages', async () => {
   const context = await course.browser.newContext({ colorScheme: 'dark' });
   const page = await context.newPage();

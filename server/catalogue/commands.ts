@@ -1,0 +1,36 @@
+// The arity of every EMQ.* command, read off the transition table (the table that builds every call),
+// so the catalogue cannot disagree with what the executors send.
+
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../executors/transitions.ts';
+
+export interface CommandArity {
+  transition: CoreTransition;
+  command: string;
+  /** The scripted executor's script for the same call (`EVALSHA <sha of it> …`). */
+  script: string;
+  numkeys: number;
+  keys: string[];
+  args: string[];
+  /** Words on the wire, the command name and numkeys included: `EMQ.<VERB> <numkeys> <keys…> <args…>`. */
+  words: number;
+  /** The call as a usage line. */
+  usage: string;
+}
+
+const word = (name: string) => `<${name.replace(/ /g, '-')}>`;
+
+export function commandArities(): CommandArity[] {
+  return CORE_TRANSITIONS.map((transition) => {
+    const { command, script, keys, args } = TRANSITIONS[transition];
+    return {
+      transition,
+      command,
+      script,
+      numkeys: keys.length,
+      keys: [...keys],
+      args: [...args],
+      words: 2 + keys.length + args.length,
+      usage: [command, String(keys.length), ...keys.map(word), ...args.map(word)].join(' '),
+    };
+  });
+}

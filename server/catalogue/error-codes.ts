@@ -1,0 +1,329 @@
+// Every error a reader or an agent can meet, in one table: who answers it, when, and its exact text.
+// The course's llms-full.txt and the API catalogue (GET /api/experiments) are generated from this table;
+// tests hold each text to the code that produces it and to docs/wire.md, so none of them can drift.
+//
+// A text is the message as sent, with `<name>` where a value is filled in (wire.md's convention).
+
+/** Who answers: the host before any wire, a Lua script, the native module, the server's own routing
+ * (cluster slots, script cache), a connector's fence on `{emq}:version`, or the explorer's JSON API. */
+export type Answerer = 'host' | 'script' | 'module' | 'server' | 'connector' | 'API';
+
+export interface ErrorCode {
+  /** The code: the first word of a server error reply, `KeyspaceError.code`, or the API's `error.code`. */
+  code: string;
+  by: Answerer[];
+  when: string;
+  text: string;
+  /** The HTTP status, for the API's codes. */
+  status?: number;
+}
+
+const QUEUE_RULE = "a queue name is one or more bytes of UTF-8, any byte but '{', '}' and NUL";
+const IDENTITY_AT = "expected wire identity 'echomq:6.0.0' at '{emq}:version'";
+
+export const ERROR_CODES: ErrorCode[] = [
+  // The host: server/keyspace, before a single command is sent.
+  {
+    code: 'EMPTY_QUEUE',
+    by: ['host'],
+    when: 'an admission verb (enqueue, enqueue-many, lane enqueue) is given the empty queue name',
+    text: `invalid queue name: it is empty; ${QUEUE_RULE}`,
+  },
+  {
+    code: 'BRACE',
+    by: ['host'],
+    when: 'an admission verb is given a queue name holding `{` or `}`',
+    text: `invalid queue name: byte <offset> is '<brace>' (<hex>); ${QUEUE_RULE}`,
+  },
+  {
+    code: 'NUL',
+    by: ['host'],
+    when: 'an admission verb is given a queue name holding a NUL byte',
+    text: `invalid queue name: byte <offset> is NUL (0x00); ${QUEUE_RULE}`,
+  },
+  {
+    code: 'NOT_UTF8',
+    by: ['host'],
+    when: 'an admission verb is given a queue name that is not valid UTF-8 (a lone surrogate)',
+    text: `invalid queue name: it is not valid UTF-8 (a lone surrogate); ${QUEUE_RULE}`,
+  },
+  {
+    code: 'BAD_ID',
+    by: ['host'],
+    when: 'a job id or group is not a branded id (3 letters A-Z and 11 base62 characters, at most 2^63-1)',
+    text: 'invalid <what> "<id>": <problem>',
+  },
+  {
+    code: 'BAD_TYPE',
+    by: ['host'],
+    when: 'a key is asked for a type outside the closed registry',
+    text: 'unknown key type "<type>": the type registry is closed',
+  },
+
+  // The transitions themselves: the scripts and the native module reply the same bytes.
+  {
+    code: 'EMQKIND',
+    by: ['script', 'module'],
+    when: 'enqueue, schedule or lane enqueue is given an id whose namespace is not JOB',
+    text: "EMQKIND expected an id of kind 'JOB' but found '<id>'",
+  },
+  {
+    code: 'EMQSTALE',
+    by: ['script', 'module'],
+    when: "complete or retry is given a token that is not the row's attempts (the lease was superseded)",
+    text: "EMQSTALE expected token '<attempts>' for '<id>' but found '<token>'",
+  },
+
+  // The native module's checks, in their order: key count, layout, server mode, wire identity.
+  {
+    code: 'EMQKEY',
+    by: ['module'],
+    when: 'an EMQ.* command is given the wrong number of keys',
+    text: 'EMQKEY EMQ.<VERB> expects <n> keys but found <m>',
+  },
+  {
+    code: 'EMQKEY',
+    by: ['module'],
+    when: 'a declared key differs from the one rebuilt from the queue name in key 1',
+    text: "EMQKEY key <pos> differs at byte <offset>: expected '<expected>' but found '<found>'",
+  },
+  {
+    code: 'EMQKEY',
+    by: ['module'],
+    when: 'key 1 does not parse as `emq:{<name>}:` and the verb’s first type',
+    text: "EMQKEY key 1 differs at byte <offset>: expected 'emq:{<queue>}:<type>' but found '<found>'",
+  },
+  {
+    code: 'EMQKEY',
+    by: ['module'],
+    when: 'the queue name recovered from key 1 is empty',
+    text: "EMQKEY key 1 has an empty queue name at byte 5: expected at least one byte between '{' and '}'",
+  },
+  {
+    code: 'EMQWIRE',
+    by: ['module'],
+    when: 'an EMQ.* command reaches a cluster-enabled server (after the layout check)',
+    text: 'EMQWIRE expected a standalone server but cluster mode is enabled',
+  },
+  {
+    code: 'EMQWIRE',
+    by: ['module'],
+    when: '`{emq}:version` is absent: the wire identity was never installed',
+    text: `EMQWIRE ${IDENTITY_AT} but found none (not installed)`,
+  },
+  {
+    code: 'EMQWIRE',
+    by: ['module'],
+    when: '`{emq}:version` holds another identity (e.g. a wire 4 connector claimed it)',
+    text: `EMQWIRE ${IDENTITY_AT} but found '<value>'`,
+  },
+  {
+    code: 'EMQWIRE',
+    by: ['module'],
+    when: '`{emq}:version` is not a string',
+    text: `EMQWIRE ${IDENTITY_AT} but found a <type>`,
+  },
+  {
+    code: 'ERR',
+    by: ['module'],
+    when: 'numkeys is not an integer (at the key-count step)',
+    text: "ERR numkeys must be an integer but found '<value>'",
+  },
+  {
+    code: 'ERR',
+    by: ['module'],
+    when: 'the key count is right but the number of arguments is not',
+    text: "ERR wrong number of arguments for 'EMQ.<VERB>' command",
+  },
+  {
+    code: 'ERR',
+    by: ['module'],
+    when: 'a numeric argument (run_at_ms, lease_ms, delay_ms, max_attempts, batch) is not an integer',
+    text: "ERR <name> must be an integer but found '<value>'",
+  },
+
+  {
+    code: 'WRONGTYPE',
+    by: ['module', 'script'],
+    when: 'a key a transition touches holds another type than the transitions write (outside the contract: the module refuses before writing, a script fails at that command)',
+    text: 'WRONGTYPE Operation against a key holding the wrong kind of value',
+  },
+  {
+    code: 'ERR',
+    by: ['module', 'script'],
+    when: 'an attempts or count field holds something that is not an integer (outside the contract, as WRONGTYPE)',
+    text: 'ERR hash value is not an integer',
+  },
+  {
+    code: 'ERR',
+    by: ['module', 'script'],
+    when: 'an attempts or count field is already at 2^63-1, so adding one would overflow (outside the contract)',
+    text: 'ERR increment or decrement would overflow',
+  },
+
+  // The server's own answers, before or beside the transition.
+  {
+    code: 'NOSCRIPT',
+    by: ['server'],
+    when: 'EVALSHA names a script the server has not loaded; the scripted executor then sends SCRIPT LOAD and retries once',
+    text: 'NOSCRIPT No matching script.',
+  },
+  {
+    code: 'CROSSSLOT',
+    by: ['server'],
+    when: 'a cluster node is given one command whose declared keys hash to different slots',
+    text: "CROSSSLOT Keys in request don't hash to the same slot",
+  },
+  {
+    code: 'MOVED',
+    by: ['server'],
+    when: 'a cluster node is asked about a slot another node serves',
+    text: 'MOVED <slot> <host>:<port>',
+  },
+  {
+    code: 'ASK',
+    by: ['server'],
+    when: 'the slot is being migrated and this key has already moved to the importing node',
+    text: 'ASK <slot> <host>:<port>',
+  },
+  {
+    code: 'CLUSTERDOWN',
+    by: ['server'],
+    when: 'no node serves the slot of the key',
+    text: 'CLUSTERDOWN Hash slot not served',
+  },
+
+  // The connectors' fences on {emq}:version (FenceError), and the operator's install.
+  {
+    code: 'FenceError',
+    by: ['connector'],
+    when: 'a connector finds another wire identity at `{emq}:version` (a wire 4 connector on a native node, or the reverse)',
+    text: 'the <wire> connector refuses this server: expected wire identity "<identity>" at {emq}:version but found "<found>"',
+  },
+  {
+    code: 'FenceError',
+    by: ['connector'],
+    when: 'the wire 6 connector finds no identity installed',
+    text: 'the wire 6 connector refuses this server: wire identity "echomq:6.0.0" is not installed at {emq}:version (found none); install it administratively first',
+  },
+
+  // The explorer's JSON API: `{ "error": { "code", "message" } }`.
+  {
+    code: 'NOT_FOUND',
+    by: ['API'],
+    status: 404,
+    when: 'a path under /api/ that is not an API',
+    text: 'no API at <path>; see GET /api/experiments for what there is',
+  },
+  {
+    code: 'UNKNOWN_EXPERIMENT',
+    by: ['API'],
+    status: 404,
+    when: 'POST /api/experiments/<name> with a name that is not an experiment',
+    text: 'no experiment named "<name>"; the experiments are: <names>',
+  },
+  {
+    code: 'METHOD',
+    by: ['API'],
+    status: 405,
+    when: 'an experiment is called with another method than POST',
+    text: 'experiments run with POST and a JSON body, not <method>',
+  },
+  {
+    code: 'METHOD',
+    by: ['API'],
+    status: 405,
+    when: 'the catalogue is asked with another method than GET',
+    text: 'POST to /api/experiments/<name>; GET here lists them',
+  },
+  {
+    code: 'RATE_LIMITED',
+    by: ['API'],
+    status: 429,
+    when: 'a client started more runs than its burst allows; `retry-after` says when to come back',
+    text: 'too many runs from you; try again in <seconds> s',
+  },
+  {
+    code: 'CONTENT_TYPE',
+    by: ['API'],
+    status: 415,
+    when: 'the body is not sent as application/json',
+    text: 'send the input as application/json, not "<type>"',
+  },
+  {
+    code: 'TOO_LARGE',
+    by: ['API'],
+    status: 413,
+    when: 'the body is over the limit',
+    text: 'the body is over <bytes> bytes',
+  },
+  {
+    code: 'BAD_JSON',
+    by: ['API'],
+    status: 400,
+    when: 'the body is not JSON, or not UTF-8',
+    text: 'cannot read the body: <why>',
+  },
+  {
+    code: 'BAD_INPUT',
+    by: ['API'],
+    status: 400,
+    when: 'a field is missing, unknown, of the wrong kind or over its limit; `error.field` names it',
+    text: '<what was wrong and what is allowed>',
+  },
+  {
+    code: 'BUSY',
+    by: ['API'],
+    status: 503,
+    when: 'every leased keyspace of the sandbox is in use',
+    text: 'every sandbox keyspace is in use; waited <ms> ms. Try again in a moment.',
+  },
+  {
+    code: 'SANDBOX_DOWN',
+    by: ['API'],
+    status: 503,
+    when: 'the sandbox Valkey does not answer (it restarts by itself)',
+    text: 'the sandbox Valkey is not answering right now; it restarts by itself, so try again in a few seconds',
+  },
+  {
+    code: 'TIMEOUT',
+    by: ['API'],
+    status: 503,
+    when: 'a run took longer than its deadline; it was ended and its keyspace flushed',
+    text: 'the run took over <seconds> s and was ended; its keyspace was flushed',
+  },
+  {
+    code: 'SANDBOX_BUSY',
+    by: ['API'],
+    status: 503,
+    when: 'the sandbox Valkey answered BUSY, LOADING or MASTERDOWN',
+    text: 'the sandbox Valkey is busy (<reply>); try again in a few seconds',
+  },
+  {
+    code: 'SANDBOX_FULL',
+    by: ['API'],
+    status: 503,
+    when: 'the sandbox Valkey answered OOM (it has a memory cap)',
+    text: 'the sandbox Valkey is out of memory for now; try again in a few seconds',
+  },
+  {
+    code: 'OVERLOADED',
+    by: ['API'],
+    status: 503,
+    when: 'this site ran out of file descriptors or buffers for new connections',
+    text: 'this site is at its connection limit right now; try again in a few seconds',
+  },
+  {
+    code: 'INTERNAL',
+    by: ['API'],
+    status: 500,
+    when: 'the experiment failed on the server; the error is logged there and no stack trace is sent',
+    text: 'the experiment failed on the server; the error was logged there',
+  },
+];
+
+/** A text as a pattern that matches every message it stands for: each `<name>` is any non-empty run. */
+export function textPattern(text: string): RegExp {
+  const parts = text.split(/<[^<>]+>/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.+?')}$`, 's');
+}

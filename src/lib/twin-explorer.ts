@@ -1,0 +1,36 @@
+/**
+ * The live explorer of a part, as its markdown twin says it: each experiment the part runs, as the
+ * `curl` call of the JSON API that runs the same thing, with the catalogue's own example body.
+ */
+import { EXPERIMENTS } from '../../server/experiments/registry.ts';
+
+/** The experiments each part's explorer shows, in the order the page shows them. */
+export const PART_EXPERIMENTS: Record<string, string[]> = {
+  grammar: ['keys', 'layout'],
+  hashtag: ['slot'],
+  reserve: ['reserve'],
+  module: ['keys', 'slot', 'reserve', 'two-executors'],
+};
+
+/** Where `npm start` serves the course; the twin says to use the origin that served it instead. */
+export const ORIGIN = 'http://localhost:4321';
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** One experiment as a `curl` line of the API, with the catalogue's example body. */
+export function curlOf(name: string): string {
+  const body = JSON.stringify(EXPERIMENTS[name]!.example);
+  return `curl -s ${ORIGIN}/api/experiments/${name} -H 'content-type: application/json' -d ${shellQuote(body)}`;
+}
+
+export function explorerMarkdown(part: string): string {
+  const names = PART_EXPERIMENTS[part] ?? [];
+  return [
+    '## Live explorer',
+    `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API (\`npm start\` serves it on ${ORIGIN}; use the origin that served this file). A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is \`{"error": {"code", "message"}}\` with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,
+    ...names.map(
+      (name) => `- \`${name}\`: ${EXPERIMENTS[name]!.summary}\n\n  \`\`\`sh\n  ${curlOf(name)}\n  \`\`\``,
+    ),
+    `The catalogue — every experiment's input fields, limits, error codes and the \`EMQ.*\` arity table — is \`curl -s ${ORIGIN}/api/experiments\`.`,
+  ].join('\n\n');
+}

@@ -1,0 +1,171 @@
+// The error-code catalogue (server/catalogue/error-codes.ts) against what really answers: docs/wire.md's
+// table, the host's own errors, the native module's messages (its Rust tests' literals and the shared
+// fixture's layout vectors), the API's refusals as handleExperiment sends them, and every refusal code
+// in the source. The catalogue is what llms-full.txt and GET /api/experiments publish.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { commandArities } from '../../server/catalogue/commands.ts';
+import { ERROR_CODES, textPattern, type ErrorCode } from '../../server/catalogue/error-codes.ts';
+import { catalogue, handleExperiment } from '../../server/experiments/http.ts';
+import { LIMITS } from '../../server/experiments/limits.ts';
+import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
+import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
+import { KeyspaceError } from '../../server/keyspace/errors.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** The catalogue rows a message fits: same code, and the text's pattern matches the whole message. */
+function rowsFor(code: string, message: string): ErrorCode[] {
+  return ERROR_CODES.filter((e) => e.code === code && textPattern(e.text).test(message));
+}
+
+function files(dir: string, ext: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(ext))
+    .map((f) => join(dir, f));
+}
+
+describe('the error-code catalogue', () => {
+  it('holds every message of docs/wire.md’s error table, word for word', () => {
+    const wire = read('docs/wire.md');
+    const table = wire.slice(wire.indexOf('## Error replies'));
+    const rows = table
+      .split('\n')
+      .filter((line) => /^\| `[A-Z]+` \|/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim()))
+      // the exact message is the third cell's first code span; a note in brackets may follow it
+      .map(([, code, , text]) => [code!.slice(1, -1), /^`(.*?)`(?: \(.*\))?$/.exec(text!)![1]!]);
+    assert.ok(rows.length >= 10, `wire.md's table has its rows (${rows.length})`);
+    const texts = new Set(ERROR_CODES.map((e) => `${e.code} ${e.text}`));
+    for (const [code, text] of rows) assert.ok(texts.has(`${code} ${text}`), `catalogue has: ${text}`);
+  });
+
+  it('matches the host’s own errors, thrown by the keyspace module before any wire', () => {
+    const thrown = (fn: () => unknown): KeyspaceError => {
+      try {
+        fn();
+      } catch (error) {
+        assert.ok(error instanceof KeyspaceError);
+        return error;
+      }
+      assert.fail('no error thrown');
+    };
+    const cases = [
+      () => validQueue(''),
+      () => validQueue('a{b'),
+      () => validQueue('a}b'),
+      () => validQueue('a\0b'),
+      () => validQueue('a\ud800'),
+      () => assertBrandedId('JOB1', 'job id'),
+      () => assertBrandedId('USR0Nb1VTbfnu!', 'group'),
+      () => queueKey('orders', 'nope' as KeyType),
+    ];
+    const seen = new Set<string>();
+    for (const fn of cases) {
+      const error = thrown(fn);
+      assert.equal(rowsFor(error.code, error.message).length, 1, `${error.code}: ${error.message}`);
+      seen.add(error.code);
+    }
+    const hostCodes = ERROR_CODES.filter((e) => e.by.includes('host')).map((e) => e.code);
+    assert.deepEqual([...seen].sort(), [...new Set(hostCodes)].sort(), 'every host code was produced');
+  });
+
+  it('matches every literal message of the native module’s tests and the shared layout vectors', () => {
+    const literals: string[] = [];
+    for (const file of files('native-module/src', '.rs')) {
+      for (const [, text] of read(file).matchAll(/"((?:EMQ[A-Z]+|ERR) [^"\\]*)"/g)) {
+        // format strings ("… {} …", "{verb}") are not messages; `{emq}` and `'{'` are bytes of one
+        if (!/\{(?!emq\})[^'}]*\}/.test(text!.replace(/'\{'|'\}'/g, ''))) literals.push(text!);
+      }
+    }
+    const fixture = JSON.parse(read('tests/fixtures/keyspace-vectors.json')) as {
+      layout: { error: string | null }[];
+    };
+    literals.push(...fixture.layout.flatMap((v) => (v.error ? [v.error] : [])));
+    assert.ok(literals.length >= 15, `found the messages (${literals.length})`);
+    for (const message of literals) {
+      const code = message.split(' ', 1)[0]!;
+      assert.ok(rowsFor(code, message).length >= 1, `catalogue has a row for: ${message}`);
+    }
+  });
+
+  it('matches the API’s refusals as the handler sends them, status included', async () => {
+    const post = (name: string, body: string, type = 'application/json', method = 'POST') =>
+      handleExperiment(
+        new Request(`http://x/api/experiments/${name}`, {
+          method,
+          headers: { 'content-type': type },
+          body: method === 'POST' ? body : undefined,
+        }),
+        name,
+        `error-codes-test-${name}-${type}-${body.length}`,
+      );
+    const responses = [
+      await post('nope', '{}'),
+      await post('keys', '', 'application/json', 'GET'),
+      await post('keys', '{}', 'text/plain'),
+      await post('keys', 'x'.repeat(LIMITS.bodyBytes + 1)),
+      await post('keys', '{'),
+      await post('keys', '{"queue":"orders","extra":1}'),
+    ];
+    const codes: string[] = [];
+    for (const response of responses) {
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      const rows = rowsFor(error.code, error.message);
+      assert.equal(rows.length, 1, `${error.code}: ${error.message}`);
+      assert.equal(rows[0]!.status, response.status, error.code);
+      codes.push(error.code);
+    }
+    assert.deepEqual(codes, [
+      'UNKNOWN_EXPERIMENT',
+      'METHOD',
+      'CONTENT_TYPE',
+      'TOO_LARGE',
+      'BAD_JSON',
+      'BAD_INPUT',
+    ]);
+  });
+
+  it('lists every refusal code the API source can send, with its status', () => {
+    const sources = [...files('server', '.ts'), ...files('src/pages/api', '.ts')];
+    let found = 0;
+    for (const file of sources) {
+      for (const [, status, code] of read(file).matchAll(/(\d{3}),\s*(?:\{[^}]*?)?(?:code:\s*)?'([A-Z_]+)'/g)) {
+        found++;
+        const row = ERROR_CODES.find((e) => e.code === code && e.by.includes('API'));
+        assert.ok(row, `${file} sends ${code}: add it to server/catalogue/error-codes.ts`);
+        assert.equal(row.status, Number(status), `${code}'s status in ${file}`);
+      }
+    }
+    assert.ok(found >= 10, `found the refusals (${found})`);
+  });
+
+  it('is published by GET /api/experiments with the EMQ.* arity table', async () => {
+    const body = (await catalogue().json()) as { errors: ErrorCode[]; commands: unknown[] };
+    assert.deepEqual(body.errors, ERROR_CODES);
+    assert.deepEqual(body.commands, commandArities());
+  });
+});
+
+describe('the EMQ.* arity table', () => {
+  it('is the transition table: numkeys, keys, args and words per command', () => {
+    const rows = commandArities();
+    assert.deepEqual(
+      rows.map((r) => r.command),
+      CORE_TRANSITIONS.map((t) => TRANSITIONS[t].command),
+    );
+    for (const row of rows) {
+      const t = TRANSITIONS[row.transition];
+      assert.equal(row.numkeys, t.keys.length);
+      assert.equal(row.words, 2 + t.keys.length + t.args.length);
+      assert.equal(row.usage.split(' ').length, row.words, row.usage);
+      // the script's file name carries its numkeys: enqueue-2.lua
+      assert.equal(row.script, `${row.transition}-${row.numkeys}.lua`);
+    }
+    assert.equal(rows.find((r) => r.command === 'EMQ.RETRY')!.words, 12);
+  });
+});
