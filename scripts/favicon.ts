@@ -4,11 +4,15 @@
 // Run: node scripts/favicon.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, ROOT } from '../tests/support/site.ts';
+import { chromium } from 'playwright-core';
+import { ROOT } from './site.ts';
 
 const SIZES = [16, 32, 48];
 const svg = readFileSync(join(ROOT, 'public/favicon.svg'), 'utf8');
-const browser = await launchBrowser();
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu'],
+});
 const pngs: Buffer[] = [];
 try {
   for (const size of SIZES) {

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { commandArities } from '../../server/catalogue/commands.ts';
 import { ERROR_CODES, textPattern, type ErrorCode } from '../../server/catalogue/error-codes.ts';
 import { catalogue, handleExperiment } from '../../server/experiments/http.ts';
-import { LIMITS } from '../../server/experiments/limits.ts';
+import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
 import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
 import { KeyspaceError } from '../../server/keyspace/errors.ts';
