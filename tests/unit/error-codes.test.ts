@@ -134,7 +134,9 @@ describe('the error-code catalogue', () => {
     const sources = [...files('server', '.ts'), ...files('src/pages/api', '.ts')];
     let found = 0;
     for (const file of sources) {
-      for (const [, status, code] of read(file).matchAll(/(\d{3}),\s*(?:\{[^}]*?)?(?:code:\s*)?'([A-Z_]+)'/g)) {
+      for (const [, status, code] of read(file).matchAll(
+        /(\d{3}),\s*(?:\{[^}]*?)?(?:code:\s*)?'([A-Z_]+)'/g,
+      )) {
         found++;
         const row = ERROR_CODES.find((e) => e.code === code && e.by.includes('API'));
         assert.ok(row, `${file} sends ${code}: add it to server/catalogue/error-codes.ts`);
