@@ -1,226 +1,176 @@
-// Throughput of each transition, pipelined, on one sandbox server in one run: the scripted executor,
-// the native module when it is built, and a floor — the same writes sent as plain pipelined commands,
-// and PING. Prints figures; asserts nothing (timings are not tests).
+// What each transition costs the server, in one run: the scripted executor (EVALSHA), the native module
+// (EMQ.*) and the floor — every command the transition's Lua runs, sent as plain pipelined commands, summed.
+// Figures are the server's own µs per call (INFO commandstats after CONFIG RESETSTAT), not wall clock: one
+// pipelined Node client bounds every ops/s figure, and other processes share the cores. Each cell is the
+// median of ROUNDS interleaved runs, each on fresh job ids; a second table repeats them with a replica
+// attached. Prints figures (or `--json`); asserts nothing (timings are not tests).
 
-import type { ChainableCommander, Valkey } from 'iovalkey';
+import type { Valkey } from 'iovalkey';
 import { Valkey as Client } from 'iovalkey';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../server/executors/calls.ts';
 import type { Executor } from '../server/executors/executor.ts';
 import { NativeExecutor } from '../server/executors/native.ts';
 import { ScriptedExecutor } from '../server/executors/scripted.ts';
-import { TRANSITIONS, type Call, type CoreTransition } from '../server/executors/transitions.ts';
-import { IdMinter, jobKey, queueKey, rowBase, versionKey, WIRE6_IDENTITY } from '../server/keyspace/index.ts';
-import { startSandbox } from '../server/sandbox/sandbox.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../server/executors/transitions.ts';
+import { versionKey, WIRE6_IDENTITY } from '../server/keyspace/index.ts';
+import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../server/sandbox/valkey-process.ts';
+import { runChunked, runPlain, WORKLOADS } from './workloads.ts';
 
-const OPS = Number(process.env.BENCH_OPS ?? 20_000);
+const OPS = Number(process.env.BENCH_OPS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
-const QUEUE = 'bench';
-const minter = new IdMinter(3);
+const JSON_OUTPUT = process.argv.includes('--json');
 
-interface Workload {
-  /** Puts the database in the state the measured calls need; returns the ids involved. */
-  prepare(setup: Executor, n: number): Promise<string[]>;
-  calls(ids: string[]): Call[];
-  /** The same writes as plain commands, for the floor. */
-  plain(pipeline: ChainableCommander, id: string): void;
-}
+type Kind = 'floor' | 'scripted' | 'native';
 
-async function enqueued(setup: Executor, n: number): Promise<string[]> {
-  const ids = Array.from({ length: n }, () => minter.mint());
-  await runChunked(
-    setup,
-    ids.map((id) => enqueueCall(QUEUE, id, 'payload')),
-  );
-  return ids;
-}
-
-async function claimed(setup: Executor, n: number, leaseMs = 60_000): Promise<string[]> {
-  const ids = await enqueued(setup, n);
-  await runChunked(
-    setup,
-    ids.map(() => claimCall(QUEUE, leaseMs)),
-  );
-  return ids;
-}
-
-const WORKLOADS: Record<CoreTransition, Workload> = {
-  enqueue: {
-    prepare: async (_, n) => Array.from({ length: n }, () => minter.mint()),
-    calls: (ids) => ids.map((id) => enqueueCall(QUEUE, id, 'payload')),
-    plain: (p, id) => {
-      p.hset(jobKey(QUEUE, id), 'state', 'pending', 'attempts', '0', 'payload', 'payload');
-      p.zadd(queueKey(QUEUE, 'pending'), 0, id);
-    },
-  },
-  schedule: {
-    prepare: async (_, n) => Array.from({ length: n }, () => minter.mint()),
-    calls: (ids) => ids.map((id) => scheduleCall(QUEUE, id, 'payload', 4_102_444_800_000)),
-    plain: (p, id) => {
-      p.hset(jobKey(QUEUE, id), 'state', 'scheduled', 'attempts', '0', 'payload', 'payload');
-      p.zadd(queueKey(QUEUE, 'schedule'), 4_102_444_800_000, id);
-    },
-  },
-  claim: {
-    prepare: enqueued,
-    calls: (ids) => ids.map(() => claimCall(QUEUE, 60_000)),
-    plain: (p, id) => {
-      p.zpopmin(queueKey(QUEUE, 'pending'));
-      p.hincrby(rowBase(QUEUE) + id, 'attempts', 1);
-      p.hset(rowBase(QUEUE) + id, 'state', 'active');
-      p.zadd(queueKey(QUEUE, 'active'), Date.now() + 60_000, id);
-    },
-  },
-  complete: {
-    prepare: (setup, n) => claimed(setup, n),
-    calls: (ids) => ids.map((id) => completeCall(QUEUE, id, 1)),
-    plain: (p, id) => {
-      p.zrem(queueKey(QUEUE, 'active'), id);
-      p.del(jobKey(QUEUE, id));
-      p.hincrby(queueKey(QUEUE, 'metrics:completed'), 'count', 1);
-    },
-  },
-  retry: {
-    prepare: (setup, n) => claimed(setup, n),
-    calls: (ids) =>
-      ids.map((id) => retryCall(QUEUE, id, 1, { delayMs: 1000, maxAttempts: 5, error: 'boom' })),
-    plain: (p, id) => {
-      p.hset(jobKey(QUEUE, id), 'last_error', 'boom', 'state', 'scheduled');
-      p.zrem(queueKey(QUEUE, 'active'), id);
-      p.zadd(queueKey(QUEUE, 'schedule'), Date.now() + 1000, id);
-    },
-  },
-  promote: {
-    prepare: async (setup, n) => {
-      const ids = Array.from({ length: n }, () => minter.mint());
-      await runChunked(
-        setup,
-        ids.map((id) => scheduleCall(QUEUE, id, 'payload', 0)),
-      );
-      return ids;
-    },
-    calls: (ids) => ids.map(() => promoteCall(QUEUE, 1)),
-    plain: (p, id) => {
-      p.zrem(queueKey(QUEUE, 'schedule'), id);
-      p.zadd(queueKey(QUEUE, 'pending'), 0, id);
-      p.hset(jobKey(QUEUE, id), 'state', 'pending');
-    },
-  },
-  reap: {
-    prepare: (setup, n) => claimed(setup, n, 0),
-    calls: (ids) => ids.map(() => reapCall(QUEUE, 1)),
-    plain: (p, id) => {
-      p.zrem(queueKey(QUEUE, 'active'), id);
-      p.zadd(queueKey(QUEUE, 'pending'), 0, id);
-      p.hset(jobKey(QUEUE, id), 'state', 'pending');
-    },
-  },
-};
-
-async function runChunked(executor: Executor, calls: Call[]): Promise<void> {
-  for (let i = 0; i < calls.length; i += BATCH) {
-    const verdicts = await executor.runMany(calls.slice(i, i + BATCH));
-    const failure = verdicts.find((verdict) => verdict instanceof Error);
-    if (failure) throw failure;
+/** `cmdstat_<name>` → total µs and calls since the last CONFIG RESETSTAT. */
+async function commandStats(client: Valkey): Promise<Map<string, { usec: number; calls: number }>> {
+  const stats = new Map<string, { usec: number; calls: number }>();
+  for (const match of String(await client.info('commandstats')).matchAll(
+    /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm,
+  )) {
+    stats.set(match[1]!.toLowerCase(), { calls: Number(match[2]), usec: Number(match[3]) });
   }
+  return stats;
 }
 
-async function timed(work: () => Promise<void>): Promise<number> {
-  const start = process.hrtime.bigint();
-  await work();
-  return OPS / (Number(process.hrtime.bigint() - start) / 1e9);
-}
-
-async function fresh(client: Valkey, native: boolean): Promise<void> {
+/** One cell: fresh data, the workload's state prepared, counters reset, OPS transitions, server µs per transition. */
+async function cell(
+  client: Valkey,
+  name: CoreTransition,
+  kind: Kind,
+  executors: Record<Kind, Executor | null>,
+) {
+  const workload = WORKLOADS[name];
   await client.flushdb();
-  if (native) await client.set(versionKey(), WIRE6_IDENTITY);
-}
-
-/**
- * The server's own time per call for `command` since the last CONFIG RESETSTAT: what the executor costs
- * the server, apart from the client and the network that bound the ops/s figures.
- */
-async function serverMicrosPerCall(client: Valkey, command: string): Promise<number> {
-  const stats = String(await client.info('commandstats'));
-  // Module commands are listed under the name they were registered with (EMQ.CLAIM), scripts lower-case.
-  const line = new RegExp(`^cmdstat_${command.replace('.', '\\.')}:.*usec_per_call=([\\d.]+)`, 'mi');
-  return Number(line.exec(stats)?.[1] ?? NaN);
-}
-
-/** Measures `work`, with the server's counters reset just before it. */
-async function measured(
-  work: () => Promise<void>,
-  command: string,
-): Promise<{ rate: number; micros: number }> {
+  if (kind === 'native') await client.set(versionKey(), WIRE6_IDENTITY);
+  const ids = await workload.prepare(executors.scripted!, OPS);
   await client.call('CONFIG', 'RESETSTAT');
-  const rate = await timed(work);
-  return { rate, micros: await serverMicrosPerCall(client, command) };
+  if (kind === 'floor') await runPlain(client, workload, ids);
+  else await runChunked(executors[kind]!, workload.calls(ids));
+  const stats = await commandStats(client);
+  // The floor is the sum of every plain command; an executor's cost is its one command (the commands a
+  // script runs are also counted on their own lines, and are inside its EVALSHA time).
+  const command = kind === 'native' ? TRANSITIONS[name].command.toLowerCase() : 'evalsha';
+  const usec =
+    kind === 'floor'
+      ? [...stats].filter(([cmd]) => cmd !== 'config').reduce((sum, [, s]) => sum + s.usec, 0)
+      : (stats.get(command)?.usec ?? NaN);
+  return usec / OPS;
 }
 
-const sandbox = await startSandbox({ cluster: false });
-const client = new Client(sandbox.standalone.url);
-const scripted = new ScriptedExecutor(client);
-const native = sandbox.nativeModule ? new NativeExecutor(client) : null;
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
 
-const ping = await timed(async () => {
-  for (let i = 0; i < OPS; i += BATCH) {
-    const pipeline = client.pipeline();
-    for (let j = i; j < Math.min(OPS, i + BATCH); j += 1) pipeline.ping();
-    await pipeline.exec();
-  }
-});
+interface Figures {
+  scriptedUs: number;
+  nativeUs: number | null;
+  floorUs: number;
+}
 
-console.log(
-  `valkey ${(await client.info('server')).match(/valkey_version:(\S+)/)?.[1]} on ${sandbox.standalone.url}`,
-);
-console.log(`${OPS} operations per cell, pipelined ${BATCH} at a time; PING floor ${Math.round(ping)} ops/s`);
-if (!native) console.log('native module not built: run `npm test` or `npm start` once to build it');
-console.log('');
-console.log('ops/s (client-bound, one pipelined connection) and, in brackets, the server\u2019s µs per call');
-const header = ['transition', 'plain cmds', 'scripted', 'native', 'native/scripted', 'server µs ratio'];
-console.log(header.map((h) => h.padStart(18)).join(''));
-
-for (const [name, workload] of Object.entries(WORKLOADS) as Array<[CoreTransition, Workload]>) {
-  await fresh(client, false);
-  const plainIds = await workload.prepare(scripted, OPS);
-  const plain = await timed(async () => {
-    for (let i = 0; i < OPS; i += BATCH) {
-      const pipeline = client.pipeline();
-      for (const id of plainIds.slice(i, i + BATCH)) workload.plain(pipeline, id);
-      await pipeline.exec();
+/** Every transition × kind, ROUNDS times, the kinds' order rotated each round; the median of each cell. */
+async function measureAll(client: Valkey, executors: Record<Kind, Executor | null>) {
+  const kinds: Kind[] = executors.native ? ['floor', 'scripted', 'native'] : ['floor', 'scripted'];
+  const samples = new Map<string, number[]>();
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const name of CORE_TRANSITIONS) {
+      for (let k = 0; k < kinds.length; k += 1) {
+        const kind = kinds[(k + round) % kinds.length]!;
+        const list = samples.get(`${name} ${kind}`) ?? [];
+        list.push(await cell(client, name, kind, executors));
+        samples.set(`${name} ${kind}`, list);
+      }
     }
-  });
-
-  await fresh(client, false);
-  const scriptedIds = await workload.prepare(scripted, OPS);
-  const viaScript = await measured(() => runChunked(scripted, workload.calls(scriptedIds)), 'evalsha');
-
-  let viaModule: { rate: number; micros: number } | null = null;
-  if (native) {
-    await fresh(client, true);
-    const nativeIds = await workload.prepare(scripted, OPS);
-    viaModule = await measured(
-      () => runChunked(native, workload.calls(nativeIds)),
-      TRANSITIONS[name].command,
-    );
   }
-  const cells = [
-    name,
-    `${Math.round(plain)}`,
-    `${Math.round(viaScript.rate)} (${viaScript.micros.toFixed(1)})`,
-    viaModule ? `${Math.round(viaModule.rate)} (${viaModule.micros.toFixed(1)})` : '-',
-    viaModule ? `${(viaModule.rate / viaScript.rate).toFixed(2)}x` : '-',
-    viaModule ? `${(viaScript.micros / viaModule.micros).toFixed(2)}x` : '-',
-  ];
-  console.log(cells.map((cell) => cell.padStart(18)).join(''));
+  const figures = new Map<CoreTransition, Figures>();
+  for (const name of CORE_TRANSITIONS) {
+    const of = (kind: Kind) => {
+      const list = samples.get(`${name} ${kind}`);
+      return list ? round2(median(list)) : null;
+    };
+    figures.set(name, { scriptedUs: of('scripted')!, nativeUs: of('native'), floorUs: of('floor')! });
+  }
+  return figures;
 }
 
-await client.quit();
-await sandbox.stop();
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function ratio(a: number | null, b: number | null): string {
+  return a === null || b === null ? '-' : `${(a / b).toFixed(2)}x`;
+}
+
+function table(title: string, figures: Map<CoreTransition, Figures>): void {
+  console.log(title);
+  const header = ['transition', 'scripted µs', 'native µs', 'floor µs', 'scripted÷native', 'native÷floor'];
+  console.log(header.map((h, i) => (i === 0 ? h.padEnd(12) : h.padStart(16))).join(''));
+  for (const [name, f] of figures) {
+    const cells = [
+      name.padEnd(12),
+      f.scriptedUs.toFixed(2),
+      f.nativeUs?.toFixed(2) ?? '-',
+      f.floorUs.toFixed(2),
+      ratio(f.scriptedUs, f.nativeUs),
+      ratio(f.nativeUs, f.floorUs),
+    ];
+    console.log(cells.map((c, i) => (i === 0 ? c : c.padStart(16))).join(''));
+  }
+  console.log('');
+}
+
+async function waitForLink(replica: Valkey): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!String(await replica.info('replication')).includes('master_link_status:up')) {
+    if (Date.now() > deadline) throw new Error('the replica never linked to the primary');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const module = nativeModulePath();
+// No replica's first sync should wait the default 5 s for more replicas.
+const primary = await startValkeyNode({ module, settings: { 'repl-diskless-sync-delay': '0' } });
+const client = new Client(primary.url);
+const executors: Record<Kind, Executor | null> = {
+  floor: null,
+  scripted: new ScriptedExecutor(client),
+  native: module ? new NativeExecutor(client) : null,
+};
+let replica: ValkeyNode | null = null;
+let replicaClient: Valkey | null = null;
+try {
+  const version = String(await client.info('server')).match(/valkey_version:(\S+)/)?.[1];
+  if (!JSON_OUTPUT) {
+    console.log(`valkey ${version}; ${OPS} transitions per cell, pipelined ${BATCH} at a time;`);
+    console.log(`median of ${ROUNDS} interleaved rounds; server µs per transition from INFO commandstats`);
+    if (!module) console.log('native module not built: run `npm test` or `npm start` once to build it');
+    console.log('');
+  }
+  const alone = await measureAll(client, executors);
+  if (!JSON_OUTPUT) table('no replica', alone);
+
+  replica = await startValkeyNode({ settings: { replicaof: `${primary.host} ${primary.port}` } });
+  replicaClient = new Client(replica.url);
+  await waitForLink(replicaClient);
+  const replicated = await measureAll(client, executors);
+  if (!JSON_OUTPUT) {
+    table('one replica attached (without the module: it applies the effects as plain commands)', replicated);
+    console.log('scripted÷native: how many times cheaper native is than the script (higher is better);');
+    console.log(
+      'native÷floor: what native costs over the same work sent as plain commands (1.00x is the floor).',
+    );
+  } else {
+    const transitions = CORE_TRANSITIONS.map((name) => ({
+      name,
+      ...alone.get(name)!,
+      replica: replicated.get(name)!,
+    }));
+    console.log(JSON.stringify({ valkey: version, ops: OPS, rounds: ROUNDS, transitions }, null, 2));
+  }
+} finally {
+  await replicaClient?.quit();
+  await client.quit();
+  await replica?.stop();
+  await primary.stop();
+}

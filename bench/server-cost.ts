@@ -1,0 +1,146 @@
+// The server's work per transition, counted instead of timed: valkey-server runs under callgrind, which
+// collects only inside `processCommand` (the command's lookup, checks, execution and propagation — not
+// reading the socket or writing the reply), so the counts do not move with the machine's load. For each
+// transition it prints the instructions and the allocator calls (malloc + calloc + realloc) per
+// transition for the floor (the Lua's commands sent plainly, summed), the script and the native module.
+// Slow (everything runs ~50× slower under valgrind), so it runs few calls; figures, not tests.
+
+import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Valkey } from 'iovalkey';
+import type { Executor } from '../server/executors/executor.ts';
+import { NativeExecutor } from '../server/executors/native.ts';
+import { ScriptedExecutor } from '../server/executors/scripted.ts';
+import { CORE_TRANSITIONS, type CoreTransition } from '../server/executors/transitions.ts';
+import { versionKey, WIRE6_IDENTITY } from '../server/keyspace/index.ts';
+import { freePort } from '../server/sandbox/free-port.ts';
+import { nativeModulePath } from '../server/sandbox/valkey-process.ts';
+import { runChunked, runPlain, WORKLOADS } from './workloads.ts';
+
+const run = promisify(execFile);
+const OPS = Number(process.env.COST_OPS ?? 1000);
+const JSON_OUTPUT = process.argv.includes('--json');
+const ALLOCATORS = new Set(['malloc', 'calloc', 'realloc']);
+type Kind = 'floor' | 'scripted' | 'native';
+const KINDS: Kind[] = ['floor', 'scripted', 'native'];
+
+/** Instructions and allocator calls in one callgrind dump. */
+function parseDump(text: string): { instructions: number; allocations: number } {
+  const names = new Map<string, string>();
+  let callee = '';
+  let allocations = 0;
+  let instructions = NaN;
+  for (const line of text.split('\n')) {
+    // `cfn=(12) malloc` names function 12 on first use; later lines say `cfn=(12)` alone.
+    const fn = /^c?fn=\((\d+)\)(?: (.*))?$/.exec(line);
+    if (fn) {
+      if (fn[2]) names.set(fn[1]!, fn[2]);
+      if (line.startsWith('cfn=')) callee = names.get(fn[1]!) ?? '';
+      continue;
+    }
+    const calls = /^calls=(\d+)/.exec(line);
+    if (calls && ALLOCATORS.has(callee)) allocations += Number(calls[1]);
+    const totals = /^(?:totals|summary): (\d+)/.exec(line);
+    if (totals) instructions = Number(totals[1]);
+  }
+  return { instructions, allocations };
+}
+
+const module = nativeModulePath();
+if (!module)
+  throw new Error('native-module/target/release/libtrafikey.so is not built (cargo build --release)');
+const dir = await mkdtemp(join(tmpdir(), 'emq-callgrind-'));
+const port = await freePort();
+const server = spawn(
+  'valgrind',
+  [
+    '--tool=callgrind',
+    '--collect-atstart=no',
+    '--toggle-collect=processCommand',
+    `--callgrind-out-file=${join(dir, 'cg.out')}`,
+    process.env.VALKEY_SERVER ?? 'valkey-server',
+    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    ...['--loadmodule', module],
+  ],
+  { stdio: 'ignore' },
+);
+const client = new Valkey(`redis://127.0.0.1:${port}`, { lazyConnect: true, retryStrategy: () => null });
+client.on('error', () => {});
+
+/** Resets callgrind's counters; `dump` then writes what happened since as `cg.out.N`. */
+const control = (flag: '-z' | '-d') => run('callgrind_control', [flag, String(server.pid)]);
+
+async function dumped(): Promise<string> {
+  const files = (await readdir(dir)).filter((f) => /^cg\.out\.\d+$/.test(f));
+  const last = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop();
+  if (!last) throw new Error('callgrind wrote no dump');
+  const text = await readFile(join(dir, last), 'utf8');
+  await rm(join(dir, last));
+  return text;
+}
+
+try {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if (client.status !== 'ready') await client.connect();
+      await client.ping();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      client.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  const executors: Record<'scripted' | 'native', Executor> = {
+    scripted: new ScriptedExecutor(client),
+    native: new NativeExecutor(client),
+  };
+  const rows: Array<{ name: CoreTransition } & Record<Kind, { instructions: number; allocations: number }>> =
+    [];
+  for (const name of CORE_TRANSITIONS) {
+    const workload = WORKLOADS[name];
+    const row = { name } as (typeof rows)[number];
+    for (const kind of KINDS) {
+      await client.flushdb();
+      if (kind === 'native') await client.set(versionKey(), WIRE6_IDENTITY);
+      const ids = await workload.prepare(executors.scripted, OPS);
+      await control('-z');
+      if (kind === 'floor') await runPlain(client, workload, ids);
+      else await runChunked(executors[kind], workload.calls(ids));
+      await control('-d');
+      const { instructions, allocations } = parseDump(await dumped());
+      row[kind] = { instructions: Math.round(instructions / OPS), allocations: allocations / OPS };
+    }
+    rows.push(row);
+  }
+
+  if (JSON_OUTPUT) {
+    console.log(JSON.stringify({ ops: OPS, transitions: rows }, null, 2));
+  } else {
+    console.log(`valkey-server under callgrind, counted inside processCommand; ${OPS} transitions per cell`);
+    console.log('');
+    const header = ['transition', 'floor Ir', 'scripted Ir', 'native Ir', 'floor allocs', 'scripted allocs'];
+    console.log([...header, 'native allocs'].map((h, i) => (i ? h.padStart(16) : h.padEnd(12))).join(''));
+    for (const r of rows) {
+      const cells = [
+        ...KINDS.map((k) => String(r[k].instructions)),
+        ...KINDS.map((k) => r[k].allocations.toFixed(1)),
+      ];
+      console.log(r.name.padEnd(12) + cells.map((c) => c.padStart(16)).join(''));
+    }
+    console.log('');
+    console.log(
+      'Ir: instructions the server ran per transition; allocs: malloc/calloc/realloc calls per transition.',
+    );
+  }
+} finally {
+  client.disconnect();
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  await rm(dir, { recursive: true, force: true });
+}
