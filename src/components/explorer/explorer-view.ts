@@ -44,7 +44,7 @@ export function keyList(keys: Array<KeyView & { type: string }>, compact = false
     compact
       ? ''
       : `
-  <span class="xp-hex" aria-label="bytes in hex">${k.segments
+  <span class="xp-hex"><span class="visually-hidden">bytes in hex: </span>${k.segments
     .map((s) => `<span class="xp-seg-${s.part}">${esc(s.hex)}</span>`)
     .join(' ')}</span>`
   }
