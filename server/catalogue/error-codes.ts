@@ -313,6 +313,25 @@ export const ERROR_CODES: ErrorCode[] = [
     when: 'this site ran out of file descriptors or buffers for new connections',
     text: 'this site is at its connection limit right now; try again in a few seconds',
   },
+  // The console's answer for one line it will not send (the request itself is a 200; the other lines run).
+  {
+    code: 'NOT_ALLOWED',
+    by: ['API'],
+    when: 'a console line names a command outside the console’s allow-list; the line reaches no server',
+    text: '<command> is not allowed in the console (<why>). It runs only: <the allow-list>',
+  },
+  {
+    code: 'KEY_NOT_ALLOWED',
+    by: ['API'],
+    when: 'a console read names a key outside `emq:` and `{emq}:`, or a write a key outside the grammar',
+    text: '<command>: "<key>" is outside what the console <reads or writes>',
+  },
+  {
+    code: 'BAD_ARGUMENTS',
+    by: ['API'],
+    when: 'a console line’s arguments are of the wrong number or over a cap (SCAN COUNT, pairs, keys, identity bytes)',
+    text: '<command>: <what was wrong and what is allowed>',
+  },
   {
     code: 'INTERNAL',
     by: ['API'],

@@ -35,10 +35,10 @@ export function refusal(
   return json(status, { error: { code, message, ...extra } });
 }
 
-/** Reads at most LIMITS.bodyBytes, whatever Content-Length claims. */
-async function readBody(request: Request): Promise<Uint8Array | null> {
+/** Reads at most `limit` bytes, whatever Content-Length claims. */
+async function readBody(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > LIMITS.bodyBytes) return null;
+  if (declared > limit) return null;
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -47,7 +47,7 @@ async function readBody(request: Request): Promise<Uint8Array | null> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.length;
-    if (size > LIMITS.bodyBytes) {
+    if (size > limit) {
       await reader.cancel();
       return null;
     }
@@ -63,13 +63,14 @@ async function readBody(request: Request): Promise<Uint8Array | null> {
 }
 
 export function catalogue(): Response {
-  const experiments = Object.entries(EXPERIMENTS).map(([name, { summary, input, example }]) => ({
+  const experiments = Object.entries(EXPERIMENTS).map(([name, { summary, input, example, bodyBytes }]) => ({
     name,
     method: 'POST',
     path: `/api/experiments/${name}`,
     summary,
     input,
     example,
+    ...(bodyBytes ? { bodyBytes } : {}),
   }));
   return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
 }
@@ -106,8 +107,9 @@ export async function handleExperiment(
       `send the input as application/json, not ${JSON.stringify(type || 'nothing')}`,
     );
   }
-  const bytes = await readBody(request);
-  if (bytes === null) return refusal(413, 'TOO_LARGE', `the body is over ${LIMITS.bodyBytes} bytes`);
+  const limit = experiment.bodyBytes ?? LIMITS.bodyBytes;
+  const bytes = await readBody(request, limit);
+  if (bytes === null) return refusal(413, 'TOO_LARGE', `the body is over ${limit} bytes`);
   let body: unknown;
   try {
     body = bytes.length === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));

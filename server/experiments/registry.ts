@@ -1,6 +1,8 @@
 // The experiments a reader may run — these and nothing else. Each parses its input (refusing anything
 // else with a clear error) before it touches the sandbox.
 
+import { ALLOWED } from './console/allow-list.ts';
+import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from './console/console.ts';
 import { parseKeysInput, runKeys } from './keys.ts';
 import { parseLayoutInput, runLayout } from './layout.ts';
 import { parseReserveInput, runReserve } from './reserve.ts';
@@ -13,6 +15,8 @@ export interface Experiment<I = unknown> {
   /** The fields it takes, for the catalogue. */
   input: Record<string, string>;
   example: unknown;
+  /** A body cap of its own, when the experiment takes more than LIMITS.bodyBytes. */
+  bodyBytes?: number;
   parse(body: unknown): I;
   run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
 }
@@ -81,5 +85,25 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { steps: ['enqueue', 'claim', 'complete'] },
     parse: parseTwoExecutorsInput,
     run: runTwoExecutors,
+  }),
+  console: experiment({
+    summary:
+      'Up to 16 command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.',
+    input: {
+      lines: `array of 1–${CONSOLE_LIMITS.lines} strings, each at most ${CONSOLE_LIMITS.lineBytes} bytes, split by redis-cli's quoting rules`,
+      node: 'optional "standalone" (the only node the console runs on for now)',
+      allowed: ALLOWED.join('; '),
+    },
+    example: {
+      lines: [
+        'EMQ.ENQUEUE 2 emq:{orders}:job:JOB0Nb1VTbfnu4 emq:{orders}:pending JOB0Nb1VTbfnu4 hello',
+        'SCRIPT claim 3 emq:{orders}:pending emq:{orders}:active emq:{orders}:job: 30000',
+        'CLUSTER KEYSLOT emq:{orders}:pending',
+      ],
+    },
+    // 16 lines of 512 bytes, each byte possibly escaped in JSON as \u00XX.
+    bodyBytes: CONSOLE_LIMITS.lines * CONSOLE_LIMITS.lineBytes * 6 + 1024,
+    parse: parseConsoleInput,
+    run: runConsole,
   }),
 };

@@ -30,9 +30,11 @@ const IN_SCRIPTS = [
 ];
 const VIEW = ['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize', 'flushdb'];
 const CLUSTER = ['cluster|keyslot'];
+/** The console's reads beyond the ones above (server/experiments/console/allow-list.ts). */
+const CONSOLE = ['zscore', 'ttl', 'echo'];
 
 export function explorerRules(password: string, withNative: boolean): string[] {
-  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...VIEW, ...CLUSTER];
+  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...VIEW, ...CLUSTER, ...CONSOLE];
   const rules = ['reset', 'on', `>${password}`, '~emq:*', '~{emq}:*', 'resetchannels', '-@all'];
   rules.push(...commands.map((command) => `+${command}`));
   if (withNative) {

@@ -29,7 +29,8 @@ export function llmsTxt(pages: MapPage[]): string {
       '## Optional',
       [
         '- [The whole course in one file](/llms-full.txt): every page above, as markdown, in reading order, then the reference: the arity of every EMQ.* command and every error code (who answers it — host, script, module, server, connector or API — when, and its exact text)',
-        "- [The explorer's JSON API](/api/experiments): the catalogue of the live experiments (keys, slot, layout, reserve, two-executors), each with its input, an example and the limits, plus the same arity table (commands) and error codes (errors) as JSON; run one with POST /api/experiments/<name> and a JSON body; each page's twin shows its explorer as curl calls",
+        "- [The explorer's JSON API](/api/experiments): the catalogue of the live experiments (keys, slot, layout, reserve, two-executors, console), each with its input, an example and the limits, plus the same arity table (commands) and error codes (errors) as JSON; run one with POST /api/experiments/<name> and a JSON body; each page's twin shows its explorer as curl calls",
+        '- [The console](/api/experiments): POST /api/experiments/console with {"lines": ["EMQ.CLAIM 3 emq:{orders}:pending emq:{orders}:active emq:{orders}:job: 30000", …]} runs up to 16 redis-cli lines (512 bytes each) on a fresh keyspace with the native identity installed: each reply or error (linked to the section that explains it), each key\'s slot, the wire, the keyspace after. Only an allow-list runs (EMQ.*, SCRIPT <verb>, reads, bounded writes on keys of the grammar, CLUSTER KEYSLOT, PING, ECHO, TIME); anything else is refused by name and reaches no server',
       ].join('\n'),
     ].join('\n\n') + '\n'
   );

@@ -1,0 +1,329 @@
+// What the console runs: this list, checked here on the server, and nothing else. A line is either
+// planned — the exact argv to send, the node to send it to, the keys it names — or refused by name
+// with what is allowed, before anything reaches a server. Free of Node APIs: the page shows the same list.
+
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../../executors/transitions.ts';
+import {
+  isBrandedId,
+  isFixedKeyType,
+  jobKey,
+  queueKey,
+  RESERVE_BASE,
+  splitQueueKey,
+  validQueue,
+  versionKey,
+} from '../../keyspace/index.ts';
+
+/** Caps on one line's arguments, beyond its 512 bytes. */
+export const CONSOLE_CAPS = { scanCount: 100, pairs: 8, keys: 8, identityBytes: 64 } as const;
+
+const NATIVE = CORE_TRANSITIONS.map((verb) => TRANSITIONS[verb].command);
+const READS = ['GET', 'HGETALL', 'HGET', 'ZRANGE', 'ZSCORE', 'LRANGE', 'SMEMBERS', 'TYPE', 'EXISTS', 'TTL'];
+
+/** The allowed forms, as the refusal and the page list them. */
+export const ALLOWED = [
+  ...NATIVE.map((command) => `${command} numkeys key… arg…`),
+  `SCRIPT <${CORE_TRANSITIONS.join('|')}> numkeys key… arg… (EVALSHA of the project's script)`,
+  ...READS.map((read) => `${read} key…`),
+  `SCAN cursor [MATCH pattern] [COUNT ≤${CONSOLE_CAPS.scanCount}] [TYPE type]`,
+  'DBSIZE',
+  `SET ${versionKey()} value NX`,
+  `HSET key field value (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
+  `ZADD key score member (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
+  `DEL key… (≤${CONSOLE_CAPS.keys}, keys of the grammar)`,
+  'CLUSTER KEYSLOT key',
+  'PING',
+  'ECHO message',
+  'TIME',
+] as const;
+
+/** Why a known command is not in the console: said with the refusal, so the reader learns something. */
+const REFUSED: Record<string, string> = {
+  EVAL: 'it runs any Lua the reader sends; the console runs only the project’s own scripts, as SCRIPT <verb>',
+  EVAL_RO: 'it runs any Lua; use SCRIPT <verb>',
+  EVALSHA: 'use SCRIPT <verb>, which sends EVALSHA with the sha of the project’s own script',
+  EVALSHA_RO: 'use SCRIPT <verb>',
+  FCALL: 'functions are not part of this protocol',
+  FCALL_RO: 'functions are not part of this protocol',
+  FUNCTION: 'functions are not part of this protocol',
+  SELECT: 'each run has a keyspace of its own; another database belongs to another reader',
+  SWAPDB: 'each run has a keyspace of its own',
+  MOVE: 'each run has a keyspace of its own',
+  FLUSHDB: 'the keyspace is fresh for every run and flushed after it',
+  FLUSHALL: 'it would empty every reader’s keyspace',
+  CONFIG: 'the sandbox’s settings are not the reader’s',
+  ACL: 'the sandbox’s accounts are not the reader’s',
+  AUTH: 'the console runs as the sandbox’s own restricted account',
+  HELLO: 'the console runs as the sandbox’s own restricted account',
+  CLIENT: 'connections are the server’s business, not the console’s',
+  DEBUG: 'it can stop or corrupt the server',
+  MODULE: 'the native module is loaded by the operator, once',
+  KEYS: 'it walks the whole keyspace in one call; use SCAN with a COUNT',
+  MIGRATE: 'keys never leave the sandbox',
+  SHUTDOWN: 'the sandbox is shared',
+  MULTI: 'each transition is already atomic; a transaction would hold the connection across lines',
+  EXEC: 'there are no transactions in the console',
+  DISCARD: 'there are no transactions in the console',
+  WATCH: 'there are no transactions in the console',
+  WAIT: 'it blocks until replicas answer; the sandbox has none',
+  WAITAOF: 'it blocks; the sandbox keeps no files',
+  SUBSCRIBE: 'it turns the connection into a subscriber that never answers a command',
+  PSUBSCRIBE: 'it turns the connection into a subscriber',
+  SSUBSCRIBE: 'it turns the connection into a subscriber',
+  PUBLISH: 'pub/sub is not part of the keyspace',
+  MONITOR: 'it would show other readers’ commands',
+  SAVE: 'the sandbox keeps no files',
+  BGSAVE: 'the sandbox keeps no files',
+  REPLICAOF: 'the sandbox’s topology is not the reader’s',
+  SLAVEOF: 'the sandbox’s topology is not the reader’s',
+  RENAME: 'a renamed key leaves the grammar’s control; build keys with the grammar',
+  COPY: 'a copy is a key the grammar did not build',
+  SORT: 'it can write a key outside the grammar',
+};
+for (const blocking of [
+  'BLPOP',
+  'BRPOP',
+  'BLMOVE',
+  'BLMPOP',
+  'BRPOPLPUSH',
+  'BZPOPMIN',
+  'BZPOPMAX',
+  'BZMPOP',
+  'XREAD',
+  'XREADGROUP',
+]) {
+  REFUSED[blocking] = 'it may block the connection waiting for data; the console answers every line at once';
+}
+
+/** The list of refused names the console explains (the tests walk it). */
+export const REFUSED_COMMANDS = Object.keys(REFUSED);
+
+export type Node = 'standalone' | 'cluster';
+
+export interface Planned {
+  ok: true;
+  /** What the reader typed, upper-cased: EMQ.CLAIM, SCRIPT CLAIM, GET… */
+  command: string;
+  /** For SCRIPT <verb>: the transition whose script runs. */
+  script?: CoreTransition;
+  argv: Uint8Array[];
+  keys: Uint8Array[];
+  node: Node;
+  writes: boolean;
+}
+
+export interface Refused {
+  ok: false;
+  code: 'NOT_ALLOWED' | 'BAD_ARGUMENTS' | 'KEY_NOT_ALLOWED';
+  command: string;
+  message: string;
+}
+
+const decoder = new TextDecoder();
+const text = (bytes: Uint8Array) => decoder.decode(bytes);
+const upper = (bytes: Uint8Array) => text(bytes).toUpperCase();
+const sameBytes = (a: Uint8Array, b: string) =>
+  text(a) === b && new TextEncoder().encode(b).length === a.length;
+
+function notAllowed(command: string, why?: string): Refused {
+  const reason = why ? ` (${why})` : ' (not a command the console knows)';
+  return {
+    ok: false,
+    code: 'NOT_ALLOWED',
+    command,
+    message: `${command} is not allowed in the console${reason}. It runs only: ${ALLOWED.join('; ')}`,
+  };
+}
+
+function bad(command: string, message: string, code: Refused['code'] = 'BAD_ARGUMENTS'): Refused {
+  return { ok: false, code, command, message: `${command}: ${message}` };
+}
+
+/** The sandbox account reaches only keys under emq: and {emq}:. */
+function inNamespace(key: Uint8Array): boolean {
+  const shown = text(key);
+  return (shown.startsWith('emq:') || shown.startsWith(RESERVE_BASE)) && sameBytes(key, shown);
+}
+
+/** A key the grammar builds: a fixed type, a job row with a branded id, or a lane of a branded group. */
+export function isGrammarKey(key: Uint8Array): boolean {
+  const shown = text(key);
+  if (!sameBytes(key, shown)) return false;
+  const parts = splitQueueKey(shown);
+  if (!parts) return false;
+  try {
+    validQueue(parts.queue);
+  } catch {
+    return false;
+  }
+  if (isFixedKeyType(parts.type) && parts.type !== 'job:') return queueKey(parts.queue, parts.type) === shown;
+  if (parts.type.startsWith('job:')) {
+    const id = parts.type.slice(4);
+    return isBrandedId(id) && jobKey(parts.queue, id) === shown;
+  }
+  const lane = /^g:(.{14}):pending$/s.exec(parts.type);
+  return lane !== null && isBrandedId(lane[1]!);
+}
+
+function keysOutside(command: string, keys: Uint8Array[], rule: 'namespace' | 'grammar'): Refused | null {
+  const check = rule === 'grammar' ? isGrammarKey : inNamespace;
+  const outside = keys.find((key) => !check(key));
+  if (!outside) return null;
+  const what =
+    rule === 'grammar'
+      ? 'writes only keys of the grammar (emq:{q}:<type>, a job row emq:{q}:job:<branded id>)'
+      : `reads only keys under emq: or ${RESERVE_BASE} (the sandbox account's namespace)`;
+  return bad(
+    command,
+    `${JSON.stringify(text(outside))} is outside what the console ${what}`,
+    'KEY_NOT_ALLOWED',
+  );
+}
+
+function integer(bytes: Uint8Array | undefined): number | null {
+  if (!bytes) return null;
+  const shown = text(bytes);
+  return /^-?\d{1,9}$/.test(shown) ? Number(shown) : null;
+}
+
+/** The keys a numkeys-style call declares, when numkeys is a count that fits the arguments. */
+function declaredKeys(args: Uint8Array[]): Uint8Array[] {
+  const numkeys = integer(args[0]);
+  if (numkeys === null || numkeys < 0 || numkeys > args.length - 1) return [];
+  return args.slice(1, 1 + numkeys);
+}
+
+function arity(command: string, args: Uint8Array[], min: number, max: number): Refused | null {
+  if (args.length >= min && args.length <= max) return null;
+  const wanted = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+  return bad(command, `takes ${wanted} arguments, found ${args.length}`);
+}
+
+/** Plans one line's arguments, or refuses it by name. */
+export function plan(argv: Uint8Array[]): Planned | Refused {
+  const name = upper(argv[0]!);
+  const args = argv.slice(1);
+  const planned = (
+    command: string,
+    keys: Uint8Array[],
+    writes: boolean,
+    node: Node = 'standalone',
+  ): Planned => ({
+    ok: true,
+    command,
+    argv,
+    keys,
+    node,
+    writes,
+  });
+
+  if ((NATIVE as readonly string[]).includes(name)) {
+    return arity(name, args, 1, 32) ?? planned(name, declaredKeys(args), true);
+  }
+  if (name === 'SCRIPT') {
+    const sub = args[0] ? upper(args[0]) : '';
+    const verb = CORE_TRANSITIONS.find((transition) => transition.toUpperCase() === sub);
+    if (!verb)
+      return notAllowed(
+        `SCRIPT ${sub}`.trim(),
+        `the console runs only SCRIPT <${CORE_TRANSITIONS.join('|')}>`,
+      );
+    const rest = args.slice(1);
+    const keys = declaredKeys(rest);
+    const refusal = arity(`SCRIPT ${sub}`, rest, 1, 32) ?? keysOutside(`SCRIPT ${sub}`, keys, 'namespace');
+    if (refusal) return refusal;
+    return { ...planned(`SCRIPT ${sub}`, keys, true), script: verb };
+  }
+  if (READS.includes(name)) {
+    const shape: Record<string, [number, number, (a: Uint8Array[]) => Uint8Array[]]> = {
+      GET: [1, 1, (a) => a],
+      HGETALL: [1, 1, (a) => a],
+      HGET: [2, 2, (a) => a.slice(0, 1)],
+      ZRANGE: [3, 8, (a) => a.slice(0, 1)],
+      ZSCORE: [2, 2, (a) => a.slice(0, 1)],
+      LRANGE: [3, 3, (a) => a.slice(0, 1)],
+      SMEMBERS: [1, 1, (a) => a],
+      TYPE: [1, 1, (a) => a],
+      EXISTS: [1, CONSOLE_CAPS.keys, (a) => a],
+      TTL: [1, 1, (a) => a],
+    };
+    const [min, max, keysOf] = shape[name]!;
+    const refusal = arity(name, args, min, max) ?? keysOutside(name, keysOf(args), 'namespace');
+    return refusal ?? planned(name, keysOf(args), false);
+  }
+  switch (name) {
+    case 'SCAN': {
+      const refusal = arity(name, args, 1, 7);
+      if (refusal) return refusal;
+      for (let i = 1; i < args.length; i += 2) {
+        const option = upper(args[i]!);
+        if (!['MATCH', 'COUNT', 'TYPE'].includes(option) || !args[i + 1])
+          return bad(
+            name,
+            `takes options MATCH pattern, COUNT n and TYPE type, found ${JSON.stringify(text(args[i]!))}`,
+          );
+        const count = integer(args[i + 1]);
+        if (option === 'COUNT' && (count === null || count < 1 || count > CONSOLE_CAPS.scanCount))
+          return bad(
+            name,
+            `COUNT must be 1 to ${CONSOLE_CAPS.scanCount}, found ${JSON.stringify(text(args[i + 1]!))}`,
+          );
+      }
+      return planned(name, [], false);
+    }
+    case 'DBSIZE':
+    case 'TIME':
+      return arity(name, args, 0, 0) ?? planned(name, [], false);
+    case 'PING':
+      return arity(name, args, 0, 1) ?? planned(name, [], false);
+    case 'ECHO':
+      return arity(name, args, 1, 1) ?? planned(name, [], false);
+    case 'SET': {
+      const refusal = arity(name, args, 3, 4);
+      if (refusal) return refusal;
+      const options = args.slice(2).map(upper);
+      if (
+        !sameBytes(args[0]!, versionKey()) ||
+        !options.includes('NX') ||
+        options.some((o) => !['NX', 'GET'].includes(o))
+      )
+        return bad(
+          name,
+          `the console sets only ${versionKey()}, with NX (and optionally GET): SET ${versionKey()} echomq:6.0.0 NX`,
+        );
+      if (args[1]!.length > CONSOLE_CAPS.identityBytes)
+        return bad(
+          name,
+          `the value is ${args[1]!.length} bytes; an identity has at most ${CONSOLE_CAPS.identityBytes}`,
+        );
+      return planned(name, [args[0]!], true);
+    }
+    case 'HSET':
+    case 'ZADD': {
+      const flags =
+        name === 'ZADD'
+          ? args.slice(1).findIndex((a) => !['NX', 'XX', 'GT', 'LT', 'CH'].includes(upper(a)))
+          : 0;
+      const pairs = args.length - 1 - Math.max(flags, 0);
+      if (args.length < 3 || pairs % 2 !== 0 || pairs / 2 > CONSOLE_CAPS.pairs)
+        return bad(
+          name,
+          `takes a key and 1 to ${CONSOLE_CAPS.pairs} ${name === 'HSET' ? 'field value' : 'score member'} pairs`,
+        );
+      return keysOutside(name, args.slice(0, 1), 'grammar') ?? planned(name, args.slice(0, 1), true);
+    }
+    case 'DEL':
+      return (
+        arity(name, args, 1, CONSOLE_CAPS.keys) ??
+        keysOutside(name, args, 'grammar') ??
+        planned(name, args, true)
+      );
+    case 'CLUSTER': {
+      const sub = args[0] ? upper(args[0]) : '';
+      if (sub !== 'KEYSLOT')
+        return notAllowed(`CLUSTER ${sub}`.trim(), 'of CLUSTER, the console runs only CLUSTER KEYSLOT key');
+      return arity('CLUSTER KEYSLOT', args, 2, 2) ?? planned('CLUSTER KEYSLOT', [args[1]!], false, 'cluster');
+    }
+  }
+  return notAllowed(name, REFUSED[name]);
+}

@@ -1,0 +1,36 @@
+// Where the course explains each error a console line can meet. Free of Node APIs: the page links
+// the same sections.
+
+export interface CourseSection {
+  title: string;
+  href: string;
+}
+
+const MODULE = '/protocol/the-owned-keyspace';
+
+const SECTIONS: Record<string, CourseSection> = {
+  EMQKEY: {
+    title: 'The braced grammar — the server rebuilds every key',
+    href: `${MODULE}/braced-grammar/#the-server-rebuilds-every-key`,
+  },
+  EMQKIND: { title: 'The braced grammar — the job row', href: `${MODULE}/braced-grammar/#the-job-row` },
+  CROSSSLOT: {
+    title: 'The hashtag & the slot — one queue, one slot',
+    href: `${MODULE}/hashtag-and-slot/#one-queue-one-slot`,
+  },
+  MOVED: {
+    title: 'The hashtag & the slot — where cluster support stops',
+    href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
+  },
+  ASK: {
+    title: 'The hashtag & the slot — where cluster support stops',
+    href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
+  },
+  EMQWIRE: { title: 'The reserve — the wire identity', href: `${MODULE}/reserve/#the-wire-identity` },
+  EMQSTALE: { title: 'One keyspace, two executors', href: `${MODULE}/#one-keyspace-two-executors` },
+};
+
+/** The course section for an error's class (its first word), if the course explains it. */
+export function sectionFor(errorClass: string): CourseSection | undefined {
+  return Object.hasOwn(SECTIONS, errorClass) ? SECTIONS[errorClass] : undefined;
+}

@@ -1,0 +1,122 @@
+// The wire of a run: every command a connection sent, in order, with the reply the server gave,
+// recorded where iovalkey hands each command to its socket (pipelines and handshakes included). The
+// proof beside it is read from the server (CLIENT INFO): the bytes it received on that connection must
+// equal the RESP bytes of the commands recorded, and its command count must equal their number — plus,
+// when a script ran, the commands the script called inside the server (tot-cmds counts those too).
+
+import type { Valkey } from 'iovalkey';
+import { reprCommand } from './repr.ts';
+
+export type WireReply = string | number | null | WireReply[] | { error: string };
+
+export interface WireCommand {
+  /** The command as redis-cli prints it, exact in bytes. */
+  line: string;
+  reply: WireReply;
+}
+
+export interface WireProof {
+  /** Commands the server says it ran for this connection meanwhile (CLIENT INFO tot-cmds). */
+  reached: number;
+  /** Commands recorded here: equal to `reached`, less any a script called inside the server. */
+  listed: number;
+  /** Bytes the server says it received on this connection meanwhile (CLIENT INFO tot-net-in). */
+  bytesReceived: number;
+  /** The RESP bytes of the commands recorded; equal to `bytesReceived` when nothing else was sent. */
+  bytesListed: number;
+}
+
+interface SentCommand {
+  name: string;
+  args: unknown[];
+  promise: Promise<unknown>;
+}
+
+const encoder = new TextEncoder();
+
+function asBytes(arg: unknown): Uint8Array {
+  if (arg instanceof Uint8Array) return arg;
+  return encoder.encode(String(arg));
+}
+
+/** The length of a command as RESP puts it on the wire: *<n>, then $<len> and the bytes per argument. */
+export function respLength(argv: readonly Uint8Array[]): number {
+  let length = `*${argv.length}\r\n`.length;
+  for (const arg of argv) length += `$${arg.length}\r\n`.length + arg.length + 2;
+  return length;
+}
+
+/** CLIENT INFO's own bytes, which the second reading counts. */
+const CLIENT_INFO_BYTES = respLength([encoder.encode('CLIENT'), encoder.encode('INFO')]);
+
+async function clientCounters(client: Valkey): Promise<{ commands: number; bytesIn: number }> {
+  const info = String(await client.call('CLIENT', 'INFO'));
+  const commands = / tot-cmds=(\d+)/.exec(info);
+  const bytesIn = / tot-net-in=(\d+)/.exec(info);
+  if (!commands || !bytesIn) throw new Error('CLIENT INFO did not report tot-cmds and tot-net-in');
+  return { commands: Number(commands[1]), bytesIn: Number(bytesIn[1]) };
+}
+
+function settled(value: unknown): WireReply {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  if (Array.isArray(value)) return value.map(settled);
+  return String(value);
+}
+
+/** Records every command `client` sends until stop(); the replies fill in as they arrive. */
+export function recordWire(client: Valkey): { commands: WireCommand[]; bytes(): number; stop(): void } {
+  const commands: WireCommand[] = [];
+  let bytes = 0;
+  const original = client.sendCommand;
+  const patched = function (this: Valkey, command: SentCommand, ...rest: unknown[]) {
+    const argv = [encoder.encode(command.name), ...command.args.map(asBytes)];
+    const entry: WireCommand = { line: reprCommand(argv), reply: null };
+    bytes += respLength(argv);
+    commands.push(entry);
+    command.promise.then(
+      (reply) => (entry.reply = settled(reply)),
+      (error: Error) => (entry.reply = { error: error.message }),
+    );
+    return (original as (...args: unknown[]) => unknown).call(this, command, ...rest);
+  };
+  (client as unknown as { sendCommand: unknown }).sendCommand = patched;
+  return {
+    commands,
+    bytes: () => bytes,
+    stop: () => {
+      // Only our own patch is undone: the prototype's method shows through again.
+      if ((client as unknown as { sendCommand: unknown }).sendCommand === patched)
+        delete (client as unknown as { sendCommand?: unknown }).sendCommand;
+    },
+  };
+}
+
+/**
+ * Runs `act` with the connection's wire recorded, between two CLIENT INFO calls (not recorded), and
+ * answers the commands with the server's own counts of them.
+ */
+export async function wireDuring(
+  client: Valkey,
+  act: () => Promise<void>,
+): Promise<{ wire: WireCommand[]; proof: WireProof }> {
+  const before = await clientCounters(client);
+  const recording = recordWire(client);
+  try {
+    await act();
+  } finally {
+    recording.stop();
+  }
+  const after = await clientCounters(client);
+  return {
+    wire: recording.commands,
+    proof: {
+      // The first CLIENT INFO is counted by the second; the second's own bytes are in its reading.
+      reached: after.commands - before.commands - 1,
+      listed: recording.commands.length,
+      bytesReceived: after.bytesIn - before.bytesIn - CLIENT_INFO_BYTES,
+      bytesListed: recording.bytes(),
+    },
+  };
+}

@@ -1,0 +1,204 @@
+// The console against real servers, through the JSON API's handler: a refused command reaches no
+// server (the connection's own count and the servers' commandstats both say so), the limits hold at
+// the limit and one past, and a run shows what the servers did, byte for byte.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Valkey } from 'iovalkey';
+import { explorerRuntime, POOL_SIZE } from '../../server/experiments/runtime.ts';
+import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
+import { slot } from '../../server/keyspace/index.ts';
+import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
+
+let sandbox: Sandbox;
+let handleExperiment: typeof import('../../server/experiments/http.ts').handleExperiment;
+before(async () => {
+  sandbox = await startSandbox({ standaloneSettings: { databases: '32' } });
+  process.env.VALKEY_URL = sandbox.standalone.url;
+  process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;
+  process.env.EXPLORER_BURST = '1000'; // read when the handler's module loads, so it loads after this
+  ({ handleExperiment } = await import('../../server/experiments/http.ts'));
+});
+after(async () => {
+  await (await explorerRuntime()).close();
+  await sandbox.stop();
+});
+
+async function run(body: unknown): Promise<{ status: number; body: any }> {
+  const request = new Request('http://test/api/experiments/console', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const response = await handleExperiment(request, 'console', 'test');
+  return { status: response.status, body: await response.json() };
+}
+
+/** Every command the servers have run, by name, read as the admin from INFO commandstats. */
+async function commandStats(): Promise<Map<string, number>> {
+  const stats = new Map<string, number>();
+  for (const url of [sandbox.standalone.url, sandbox.cluster!.url]) {
+    const admin = new Valkey(url);
+    const info = String(await admin.info('commandstats'));
+    admin.disconnect();
+    for (const [, name, calls] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+      stats.set(`${url} ${name}`, (stats.get(`${url} ${name}`) ?? 0) + Number(calls));
+  }
+  return stats;
+}
+
+const REFUSED = [
+  ['EVAL "return 1" 0', 'eval'],
+  ['SCRIPT LOAD "return 1"', 'script|load'],
+  ['FUNCTION LIST', 'function|list'],
+  ['SELECT 0', 'select'],
+  ['FLUSHDB', 'flushdb'],
+  ['FLUSHALL', 'flushall'],
+  ['CONFIG GET maxmemory', 'config|get'],
+  ['ACL WHOAMI', 'acl|whoami'],
+  ['CLIENT LIST', 'client|list'],
+  ['DEBUG SLEEP 0', 'debug'],
+  ['MODULE LIST', 'module|list'],
+  ['KEYS *', 'keys'],
+  ['MIGRATE 127.0.0.1 1 emq:{a}:pending 0 1000', 'migrate'],
+  ['SHUTDOWN NOSAVE', 'shutdown'],
+  ['MULTI', 'multi'],
+  ['WAIT 1 0', 'wait'],
+  ['SUBSCRIBE news', 'subscribe'],
+  ['BLPOP emq:{a}:ring 0', 'blpop'],
+  ['BZPOPMIN emq:{a}:pending 0', 'bzpopmin'],
+  ['NOPE now', 'nope'],
+] as const;
+
+describe('the console refuses', () => {
+  it('every command outside the allow-list by name, saying what is allowed, and none reaches a server', async () => {
+    // Every pooled connection is up (its handshake SELECTs its database) before the counts are read.
+    await Promise.all(Array.from({ length: POOL_SIZE }, () => run({ lines: ['PING'] })));
+    const before = await commandStats();
+    const lines: any[] = [];
+    let runs = 0;
+    for (let i = 0; i < REFUSED.length; i += 10, runs += 1) {
+      const { status, body } = await run({ lines: REFUSED.slice(i, i + 10).map(([line]) => line) });
+      assert.equal(status, 200);
+      lines.push(...body.result.lines);
+    }
+    const afterwards = await commandStats();
+    for (const [i, [typed, stat]] of REFUSED.entries()) {
+      const line = lines[i];
+      const name = typed.split(' ')[0]!;
+      assert.equal(line.outcome, 'refused', typed);
+      assert.equal(line.error.code, 'NOT_ALLOWED', typed);
+      assert.match(
+        line.error.message,
+        new RegExp(`^${name}\\b.* is not allowed in the console .*It runs only: EMQ\\.ENQUEUE`),
+        typed,
+      );
+      assert.deepEqual(line.wire, [], typed);
+      assert.deepEqual(line.proof, { reached: 0, listed: 0, bytesReceived: 0, bytesListed: 0 }, typed);
+      for (const url of [sandbox.standalone.url, sandbox.cluster!.url]) {
+        // The pool flushes each run's keyspace before and after it: those FLUSHDBs are the only ones.
+        const own = stat === 'flushdb' && url === sandbox.standalone.url ? 2 * runs : 0;
+        const was = before.get(`${url} ${stat}`) ?? 0;
+        assert.equal(afterwards.get(`${url} ${stat}`) ?? 0, was + own, `${typed} ran on ${url}`);
+      }
+    }
+  });
+
+  it('writes outside the grammar, before any server', async () => {
+    const { body } = await run({
+      lines: ['HSET foo a b', 'DEL {emq}:version', 'SET {emq}:version x', 'GET foo'],
+    });
+    for (const line of body.result.lines) {
+      assert.equal(line.outcome, 'refused', line.input);
+      assert.equal(line.proof.reached, 0, line.input);
+    }
+    assert.deepEqual(
+      body.result.lines.map((line: { error: { code: string } }) => line.error.code),
+      ['KEY_NOT_ALLOWED', 'KEY_NOT_ALLOWED', 'BAD_ARGUMENTS', 'KEY_NOT_ALLOWED'],
+    );
+    // Each refusal is a row of the published error catalogue, word for word.
+    for (const { error } of body.result.lines) {
+      const rows = ERROR_CODES.filter(
+        (row) => row.code === error.code && textPattern(row.text).test(error.message),
+      );
+      assert.equal(rows.length, 1, error.message);
+    }
+  });
+});
+
+describe('the console limits', () => {
+  it('takes 16 lines and refuses 17', async () => {
+    const ok = await run({ lines: Array(16).fill('PING') });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.result.lines.length, 16);
+    const over = await run({ lines: Array(17).fill('PING') });
+    assert.equal(over.status, 400);
+    assert.equal(over.body.error.field, 'lines');
+    assert.match(over.body.error.message, /17 lines; at most 16/);
+  });
+
+  it('takes a line of 512 bytes and refuses 513', async () => {
+    const line = (bytes: number) => `ECHO ${'é'.repeat((bytes - 5) >> 1)}${'x'.repeat((bytes - 5) & 1)}`;
+    assert.equal(new TextEncoder().encode(line(512)).length, 512);
+    const ok = await run({ lines: [line(512), line(512)] });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.result.lines[0].reply, line(512).slice(5));
+    const over = await run({ lines: ['PING', line(513)] });
+    assert.equal(over.status, 400);
+    assert.equal(over.body.error.field, 'lines[1]');
+    assert.match(over.body.error.message, /513 bytes long; at most 512/);
+  });
+
+  it('refuses broken quoting and node "cluster" with what is allowed', async () => {
+    const quote = await run({ lines: ['GET "emq:{a}:pending'] });
+    assert.equal(quote.status, 400);
+    assert.match(quote.body.error.message, /unbalanced " quote/);
+    const cluster = await run({ lines: ['PING'], node: 'cluster' });
+    assert.equal(cluster.status, 400);
+    assert.equal(cluster.body.error.field, 'node');
+  });
+});
+
+describe('a console run', () => {
+  it('shows each reply or error, the slot of every key, the wire byte for byte, and the keyspace after', async () => {
+    const { status, body } = await run({
+      lines: [
+        'EMQ.ENQUEUE 2 emq:{orders}:job:JOB0Nb1VTbfnu4 emq:{orders}:pending JOB0Nb1VTbfnu4 hello',
+        'SCRIPT claim 3 emq:{orders}:pending emq:{orders}:active emq:{orders}:job: 30000',
+        'EMQ.CLAIM 3 emq:{orders}:pending emq:{orderz}:active emq:{orders}:job: 1000',
+        'CLUSTER KEYSLOT emq:{orders}:pending',
+        'HGET emq:{orders}:job:JOB0Nb1VTbfnu4 attempts',
+      ],
+    });
+    assert.equal(status, 200);
+    const [enqueue, claim, edited, keyslot, attempts] = body.result.lines;
+    assert.equal(enqueue.reply, 1);
+    assert.deepEqual(claim.reply, ['JOB0Nb1VTbfnu4', 'hello', 1]);
+    assert.match(claim.wire.at(-1).line, /^EVALSHA [0-9a-f]{40} 3 emq:\{orders\}:pending /);
+    assert.equal(edited.error.code, 'EMQKEY');
+    assert.match(edited.error.learn.href, /braced-grammar\/#the-server-rebuilds-every-key$/);
+    assert.deepEqual(
+      edited.keys.map((k: { slot: number }) => k.slot),
+      [105, slot('emq:{orderz}:active'), 105],
+    );
+    assert.equal(keyslot.node, 'cluster');
+    assert.equal(keyslot.reply, 105);
+    assert.equal(attempts.reply, '1');
+    for (const line of body.result.lines) {
+      assert.equal(
+        line.proof.bytesReceived,
+        line.proof.bytesListed,
+        `${line.input}: the bytes the server received`,
+      );
+      assert.equal(line.proof.listed, line.wire.length);
+      // The server also counts what a script calls inside it; everything else is one for one.
+      if (!line.command.startsWith('SCRIPT')) assert.equal(line.proof.reached, line.proof.listed, line.input);
+      else assert.ok(line.proof.reached > line.proof.listed);
+    }
+    assert.deepEqual(body.result.keyspace.map((entry: { key: string }) => entry.key).sort(), [
+      'emq:{orders}:active',
+      'emq:{orders}:job:JOB0Nb1VTbfnu4',
+      '{emq}:version',
+    ]);
+  });
+});
