@@ -3,6 +3,10 @@
 //! Every key the module touches is composed here and nowhere else, so the host's grammar and the
 //! module's can be held to one set of vectors (`tests/fixtures/keyspace-vectors.json`).
 //! Names, types and ids are bytes: a queue name is never assumed to be UTF-8.
+//!
+//! The module itself uses the queue key, the reserve and the name recovery; the rest of the mirror
+//! (admission check, branded ids, rows, slots) is compiled for the tests only, which hold it to the
+//! host's vectors, so the built module exports only what it runs.
 
 /// `emq:{` — every queue key starts with these bytes.
 pub const QUEUE_KEY_PREFIX: &[u8] = b"emq:{";
@@ -15,15 +19,21 @@ pub const RESERVE_BASE: &[u8] = b"{emq}:";
 /// The namespace of a job id; the enqueue transition refuses any other (`EMQKIND`).
 pub const JOB_KIND: &[u8] = b"JOB";
 
+#[cfg(test)]
 /// Number of slots in a Valkey cluster.
 pub const SLOTS: u16 = 16384;
 
+#[cfg(test)]
 /// The 62 digits of a branded id, in byte order, so byte order equals numeric order.
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+#[cfg(test)]
 /// A branded id: 3 namespace letters + 11 base62 digits.
 pub const BRANDED_ID_LEN: usize = 14;
+#[cfg(test)]
 const KIND_LEN: usize = 3;
+#[cfg(test)]
 const PAYLOAD_DIGITS: usize = BRANDED_ID_LEN - KIND_LEN;
+#[cfg(test)]
 /// The largest payload a branded id carries: a 63-bit snowflake.
 pub const MAX_PAYLOAD: u64 = i64::MAX as u64;
 
@@ -39,16 +49,19 @@ pub fn queue_key(queue: &[u8], key_type: &[u8]) -> Vec<u8> {
     key
 }
 
+#[cfg(test)]
 /// The queue base `emq:{q}:`, from which undeclared same-slot keys (`meta`) are derived.
 pub fn queue_base(queue: &[u8]) -> Vec<u8> {
     queue_key(queue, b"")
 }
 
+#[cfg(test)]
 /// The row base `emq:{q}:job:`, declared by the verbs that derive rows from popped ids.
 pub fn row_base(queue: &[u8]) -> Vec<u8> {
     queue_key(queue, ROW_TYPE)
 }
 
+#[cfg(test)]
 /// The row as the transitions derive it: row base .. id, with no check on the id
 /// (the scripts concatenate `KEYS[i] .. id` the same way).
 pub fn row_key(queue: &[u8], id: &[u8]) -> Vec<u8> {
@@ -57,6 +70,7 @@ pub fn row_key(queue: &[u8], id: &[u8]) -> Vec<u8> {
     key
 }
 
+#[cfg(test)]
 /// `job_key(q, id)`: the host's total row builder, which refuses an id that is not a branded id.
 pub fn job_key(queue: &[u8], id: &[u8]) -> Result<Vec<u8>, BrandedIdError> {
     decode_branded_id(id)?;
@@ -87,12 +101,31 @@ pub enum QueueKeyError {
     EmptyName,
 }
 
+/// Recovers the queue name from a declared key: `emq:{` + name + `}:` + type, where the name is
+/// every byte up to the first `}`. Only the name is recovered here; whether the rest of the key is
+/// the expected one is the layout check's business (it compares the key with the expected one).
+pub fn queue_name(key: &[u8]) -> Result<&[u8], QueueKeyError> {
+    if !key.starts_with(QUEUE_KEY_PREFIX) {
+        return Err(QueueKeyError::Prefix {
+            offset: first_difference(key, QUEUE_KEY_PREFIX),
+        });
+    }
+    let rest = &key[QUEUE_KEY_PREFIX.len()..];
+    match rest.iter().position(|&b| b == b'}') {
+        None => Err(QueueKeyError::Unclosed { offset: key.len() }),
+        Some(0) => Err(QueueKeyError::EmptyName),
+        Some(end) => Ok(&rest[..end]),
+    }
+}
+
+#[cfg(test)]
 /// A queue, known by its name (raw bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Queue {
     name: Vec<u8>,
 }
 
+#[cfg(test)]
 impl Queue {
     pub fn new(name: &[u8]) -> Self {
         Queue {
@@ -100,21 +133,9 @@ impl Queue {
         }
     }
 
-    /// Recovers the queue name from a declared key: `emq:{` + name + `}:` + type, where the name is
-    /// every byte up to the first `}`. Only the name is recovered here; whether the rest of the key
-    /// is the expected one is the layout check's business (it rebuilds the key and compares).
+    /// The queue of a declared key (see [`queue_name`]).
     pub fn from_key(key: &[u8]) -> Result<Self, QueueKeyError> {
-        if !key.starts_with(QUEUE_KEY_PREFIX) {
-            return Err(QueueKeyError::Prefix {
-                offset: first_difference(key, QUEUE_KEY_PREFIX),
-            });
-        }
-        let rest = &key[QUEUE_KEY_PREFIX.len()..];
-        match rest.iter().position(|&b| b == b'}') {
-            None => Err(QueueKeyError::Unclosed { offset: key.len() }),
-            Some(0) => Err(QueueKeyError::EmptyName),
-            Some(end) => Ok(Queue::new(&rest[..end])),
-        }
+        queue_name(key).map(Queue::new)
     }
 
     pub fn name(&self) -> &[u8] {
@@ -138,6 +159,7 @@ impl Queue {
     }
 }
 
+#[cfg(test)]
 /// Why a name fails the admission check (`validQueue`, EchoMQ's `valid_queue!/1`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum QueueNameError {
@@ -146,9 +168,10 @@ pub enum QueueNameError {
     Nul { offset: usize },
 }
 
+#[cfg(test)]
 /// The admission check: a queue name is at least one byte and holds no `{`, `}` or NUL.
 /// The module does not call it on the wire (the host refuses such names before any wire);
-/// it is here so the mirror is whole and tested against the same vectors.
+/// it is compiled for the tests, so the mirror is whole and held to the same vectors.
 pub fn valid_queue(name: &[u8]) -> Result<(), QueueNameError> {
     if name.is_empty() {
         return Err(QueueNameError::Empty);
@@ -163,6 +186,7 @@ pub fn valid_queue(name: &[u8]) -> Result<(), QueueNameError> {
     Ok(())
 }
 
+#[cfg(test)]
 /// Why bytes are not a branded id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BrandedIdError {
@@ -172,6 +196,7 @@ pub enum BrandedIdError {
     Overflow,
 }
 
+#[cfg(test)]
 /// A decoded branded id: its namespace and its 63-bit payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BrandedId {
@@ -179,6 +204,7 @@ pub struct BrandedId {
     pub payload: u64,
 }
 
+#[cfg(test)]
 /// Decodes `AAA` + 11 base62 digits; the payload must fit in 63 bits.
 pub fn decode_branded_id(id: &[u8]) -> Result<BrandedId, BrandedIdError> {
     if id.len() != BRANDED_ID_LEN {
@@ -205,6 +231,7 @@ pub fn decode_branded_id(id: &[u8]) -> Result<BrandedId, BrandedIdError> {
     })
 }
 
+#[cfg(test)]
 /// Encodes a namespace and a payload as a branded id; `None` when either is out of range.
 pub fn encode_branded_id(kind: &[u8], payload: u64) -> Option<Vec<u8>> {
     if kind.len() != KIND_LEN || !kind.iter().all(u8::is_ascii_uppercase) || payload > MAX_PAYLOAD {
@@ -221,10 +248,12 @@ pub fn encode_branded_id(kind: &[u8], payload: u64) -> Option<Vec<u8>> {
     Some(id)
 }
 
+#[cfg(test)]
 pub fn is_branded_id(id: &[u8]) -> bool {
     decode_branded_id(id).is_ok()
 }
 
+#[cfg(test)]
 fn base62_digit(byte: u8) -> Option<u8> {
     match byte {
         b'0'..=b'9' => Some(byte - b'0'),
@@ -234,6 +263,7 @@ fn base62_digit(byte: u8) -> Option<u8> {
     }
 }
 
+#[cfg(test)]
 /// `hashtag(key)`: the bytes between the first `{` and the first `}` after it, when at least one
 /// byte lies between; otherwise the whole key.
 pub fn hashtag(key: &[u8]) -> &[u8] {
@@ -247,6 +277,7 @@ pub fn hashtag(key: &[u8]) -> &[u8] {
     key
 }
 
+#[cfg(test)]
 /// CRC16-XMODEM: poly 0x1021, init 0, no reflection, no final xor.
 pub fn crc16(bytes: &[u8]) -> u16 {
     let mut crc: u16 = 0;
@@ -263,6 +294,7 @@ pub fn crc16(bytes: &[u8]) -> u16 {
     crc
 }
 
+#[cfg(test)]
 /// `slot(key)` = CRC16(hashtag(key)) mod 16384.
 pub fn slot(key: &[u8]) -> u16 {
     crc16(hashtag(key)) % SLOTS

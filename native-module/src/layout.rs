@@ -4,9 +4,21 @@
 //! Each verb's declared key list is pinned here once (the same lists the scripts declare), so the
 //! module can never open a key a host did not declare in the expected place.
 
-use crate::keyspace::{self, first_difference, Queue, QueueKeyError};
+use crate::keyspace::{self, first_difference, QueueKeyError, QUEUE_KEY_INFIX, QUEUE_KEY_PREFIX};
 use crate::wire::quote;
 use std::fmt;
+
+/// What the check reads a key or an argument as: a test's byte strings, or the strings a command
+/// arrived with (compared where they lie, never copied).
+pub trait Bytes {
+    fn bytes(&self) -> &[u8];
+}
+
+impl Bytes for &[u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
 
 /// One declared key of a verb.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +33,8 @@ pub enum KeySpec {
 #[derive(Debug)]
 pub struct Layout {
     pub verb: &'static str,
+    /// The script of the same transition, held to the shared vectors by the tests.
+    #[cfg(test)]
     pub script: &'static str,
     pub keys: &'static [KeySpec],
     pub args: &'static [&'static str],
@@ -30,6 +44,7 @@ use KeySpec::{Queue as Q, Row};
 
 pub const ENQUEUE: Layout = Layout {
     verb: "EMQ.ENQUEUE",
+    #[cfg(test)]
     script: "enqueue-2.lua",
     keys: &[Row, Q(b"pending")],
     args: &["id", "payload"],
@@ -37,6 +52,7 @@ pub const ENQUEUE: Layout = Layout {
 
 pub const SCHEDULE: Layout = Layout {
     verb: "EMQ.SCHEDULE",
+    #[cfg(test)]
     script: "schedule-2.lua",
     keys: &[Row, Q(b"schedule")],
     args: &["id", "payload", "run_at_ms"],
@@ -44,6 +60,7 @@ pub const SCHEDULE: Layout = Layout {
 
 pub const CLAIM: Layout = Layout {
     verb: "EMQ.CLAIM",
+    #[cfg(test)]
     script: "claim-3.lua",
     keys: &[Q(b"pending"), Q(b"active"), Q(keyspace::ROW_TYPE)],
     args: &["lease_ms"],
@@ -51,6 +68,7 @@ pub const CLAIM: Layout = Layout {
 
 pub const COMPLETE: Layout = Layout {
     verb: "EMQ.COMPLETE",
+    #[cfg(test)]
     script: "complete-3.lua",
     keys: &[Q(b"active"), Row, Q(b"metrics:completed")],
     args: &["id", "token"],
@@ -58,6 +76,7 @@ pub const COMPLETE: Layout = Layout {
 
 pub const RETRY: Layout = Layout {
     verb: "EMQ.RETRY",
+    #[cfg(test)]
     script: "retry-5.lua",
     keys: &[
         Q(b"active"),
@@ -71,6 +90,7 @@ pub const RETRY: Layout = Layout {
 
 pub const PROMOTE: Layout = Layout {
     verb: "EMQ.PROMOTE",
+    #[cfg(test)]
     script: "promote-3.lua",
     keys: &[Q(b"schedule"), Q(b"pending"), Q(keyspace::ROW_TYPE)],
     args: &["batch"],
@@ -78,16 +98,19 @@ pub const PROMOTE: Layout = Layout {
 
 pub const REAP: Layout = Layout {
     verb: "EMQ.REAP",
+    #[cfg(test)]
     script: "reap-3.lua",
     keys: &[Q(b"active"), Q(b"pending"), Q(keyspace::ROW_TYPE)],
     args: &["batch"],
 };
 
 /// Every native verb, in the order `lib.rs` registers them.
+#[cfg(test)]
 pub const LAYOUTS: [&Layout; 7] = [
     &ENQUEUE, &SCHEDULE, &CLAIM, &COMPLETE, &RETRY, &PROMOTE, &REAP,
 ];
 
+#[cfg(test)]
 pub fn by_verb(verb: &str) -> Option<&'static Layout> {
     LAYOUTS
         .iter()
@@ -159,58 +182,88 @@ impl Layout {
         }
     }
 
-    /// The type of a declared key, i.e. what follows `emq:{q}:`.
-    fn key_type(spec: KeySpec, id: &[u8]) -> Vec<u8> {
+    /// The type of a declared key, i.e. what follows `emq:{q}:`: its fixed type, or the row
+    /// type and the id.
+    fn key_type(spec: KeySpec, id: &[u8]) -> [&[u8]; 2] {
         match spec {
-            KeySpec::Queue(t) => t.to_vec(),
-            KeySpec::Row => [keyspace::ROW_TYPE, id].concat(),
+            KeySpec::Queue(t) => [t, b""],
+            KeySpec::Row => [keyspace::ROW_TYPE, id],
         }
     }
 
-    /// Key `i` (0-based) as the verb expects it for queue `q`.
-    pub fn expected_key(&self, i: usize, q: &Queue, id: &[u8]) -> Vec<u8> {
-        q.key(&Self::key_type(self.keys[i], id))
+    /// Key `i` (0-based) as the verb expects it for queue `name`; built only to say what was
+    /// expected when a key differs.
+    pub fn expected_key(&self, i: usize, name: &[u8], id: &[u8]) -> Vec<u8> {
+        keyspace::queue_key(name, &Self::key_type(self.keys[i], id).concat())
     }
 
     /// The id argument a declared row is built from (the first argument), if the verb declares one.
-    pub fn row_id<'a>(&self, args: &[&'a [u8]]) -> &'a [u8] {
+    fn row_id<'a, A: Bytes>(&self, args: &'a [A]) -> &'a [u8] {
         if self.keys.contains(&KeySpec::Row) {
-            args.first().copied().unwrap_or_default()
+            args.first().map(Bytes::bytes).unwrap_or_default()
         } else {
             b""
         }
     }
 
-    /// Recovers the queue from key 1, then rebuilds keys 1…n from that one name (and the id
-    /// argument for a row) and compares each byte for byte; the first difference refuses.
+    /// Recovers the queue name from key 1, then holds keys 1…n to the keys that one name (and the
+    /// id argument for a row) gives, byte for byte, in place; the first difference refuses.
     /// `keys` must hold exactly `numkeys()` keys (the key count is checked first).
-    pub fn check(&self, keys: &[&[u8]], args: &[&[u8]]) -> Result<Queue, LayoutError> {
+    /// Returns the queue's name.
+    pub fn check<'a, K: Bytes, A: Bytes>(
+        &self,
+        keys: &'a [K],
+        args: &[A],
+    ) -> Result<&'a [u8], LayoutError> {
         debug_assert_eq!(keys.len(), self.numkeys());
         let id = self.row_id(args);
-        let first = keys[0];
-        let queue = Queue::from_key(first).map_err(|e| match e {
+        let first = keys[0].bytes();
+        let name = keyspace::queue_name(first).map_err(|e| match e {
             QueueKeyError::EmptyName => LayoutError::EmptyName,
             QueueKeyError::Prefix { offset } | QueueKeyError::Unclosed { offset } => {
                 LayoutError::Differs {
                     pos: 1,
                     offset,
-                    expected: keyspace::queue_key(b"<queue>", &Self::key_type(self.keys[0], id)),
+                    expected: keyspace::queue_key(
+                        b"<queue>",
+                        &Self::key_type(self.keys[0], id).concat(),
+                    ),
                     found: first.to_vec(),
                 }
             }
         })?;
-        for (i, &found) in keys.iter().enumerate() {
-            let expected = self.expected_key(i, &queue, id);
-            if found != expected.as_slice() {
+        for (i, (key, &spec)) in keys.iter().zip(self.keys).enumerate() {
+            let found = key.bytes();
+            let [key_type, row_id] = Self::key_type(spec, id);
+            let parts = [QUEUE_KEY_PREFIX, name, QUEUE_KEY_INFIX, key_type, row_id];
+            if let Err(offset) = compare(found, &parts) {
                 return Err(LayoutError::Differs {
                     pos: i + 1,
-                    offset: first_difference(found, &expected),
-                    expected,
+                    offset,
+                    expected: parts.concat(),
                     found: found.to_vec(),
                 });
             }
         }
-        Ok(queue)
+        Ok(name)
+    }
+}
+
+/// `found` against the concatenation of `parts`, without building it: the offset of the first
+/// difference (`first_difference`'s, so a prefix differs at the shorter length).
+fn compare(found: &[u8], parts: &[&[u8]]) -> Result<(), usize> {
+    let mut at = 0;
+    for part in parts {
+        let rest = &found[at.min(found.len())..];
+        if !rest.starts_with(part) {
+            return Err(at + first_difference(rest, part));
+        }
+        at += part.len();
+    }
+    if found.len() == at {
+        Ok(())
+    } else {
+        Err(at)
     }
 }
 
@@ -253,7 +306,7 @@ mod tests {
             match v["error"].as_str() {
                 None => {
                     let queue = verdict.unwrap_or_else(|e| panic!("{v}: refused with {e}"));
-                    assert_eq!(queue.name(), bytes(&v["queue"]).as_slice(), "{v}");
+                    assert_eq!(queue, bytes(&v["queue"]).as_slice(), "{v}");
                 }
                 Some(message) => {
                     assert_eq!(verdict.unwrap_err().to_string(), message, "{v}");
@@ -265,7 +318,7 @@ mod tests {
     #[test]
     fn a_valid_call_passes_for_every_verb_and_name() {
         for name in vectors()["queueNames"]["valid"].as_array().unwrap() {
-            let q = Queue::new(&bytes(name));
+            let q = bytes(name);
             for layout in LAYOUTS {
                 let id: &[u8] = b"JOB0Nb1VTbfnu4";
                 let keys: Vec<Vec<u8>> = (0..layout.numkeys())
@@ -274,14 +327,14 @@ mod tests {
                 let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
                 let mut args: Vec<&[u8]> = vec![b"0"; layout.args.len()];
                 args[0] = id;
-                assert_eq!(layout.check(&key_refs, &args), Ok(q.clone()));
+                assert_eq!(layout.check(&key_refs, &args), Ok(q.as_slice()));
             }
         }
     }
 
     #[test]
     fn every_single_byte_change_is_caught() {
-        let q = Queue::new(b"orders");
+        let q = b"orders".to_vec();
         let id: &[u8] = b"JOB0Nb1VTbfnu4";
         for layout in LAYOUTS {
             let keys: Vec<Vec<u8>> = (0..layout.numkeys())

@@ -9,6 +9,7 @@ use valkey_module::{valkey_module, Context, Status, ValkeyResult, ValkeyString};
 pub mod commands;
 pub mod keyspace;
 pub mod layout;
+pub mod shared;
 pub mod store;
 pub mod wire;
 
@@ -56,6 +57,7 @@ fn initialize(ctx: &Context, _args: &[ValkeyString]) -> Status {
         ));
         return Status::Err;
     }
+    shared::init(ctx);
     Status::Ok
 }
 

@@ -5,43 +5,155 @@
 //! things in one place: apply it, replicate it as the plain command a script would have run
 //! (effects replication: replicas and the AOF never need this module), and fire the keyspace
 //! event that command fires. Reads never write.
+//!
+//! Nothing is copied on the way: keys open with the strings the command arrived with, fields and
+//! fixed values are the strings made at load (`shared.rs`), and a member or value the server hands
+//! back is used as it is for the write, the effect and the reply.
 
 use std::ffi::CStr;
+use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int};
-use std::ptr;
+use std::ptr::{self, NonNull};
 
 use valkey_module::{raw, Context, KeyType, NotifyEvent, ValkeyError, ValkeyString};
 
-/// The most arguments an effect carries after the key: `HSET key` with three fields and values.
-const MAX_EFFECT_ARGS: usize = 7;
+type RawString = *mut raw::RedisModuleString;
+
+/// A server string borrowed for `'a`: an argument of the command, a string made at load, or an
+/// [`Owned`] one.
+#[derive(Clone, Copy)]
+pub struct Str<'a> {
+    inner: NonNull<raw::RedisModuleString>,
+    _borrow: PhantomData<&'a ()>,
+}
+
+impl<'a> Str<'a> {
+    /// An argument as the command received it.
+    pub fn arg(arg: &'a ValkeyString) -> Self {
+        Str {
+            inner: NonNull::new(arg.inner).expect("an argument is a string"),
+            _borrow: PhantomData,
+        }
+    }
+
+    pub fn bytes(self) -> &'a [u8] {
+        ValkeyString::string_as_slice(self.inner.as_ptr())
+    }
+
+    pub(crate) fn raw(self) -> RawString {
+        self.inner.as_ptr()
+    }
+}
+
+impl Str<'static> {
+    /// A string that is never freed (made once at load).
+    pub(crate) fn leaked(inner: NonNull<raw::RedisModuleString>) -> Self {
+        Str {
+            inner,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// A string this call made or the server handed back; freed when dropped.
+pub struct Owned<'c> {
+    ctx: &'c Context,
+    inner: NonNull<raw::RedisModuleString>,
+}
+
+impl<'c> Owned<'c> {
+    fn take(ctx: &'c Context, inner: RawString) -> Option<Self> {
+        NonNull::new(inner).map(|inner| Owned { ctx, inner })
+    }
+
+    pub fn new(ctx: &'c Context, bytes: &[u8]) -> Self {
+        let inner = unsafe {
+            raw::RedisModule_CreateString.unwrap()(
+                ctx.get_raw(),
+                bytes.as_ptr().cast::<c_char>(),
+                bytes.len(),
+            )
+        };
+        Self::take(ctx, inner).expect("the server made the string")
+    }
+
+    /// `a .. b` as one string, built on the stack when it is short (as a key almost always is).
+    pub fn concat(ctx: &'c Context, a: &[u8], b: &[u8]) -> Self {
+        let mut buffer = [0u8; 256];
+        let len = a.len() + b.len();
+        if len <= buffer.len() {
+            buffer[..a.len()].copy_from_slice(a);
+            buffer[a.len()..len].copy_from_slice(b);
+            Self::new(ctx, &buffer[..len])
+        } else {
+            Self::new(ctx, &[a, b].concat())
+        }
+    }
+
+    /// An integer in base 10, as the commands print it.
+    pub fn integer(ctx: &'c Context, value: i64) -> Self {
+        let mut buffer = [0u8; 20];
+        Self::new(ctx, format_integer(value, &mut buffer))
+    }
+
+    pub fn str(&self) -> Str<'_> {
+        Str {
+            inner: self.inner,
+            _borrow: PhantomData,
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        self.str().bytes()
+    }
+}
+
+impl Drop for Owned<'_> {
+    fn drop(&mut self) {
+        unsafe { raw::RedisModule_FreeString.unwrap()(self.ctx.get_raw(), self.inner.as_ptr()) };
+    }
+}
+
+/// `value` in base 10 into `buffer` (20 bytes hold `i64::MIN`), without allocating.
+pub fn format_integer(value: i64, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut rest = value.unsigned_abs();
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        at -= 1;
+        buffer[at] = b'-';
+    }
+    &buffer[at..]
+}
 
 /// An open key; closed when dropped.
 pub struct Key<'c> {
     ctx: &'c Context,
-    name: ValkeyString,
+    name: Str<'c>,
     inner: *mut raw::RedisModuleKey,
 }
 
 impl<'c> Key<'c> {
     /// Opens a key for reading and writing; a missing key opens as empty.
-    pub fn open(ctx: &'c Context, name: &[u8]) -> Self {
+    pub fn open(ctx: &'c Context, name: Str<'c>) -> Self {
         Self::open_mode(ctx, name, raw::KeyMode::READ | raw::KeyMode::WRITE)
     }
 
     /// Opens a key for reading only; a missing key opens as empty.
-    pub fn open_read(ctx: &'c Context, name: &[u8]) -> Self {
+    pub fn open_read(ctx: &'c Context, name: Str<'c>) -> Self {
         Self::open_mode(ctx, name, raw::KeyMode::READ)
     }
 
-    fn open_mode(ctx: &'c Context, name: &[u8], mode: raw::KeyMode) -> Self {
-        // create_from_slice, not create: names may hold NUL bytes.
-        let name = ValkeyString::create_from_slice(ctx.get_raw(), name);
-        let inner = raw::open_key(ctx.get_raw(), name.inner, mode);
+    fn open_mode(ctx: &'c Context, name: Str<'c>, mode: raw::KeyMode) -> Self {
+        let inner = raw::open_key(ctx.get_raw(), name.raw(), mode);
         Key { ctx, name, inner }
-    }
-
-    pub fn name(&self) -> &[u8] {
-        self.name.as_slice()
     }
 
     pub fn kind(&self) -> KeyType {
@@ -79,126 +191,164 @@ impl<'c> Key<'c> {
     }
 
     /// `HGET key field`; `None` for a missing key or field.
-    pub fn hget(&self, field: &CStr) -> Option<Vec<u8>> {
-        if !self.exists() {
-            return None;
+    pub fn hget(&self, field: Str) -> Option<Owned<'c>> {
+        let mut value: RawString = ptr::null_mut();
+        if self.exists() {
+            unsafe {
+                raw::RedisModule_HashGet.unwrap()(
+                    self.inner,
+                    raw::REDISMODULE_HASH_NONE as c_int,
+                    field.raw(),
+                    &mut value as *mut RawString,
+                    ptr::null_mut::<raw::RedisModuleString>(),
+                );
+            }
         }
-        let mut value: *mut raw::RedisModuleString = ptr::null_mut();
-        let status = unsafe {
-            raw::RedisModule_HashGet.unwrap()(
-                self.inner,
-                raw::REDISMODULE_HASH_CFIELDS as c_int,
-                field.as_ptr(),
-                &mut value as *mut *mut raw::RedisModuleString,
-                ptr::null::<c_char>(),
-            )
-        };
-        if status != raw::REDISMODULE_OK as c_int || value.is_null() {
-            return None;
-        }
-        let bytes = ValkeyString::string_as_slice(value).to_vec();
-        unsafe { raw::RedisModule_FreeString.unwrap()(self.ctx.get_raw(), value) };
-        Some(bytes)
+        Owned::take(self.ctx, value)
     }
 
-    /// `HSET key field value [field value …]`, fields in the given order (the order fixes the
-    /// layout of a new hash, so it is the script's order).
-    pub fn hset(&self, fields: &[(&CStr, &[u8])]) {
-        let mut strings: Vec<ValkeyString> = Vec::with_capacity(2 * fields.len());
-        for &(field, value) in fields {
-            strings.push(self.string(field.to_bytes()));
-            strings.push(self.set_field(field, value));
+    /// `HMGET key a b`, in one call; a missing key or field is `None`.
+    pub fn hget_pair(&self, a: Str, b: Str) -> (Option<Owned<'c>>, Option<Owned<'c>>) {
+        let (mut first, mut second): (RawString, RawString) = (ptr::null_mut(), ptr::null_mut());
+        if self.exists() {
+            unsafe {
+                raw::RedisModule_HashGet.unwrap()(
+                    self.inner,
+                    raw::REDISMODULE_HASH_NONE as c_int,
+                    a.raw(),
+                    &mut first as *mut RawString,
+                    b.raw(),
+                    &mut second as *mut RawString,
+                    ptr::null_mut::<raw::RedisModuleString>(),
+                );
+            }
         }
-        self.effect(c"HSET", &strings, NotifyEvent::HASH, c"hset");
-    }
-
-    /// One field through the API, without its effect (the caller replicates the whole command);
-    /// returns the value's string, which the effect reuses.
-    fn set_field(&self, field: &CStr, value: &[u8]) -> ValkeyString {
-        let value_string = self.string(value);
-        unsafe {
-            raw::RedisModule_HashSet.unwrap()(
-                self.inner,
-                raw::REDISMODULE_HASH_CFIELDS as c_int,
-                field.as_ptr(),
-                value_string.inner,
-                ptr::null::<c_char>(),
-            );
-        }
-        value_string
+        (Owned::take(self.ctx, first), Owned::take(self.ctx, second))
     }
 
     /// A hash field as `HINCRBY` reads it: absent is 0, anything but an integer is refused.
     /// The transitions call it before their first write, so a refusal writes nothing.
-    pub fn hget_integer(&self, field: &CStr) -> Result<i64, ValkeyError> {
-        match self.hget(field) {
-            None => Ok(0),
-            Some(bytes) => crate::wire::parse_integer(&bytes)
-                .ok_or(ValkeyError::Str("ERR hash value is not an integer")),
+    pub fn hget_integer(&self, field: Str) -> Result<i64, ValkeyError> {
+        integer_field(self.hget(field).as_ref())
+    }
+
+    /// `HSET key field value [field value …]`, fields in the given order (the order fixes the
+    /// layout of a new hash, so it is the script's order), replicated as one `HSET`.
+    pub fn hset(&self, fields: &[(Str, Str)]) {
+        let set = unsafe { raw::RedisModule_HashSet.unwrap() };
+        let flags = raw::REDISMODULE_HASH_NONE as c_int;
+        let end = ptr::null_mut::<raw::RedisModuleString>();
+        let mut effect = [ptr::null_mut(); 6];
+        for (i, &(field, value)) in fields.iter().enumerate() {
+            effect[2 * i] = field.raw();
+            effect[2 * i + 1] = value.raw();
         }
+        let e = effect;
+        unsafe {
+            match fields.len() {
+                1 => set(self.inner, flags, e[0], e[1], end),
+                2 => set(self.inner, flags, e[0], e[1], e[2], e[3], end),
+                3 => set(self.inner, flags, e[0], e[1], e[2], e[3], e[4], e[5], end),
+                _ => unreachable!("a transition sets one to three fields"),
+            };
+        }
+        self.effect(
+            c"HSET",
+            &effect[..2 * fields.len()],
+            NotifyEvent::HASH,
+            c"hset",
+        );
     }
 
-    /// `HINCRBY key field by`, returning the new value; refuses a value that is not an integer
-    /// before writing anything, with the server's own message.
-    pub fn hincrby(&self, field: &CStr, by: i64) -> Result<i64, ValkeyError> {
-        let next = self
-            .hget_integer(field)?
-            .checked_add(by)
-            .ok_or(ValkeyError::Str(
-                "ERR increment or decrement would overflow",
-            ))?;
-        self.set_field(field, next.to_string().as_bytes());
-        let args = [
-            self.string(field.to_bytes()),
-            self.string(by.to_string().as_bytes()),
-        ];
-        self.effect(c"HINCRBY", &args, NotifyEvent::HASH, c"hincrby");
-        Ok(next)
+    /// `HINCRBY key field 1`, given the new value (the current one plus 1, read and checked with
+    /// [`increment`] before the transition's first write).
+    pub fn hincr_to(&self, field: Str, next: i64) {
+        let value = Owned::integer(self.ctx, next);
+        unsafe {
+            raw::RedisModule_HashSet.unwrap()(
+                self.inner,
+                raw::REDISMODULE_HASH_NONE as c_int,
+                field.raw(),
+                value.str().raw(),
+                ptr::null_mut::<raw::RedisModuleString>(),
+            );
+        }
+        let one = crate::shared::shared().one;
+        self.effect(
+            c"HINCRBY",
+            &[field.raw(), one.raw()],
+            NotifyEvent::HASH,
+            c"hincrby",
+        );
     }
 
-    /// `ZADD key score member`.
-    pub fn zadd(&self, score: f64, member: &[u8]) {
-        let member_string = self.string(member);
+    /// `ZADD key score member`; `score` is an integer (milliseconds, or 0).
+    pub fn zadd(&self, score: i64, member: Str) {
+        let score = score as f64;
         let mut flags: c_int = 0;
         unsafe {
-            raw::RedisModule_ZsetAdd.unwrap()(self.inner, score, member_string.inner, &mut flags);
+            raw::RedisModule_ZsetAdd.unwrap()(self.inner, score, member.raw(), &mut flags);
         }
-        // Rust prints an f64 without an exponent, which ZADD parses back to the same double.
-        let score = self.string(score.to_string().as_bytes());
-        self.effect(c"ZADD", &[score, member_string], NotifyEvent::ZSET, c"zadd");
+        // The double's own integer value (every integral double below 2^63 is one; 2^63 itself
+        // saturates to i64::MAX, which ZADD parses back to 2^63): the replica stores the same score.
+        let shared = crate::shared::shared();
+        let printed;
+        let score_string = if score == 0.0 {
+            shared.zero
+        } else {
+            printed = Owned::integer(self.ctx, score as i64);
+            printed.str()
+        };
+        self.effect(
+            c"ZADD",
+            &[score_string.raw(), member.raw()],
+            NotifyEvent::ZSET,
+            c"zadd",
+        );
     }
 
     /// `ZREM key member`; true when the member was there. Only a real removal is an effect.
-    pub fn zrem(&self, member: &[u8]) -> bool {
+    pub fn zrem(&self, member: Str) -> bool {
         self.remove_member(member, c"zrem")
     }
 
     /// The member `ZPOPMIN` would pop (the lowest score, then the lowest bytes), left in place so
     /// the caller can check everything before it writes.
-    pub fn zfirst(&self) -> Option<Vec<u8>> {
-        self.zrange_by_score(f64::NEG_INFINITY, f64::INFINITY, 1)
-            .pop()
+    pub fn zfirst(&self) -> Option<Owned<'c>> {
+        if self.kind() != KeyType::ZSet {
+            return None;
+        }
+        let (min, max) = (f64::NEG_INFINITY, f64::INFINITY);
+        let found =
+            unsafe { raw::RedisModule_ZsetFirstInScoreRange.unwrap()(self.inner, min, max, 0, 0) };
+        if found != raw::REDISMODULE_OK as c_int {
+            return None;
+        }
+        let mut score = 0.0;
+        let element =
+            unsafe { raw::RedisModule_ZsetRangeCurrentElement.unwrap()(self.inner, &mut score) };
+        unsafe { raw::RedisModule_ZsetRangeStop.unwrap()(self.inner) };
+        Owned::take(self.ctx, element)
     }
 
     /// Pops `member` as `ZPOPMIN` would (its event), replicated as the `ZREM` of that member so a
     /// replica never has to agree on which one.
-    pub fn zpop(&self, member: &[u8]) -> bool {
+    pub fn zpop(&self, member: Str) -> bool {
         self.remove_member(member, c"zpopmin")
     }
 
-    fn remove_member(&self, member: &[u8], event: &CStr) -> bool {
+    fn remove_member(&self, member: Str, event: &CStr) -> bool {
         if self.kind() != KeyType::ZSet {
             return false;
         }
-        let member_string = self.string(member);
         let mut deleted: c_int = 0;
         unsafe {
-            raw::RedisModule_ZsetRem.unwrap()(self.inner, member_string.inner, &mut deleted);
+            raw::RedisModule_ZsetRem.unwrap()(self.inner, member.raw(), &mut deleted);
         }
         if deleted == 0 {
             return false;
         }
-        self.effect(c"ZREM", &[member_string], NotifyEvent::ZSET, event);
+        self.effect(c"ZREM", &[member.raw()], NotifyEvent::ZSET, event);
         // The API deletes a sorted set it emptied; the command would also have said `del`.
         if !self.exists() {
             self.notify(NotifyEvent::GENERIC, c"del");
@@ -207,8 +357,8 @@ impl<'c> Key<'c> {
     }
 
     /// `ZRANGEBYSCORE key min max LIMIT 0 limit`, both ends inclusive; a negative limit means
-    /// no limit, as it does for the command.
-    pub fn zrange_by_score(&self, min: f64, max: f64, limit: i64) -> Vec<Vec<u8>> {
+    /// no limit, as it does for the command. The members are the server's strings.
+    pub fn zrange_by_score(&self, min: f64, max: f64, limit: i64) -> Vec<Owned<'c>> {
         let mut members = Vec::new();
         if limit == 0 || self.kind() != KeyType::ZSet {
             return members;
@@ -226,11 +376,10 @@ impl<'c> Key<'c> {
             let element = unsafe {
                 raw::RedisModule_ZsetRangeCurrentElement.unwrap()(self.inner, &mut score)
             };
-            if element.is_null() {
+            let Some(member) = Owned::take(self.ctx, element) else {
                 break;
-            }
-            members.push(ValkeyString::string_as_slice(element).to_vec());
-            unsafe { raw::RedisModule_FreeString.unwrap()(self.ctx.get_raw(), element) };
+            };
+            members.push(member);
             if unsafe { raw::RedisModule_ZsetRangeNext.unwrap()(self.inner) } == 0 {
                 break;
             }
@@ -248,25 +397,14 @@ impl<'c> Key<'c> {
         self.effect(c"DEL", &[], NotifyEvent::GENERIC, c"del");
     }
 
-    /// A string for the API or an effect; names may hold NUL bytes, so never a C string.
-    fn string(&self, bytes: &[u8]) -> ValkeyString {
-        ValkeyString::create_from_slice(self.ctx.get_raw(), bytes)
-    }
-
     /// Replicates `command <key> <args…>` and fires its event. The strings are the ones the write
-    /// already made (the key's name, the member, the value), passed as they are: the server takes
-    /// its own references, so nothing is copied again.
-    fn effect(&self, command: &CStr, args: &[ValkeyString], class: NotifyEvent, event: &CStr) {
-        let mut argv: [*mut raw::RedisModuleString; MAX_EFFECT_ARGS] =
-            [ptr::null_mut(); MAX_EFFECT_ARGS];
-        assert!(
-            args.len() < MAX_EFFECT_ARGS,
-            "an effect has at most 6 arguments"
-        );
-        argv[0] = self.name.inner;
-        for (slot, arg) in argv[1..].iter_mut().zip(args) {
-            *slot = arg.inner;
-        }
+    /// used, passed as they are: the server takes its own references, so nothing is copied again.
+    fn effect(&self, command: &CStr, args: &[RawString], class: NotifyEvent, event: &CStr) {
+        const MOST: usize = 7;
+        assert!(args.len() < MOST, "an effect has at most 6 arguments");
+        let mut argv: [RawString; MOST] = [ptr::null_mut(); MOST];
+        argv[0] = self.name.raw();
+        argv[1..=args.len()].copy_from_slice(args);
         unsafe {
             raw::RedisModule_Replicate.unwrap()(
                 self.ctx.get_raw(),
@@ -285,7 +423,7 @@ impl<'c> Key<'c> {
                 self.ctx.get_raw(),
                 class.bits(),
                 event.as_ptr(),
-                self.name.inner,
+                self.name.raw(),
             );
         }
     }
@@ -299,7 +437,39 @@ impl Drop for Key<'_> {
     }
 }
 
+/// A field's value as `HINCRBY` reads it: absent is 0, anything but an integer is refused.
+pub fn integer_field(value: Option<&Owned>) -> Result<i64, ValkeyError> {
+    match value {
+        None => Ok(0),
+        Some(value) => crate::wire::parse_integer(value.bytes())
+            .ok_or(ValkeyError::Str("ERR hash value is not an integer")),
+    }
+}
+
+/// `HINCRBY`'s `+ 1`, refused with the server's own message where it would overflow.
+pub fn increment(current: i64) -> Result<i64, ValkeyError> {
+    current.checked_add(1).ok_or(ValkeyError::Str(
+        "ERR increment or decrement would overflow",
+    ))
+}
+
 /// The server clock in milliseconds (`TIME` → `seconds * 1000 + floor(microseconds / 1000)`).
 pub fn now_ms() -> i64 {
     unsafe { raw::RedisModule_Milliseconds.unwrap()() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_integer;
+
+    #[test]
+    fn integers_print_as_the_commands_print_them() {
+        for value in [0, 1, -1, 9, 10, 1_700_000_000_000, i64::MAX, i64::MIN] {
+            let mut buffer = [0u8; 20];
+            assert_eq!(
+                format_integer(value, &mut buffer),
+                value.to_string().as_bytes()
+            );
+        }
+    }
 }

@@ -4,7 +4,8 @@
 use super::{admit, Call};
 use crate::keyspace::JOB_KIND;
 use crate::layout::{ENQUEUE, SCHEDULE};
-use crate::store::Key;
+use crate::shared::shared;
+use crate::store::{Key, Str};
 use crate::wire;
 use valkey_module::{Context, KeyType, ValkeyError, ValkeyResult, ValkeyString, ValkeyValue};
 
@@ -12,21 +13,21 @@ use valkey_module::{Context, KeyType, ValkeyError, ValkeyResult, ValkeyString, V
 pub fn enqueue(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
     let call = admit(ctx, &ENQUEUE, argv)?;
     // Pending jobs all score 0: members sort by bytes, and branded ids sort in mint order.
-    add_job(ctx, &call, b"pending", 0.0)
+    add_job(ctx, &call, shared().pending, 0)
 }
 
 /// `EMQ.SCHEDULE 2 <row> <schedule> <id> <payload> <run_at_ms>` → 1 new, 0 duplicate.
 pub fn schedule(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
     let call = admit(ctx, &SCHEDULE, argv)?;
     let run_at_ms = call.int_arg(2)?;
-    add_job(ctx, &call, b"scheduled", run_at_ms as f64)
+    add_job(ctx, &call, shared().scheduled, run_at_ms)
 }
 
 /// Writes the row (`state`, `attempts`, `payload`, in this order) and adds the id to key 2.
-fn add_job(ctx: &Context, call: &Call, state: &[u8], score: f64) -> ValkeyResult {
+fn add_job(ctx: &Context, call: &Call, state: Str, score: i64) -> ValkeyResult {
     let (id, payload) = (call.arg(0), call.arg(1));
-    if !id.starts_with(JOB_KIND) {
-        return Err(ValkeyError::String(wire::wrong_kind(id)));
+    if !id.bytes().starts_with(JOB_KIND) {
+        return Err(ValkeyError::String(wire::wrong_kind(id.bytes())));
     }
     let row = Key::open(ctx, call.key(0));
     // Whatever the row holds, it exists: a duplicate, like the script's `EXISTS`.
@@ -36,11 +37,8 @@ fn add_job(ctx: &Context, call: &Call, state: &[u8], score: f64) -> ValkeyResult
     let set = Key::open(ctx, call.key(1));
     set.expect(KeyType::ZSet)?;
 
-    row.hset(&[
-        (c"state", state),
-        (c"attempts", b"0"),
-        (c"payload", payload),
-    ]);
+    let s = shared();
+    row.hset(&[(s.state, state), (s.attempts, s.zero), (s.payload, payload)]);
     set.zadd(score, id);
     Ok(ValkeyValue::Integer(1))
 }

@@ -8,36 +8,42 @@ pub mod admission;
 pub mod lease;
 pub mod sweep;
 
-use crate::keyspace::{self, Queue};
-use crate::layout::Layout;
-use crate::store::Key;
+use crate::layout::{Bytes, Layout};
+use crate::shared::shared;
+use crate::store::{Key, Str};
 use crate::wire::{self, Identity};
-use valkey_module::{Context, ContextFlags, KeyType, ValkeyError, ValkeyString};
+use valkey_module::{Context, KeyType, ValkeyError, ValkeyString};
 
-/// A call that passed every check before the transition: its queue, keys and arguments.
+impl Bytes for ValkeyString {
+    fn bytes(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+/// A call that passed every check before the transition: its keys and arguments, as the strings
+/// the command arrived with.
 pub struct Call<'a> {
     pub layout: &'static Layout,
-    pub queue: Queue,
-    keys: Vec<&'a [u8]>,
-    args: Vec<&'a [u8]>,
+    keys: &'a [ValkeyString],
+    args: &'a [ValkeyString],
 }
 
 impl<'a> Call<'a> {
-    /// Declared key `i` (0-based), byte-identical to the one the layout check rebuilt.
-    pub fn key(&self, i: usize) -> &'a [u8] {
-        self.keys[i]
+    /// Declared key `i` (0-based), byte-identical to the one the layout check expected.
+    pub fn key(&self, i: usize) -> Str<'a> {
+        Str::arg(&self.keys[i])
     }
 
     /// Argument `i` (0-based).
-    pub fn arg(&self, i: usize) -> &'a [u8] {
-        self.args[i]
+    pub fn arg(&self, i: usize) -> Str<'a> {
+        Str::arg(&self.args[i])
     }
 
     /// Argument `i` as a base-10 integer, refused by its name from the verb's layout.
     pub fn int_arg(&self, i: usize) -> Result<i64, ValkeyError> {
-        wire::parse_integer(self.args[i]).ok_or_else(|| {
-            ValkeyError::String(wire::not_an_integer(self.layout.args[i], self.args[i]))
-        })
+        let value = self.arg(i).bytes();
+        wire::parse_integer(value)
+            .ok_or_else(|| ValkeyError::String(wire::not_an_integer(self.layout.args[i], value)))
     }
 }
 
@@ -60,31 +66,24 @@ pub fn admit<'a>(
     if argv.len() != first_arg + layout.args.len() {
         return Err(ValkeyError::WrongArity);
     }
-    let keys: Vec<&[u8]> = argv[2..first_arg].iter().map(|k| k.as_slice()).collect();
-    let args: Vec<&[u8]> = argv[first_arg..].iter().map(|a| a.as_slice()).collect();
-
-    let queue = layout
-        .check(&keys, &args)
+    let (keys, args) = (&argv[2..first_arg], &argv[first_arg..]);
+    layout
+        .check(keys, args)
         .map_err(|e| ValkeyError::String(e.to_string()))?;
 
     // `{emq}:version` hashes to another slot than any queue: on a cluster the read below would be
     // a cross-slot access, so the module refuses cluster mode outright.
-    if ctx.get_flags().contains(ContextFlags::CLUSTER) {
+    if shared().cluster {
         return Err(ValkeyError::Str(wire::CLUSTER_MODE));
     }
     read_identity(ctx)?;
 
-    Ok(Call {
-        layout,
-        queue,
-        keys,
-        args,
-    })
+    Ok(Call { layout, keys, args })
 }
 
 /// The native fence: reads `{emq}:version` and refuses anything but this module's identity.
 fn read_identity(ctx: &Context) -> Result<(), ValkeyError> {
-    let version = Key::open_read(ctx, &keyspace::version_key());
+    let version = Key::open_read(ctx, shared().version_key);
     let found = match version.kind() {
         KeyType::Empty => Identity::Absent,
         KeyType::String => Identity::Value(version.read_string().unwrap_or_default()),
@@ -107,7 +106,7 @@ fn type_name(kind: KeyType) -> &'static str {
     }
 }
 
-/// Server now plus a delay, as a sorted-set score (saturating: a score is a double anyway).
-pub fn score_after(now_ms: i64, delay_ms: i64) -> f64 {
-    now_ms.saturating_add(delay_ms) as f64
+/// Server now plus a delay, in milliseconds (saturating: a score is a double anyway).
+pub fn score_after(now_ms: i64, delay_ms: i64) -> i64 {
+    now_ms.saturating_add(delay_ms)
 }

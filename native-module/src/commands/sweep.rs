@@ -3,7 +3,8 @@
 
 use super::admit;
 use crate::layout::{Layout, PROMOTE, REAP};
-use crate::store::{now_ms, Key};
+use crate::shared::shared;
+use crate::store::{now_ms, Key, Owned};
 use valkey_module::{Context, KeyType, ValkeyResult, ValkeyString, ValkeyValue};
 
 /// `EMQ.PROMOTE 3 <schedule> <pending> <row-base> <batch>` → ids moved.
@@ -22,6 +23,7 @@ pub fn reap(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
 fn move_due(ctx: &Context, layout: &'static Layout, argv: &[ValkeyString]) -> ValkeyResult {
     let call = admit(ctx, layout, argv)?;
     let batch = call.int_arg(0)?;
+    let s = shared();
     let from = Key::open(ctx, call.key(0));
     let pending = Key::open(ctx, call.key(1));
     from.expect(KeyType::ZSet)?;
@@ -29,17 +31,22 @@ fn move_due(ctx: &Context, layout: &'static Layout, argv: &[ValkeyString]) -> Va
 
     let ids = from.zrange_by_score(f64::NEG_INFINITY, now_ms() as f64, batch);
     // Every row is opened and checked before the first move, so a refusal writes nothing.
-    let rows = ids
+    let base = call.key(2).bytes();
+    let names: Vec<Owned> = ids
         .iter()
-        .map(|id| {
-            let row = Key::open(ctx, &call.queue.row(id));
+        .map(|id| Owned::concat(ctx, base, id.bytes()))
+        .collect();
+    let rows = names
+        .iter()
+        .map(|name| {
+            let row = Key::open(ctx, name.str());
             row.expect(KeyType::Hash).map(|()| row)
         })
         .collect::<Result<Vec<_>, _>>()?;
     for (id, row) in ids.iter().zip(&rows) {
-        from.zrem(id);
-        pending.zadd(0.0, id);
-        row.hset(&[(c"state", b"pending")]);
+        from.zrem(id.str());
+        pending.zadd(0, id.str());
+        row.hset(&[(s.state, s.pending)]);
     }
     Ok(ValkeyValue::Integer(ids.len() as i64))
 }

@@ -1,0 +1,82 @@
+//! What every call would otherwise rebuild, made once when the module loads: the hash fields and
+//! values the transitions write, `{emq}:version`, and whether the server runs in cluster mode.
+//!
+//! The strings are the server's own (`RedisModuleString`), created without a context so they live
+//! as long as the module; the API copies what it stores and takes its own reference for an effect,
+//! so one string serves every call.
+
+use std::ptr::{self, NonNull};
+use std::sync::OnceLock;
+
+use valkey_module::{raw, Context, ContextFlags};
+
+use crate::keyspace;
+use crate::store::Str;
+
+/// The strings, one per field or value name.
+pub struct Shared {
+    // Row fields.
+    pub state: Str<'static>,
+    pub attempts: Str<'static>,
+    pub payload: Str<'static>,
+    pub last_error: Str<'static>,
+    /// `meta`'s pause flag.
+    pub paused: Str<'static>,
+    /// The metrics hashes' counter.
+    pub count: Str<'static>,
+    // States.
+    pub pending: Str<'static>,
+    pub scheduled: Str<'static>,
+    pub active: Str<'static>,
+    pub dead: Str<'static>,
+    /// `0`: a new row's attempts and a pending score; `1`: an increment.
+    pub zero: Str<'static>,
+    pub one: Str<'static>,
+    /// `{emq}:version`, read by the fence on every call.
+    pub version_key: Str<'static>,
+    /// Cluster mode is fixed when the server starts, before modules load.
+    pub cluster: bool,
+}
+
+// The strings are only touched by commands, which the server runs on its main thread.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+static SHARED: OnceLock<Shared> = OnceLock::new();
+
+/// Makes the strings; called once from the module's `init`.
+pub fn init(ctx: &Context) {
+    let make = |bytes: &[u8]| {
+        let inner = unsafe {
+            raw::RedisModule_CreateString.unwrap()(
+                ptr::null_mut(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+            )
+        };
+        Str::leaked(NonNull::new(inner).expect("the server made the string"))
+    };
+    SHARED.get_or_init(|| Shared {
+        state: make(b"state"),
+        attempts: make(b"attempts"),
+        payload: make(b"payload"),
+        last_error: make(b"last_error"),
+        paused: make(b"paused"),
+        count: make(b"count"),
+        pending: make(b"pending"),
+        scheduled: make(b"scheduled"),
+        active: make(b"active"),
+        dead: make(b"dead"),
+        zero: make(b"0"),
+        one: make(b"1"),
+        version_key: make(&keyspace::version_key()),
+        cluster: ctx.get_flags().contains(ContextFlags::CLUSTER),
+    });
+}
+
+/// The strings made at load.
+pub fn shared() -> &'static Shared {
+    SHARED
+        .get()
+        .expect("trafikey's init made the shared strings")
+}
