@@ -3,15 +3,7 @@
 // `transitions.ts` (server µs) and `server-cost.ts` (instructions and allocations under callgrind).
 
 import type { ChainableCommander, Valkey } from 'iovalkey';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../server/executors/calls.ts';
+import { callFor } from '../server/executors/calls.ts';
 import type { Executor } from '../server/executors/executor.ts';
 import type { Call, CoreTransition } from '../server/executors/transitions.ts';
 import { IdMinter, jobKey, queueKey, type KeyType } from '../server/keyspace/index.ts';
@@ -40,7 +32,7 @@ async function enqueued(setup: Executor, n: number): Promise<string[]> {
   const ids = minted(n);
   await runChunked(
     setup,
-    ids.map((id) => enqueueCall(QUEUE, id, 'payload')),
+    ids.map((id) => callFor('enqueue', QUEUE, { id, payload: 'payload' })),
   );
   return ids;
 }
@@ -49,7 +41,7 @@ async function claimed(setup: Executor, n: number, leaseMs = 60_000): Promise<st
   const ids = await enqueued(setup, n);
   await runChunked(
     setup,
-    ids.map(() => claimCall(QUEUE, leaseMs)),
+    ids.map(() => callFor('claim', QUEUE, { lease_ms: leaseMs })),
   );
   return ids;
 }
@@ -66,7 +58,7 @@ function moveDue(p: ChainableCommander, from: 'schedule' | 'active', id: string)
 export const WORKLOADS: Record<CoreTransition, Workload> = {
   enqueue: {
     prepare: async (_, n) => minted(n),
-    calls: (ids) => ids.map((id) => enqueueCall(QUEUE, id, 'payload')),
+    calls: (ids) => ids.map((id) => callFor('enqueue', QUEUE, { id, payload: 'payload' })),
     plain: (p, id) => {
       p.exists(row(id));
       p.hset(row(id), 'state', 'pending', 'attempts', '0', 'payload', 'payload');
@@ -75,7 +67,7 @@ export const WORKLOADS: Record<CoreTransition, Workload> = {
   },
   schedule: {
     prepare: async (_, n) => minted(n),
-    calls: (ids) => ids.map((id) => scheduleCall(QUEUE, id, 'payload', LATER)),
+    calls: (ids) => ids.map((id) => callFor('schedule', QUEUE, { id, payload: 'payload', run_at_ms: LATER })),
     plain: (p, id) => {
       p.exists(row(id));
       p.hset(row(id), 'state', 'scheduled', 'attempts', '0', 'payload', 'payload');
@@ -84,7 +76,7 @@ export const WORKLOADS: Record<CoreTransition, Workload> = {
   },
   claim: {
     prepare: enqueued,
-    calls: (ids) => ids.map(() => claimCall(QUEUE, 60_000)),
+    calls: (ids) => ids.map(() => callFor('claim', QUEUE, { lease_ms: 60_000 })),
     // Pending ids all score 0 and sort in mint order, so ZPOPMIN pops `id`.
     plain: (p, id) => {
       p.hget(key('meta'), 'paused');
@@ -98,7 +90,7 @@ export const WORKLOADS: Record<CoreTransition, Workload> = {
   },
   complete: {
     prepare: (setup, n) => claimed(setup, n),
-    calls: (ids) => ids.map((id) => completeCall(QUEUE, id, 1)),
+    calls: (ids) => ids.map((id) => callFor('complete', QUEUE, { id, token: 1 })),
     plain: (p, id) => {
       p.exists(row(id));
       p.hget(row(id), 'attempts');
@@ -110,7 +102,9 @@ export const WORKLOADS: Record<CoreTransition, Workload> = {
   retry: {
     prepare: (setup, n) => claimed(setup, n),
     calls: (ids) =>
-      ids.map((id) => retryCall(QUEUE, id, 1, { delayMs: 1000, maxAttempts: 5, error: 'boom' })),
+      ids.map((id) =>
+        callFor('retry', QUEUE, { id, token: 1, delay_ms: 1000, max_attempts: 5, error: 'boom' }),
+      ),
     plain: (p, id) => {
       p.exists(row(id));
       p.hget(row(id), 'attempts');
@@ -127,16 +121,16 @@ export const WORKLOADS: Record<CoreTransition, Workload> = {
       const ids = minted(n);
       await runChunked(
         setup,
-        ids.map((id) => scheduleCall(QUEUE, id, 'payload', 0)),
+        ids.map((id) => callFor('schedule', QUEUE, { id, payload: 'payload', run_at_ms: 0 })),
       );
       return ids;
     },
-    calls: (ids) => ids.map(() => promoteCall(QUEUE, 1)),
+    calls: (ids) => ids.map(() => callFor('promote', QUEUE, { batch: 1 })),
     plain: (p, id) => moveDue(p, 'schedule', id),
   },
   reap: {
     prepare: (setup, n) => claimed(setup, n, 0),
-    calls: (ids) => ids.map(() => reapCall(QUEUE, 1)),
+    calls: (ids) => ids.map(() => callFor('reap', QUEUE, { batch: 1 })),
     plain: (p, id) => moveDue(p, 'active', id),
   },
 };

@@ -7,15 +7,7 @@ import type { Valkey } from 'iovalkey';
 import { IdMinter } from '../keyspace/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from './keyspace-dump.ts';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../executors/calls.ts';
+import { callFor } from '../executors/calls.ts';
 import type { Executor } from '../executors/executor.ts';
 import { CORE_TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
 import { WireError } from '../executors/wire-error.ts';
@@ -58,37 +50,44 @@ class SequenceState {
     const claim = this.claims.length ? this.claims[Math.floor(pick() * this.claims.length)]! : null;
     switch (step) {
       case 'enqueue':
-        return enqueueCall(q, this.remember(this.minter.mint()), `payload ${this.enqueued.length}`);
+        return callFor('enqueue', q, {
+          id: this.remember(this.minter.mint()),
+          payload: `payload ${this.enqueued.length}`,
+        });
       case 'duplicate': {
         const id = this.enqueued.length
           ? this.enqueued[Math.floor(pick() * this.enqueued.length)]!
           : this.minter.mint();
-        return enqueueCall(q, this.remember(id), 'a duplicate');
+        return callFor('enqueue', q, { id: this.remember(id), payload: 'a duplicate' });
       }
       case 'schedule':
         // Run-at 0 is due at once, so a later promote has work to do.
-        return scheduleCall(
-          q,
-          this.remember(this.minter.mint()),
-          'later',
-          pick() < 0.5 ? 0 : 4_102_444_800_000,
-        );
+        return callFor('schedule', q, {
+          id: this.remember(this.minter.mint()),
+          payload: 'later',
+          run_at_ms: pick() < 0.5 ? 0 : 4_102_444_800_000,
+        });
       case 'claim':
-        return claimCall(q, pick() < 0.3 ? 0 : 30_000);
+        return callFor('claim', q, { lease_ms: pick() < 0.3 ? 0 : 30_000 });
       case 'complete':
-        return completeCall(q, claim?.id ?? this.minter.mint(), claim?.attempts ?? 1);
+        return callFor('complete', q, { id: claim?.id ?? this.minter.mint(), token: claim?.attempts ?? 1 });
       case 'stale':
-        return completeCall(q, claim?.id ?? this.minter.mint(), (claim?.attempts ?? 0) + 1);
+        return callFor('complete', q, {
+          id: claim?.id ?? this.minter.mint(),
+          token: (claim?.attempts ?? 0) + 1,
+        });
       case 'retry':
-        return retryCall(q, claim?.id ?? this.minter.mint(), claim?.attempts ?? 1, {
-          delayMs: 0,
-          maxAttempts: 2,
+        return callFor('retry', q, {
+          id: claim?.id ?? this.minter.mint(),
+          token: claim?.attempts ?? 1,
+          delay_ms: 0,
+          max_attempts: 2,
           error: 'boom',
         });
       case 'promote':
-        return promoteCall(q, 10);
+        return callFor('promote', q, { batch: 10 });
       case 'reap':
-        return reapCall(q, 10);
+        return callFor('reap', q, { batch: 10 });
     }
   }
 

@@ -1,8 +1,31 @@
-// Builds each transition's call from a queue name and typed arguments, with keys from the keyspace.
-// The admission verbs run the admission check here, before anything can reach a server.
+// Builds every transition's call from the transition table: its declared keys from the keyspace, its
+// arguments in the table's order. The admission verbs run the admission check here, before anything
+// can reach a server.
 
-import { jobKey, laneKey, queueKey, rowBase, validQueue } from '../keyspace/index.ts';
-import type { Call } from './transitions.ts';
+import { jobKey, laneKey, queueKey, rowBase, validQueue, type FixedKeyType } from '../keyspace/index.ts';
+import { TRANSITIONS, type Call, type TransitionName } from './transitions.ts';
+
+type ArgName = (typeof TRANSITIONS)[TransitionName]['args'][number];
+/** The arguments that are whole numbers on the wire. */
+type CountName = 'run_at_ms' | 'lease_ms' | 'delay_ms' | 'max_attempts' | 'batch';
+type ArgValue<A extends ArgName> = A extends CountName
+  ? number
+  : A extends 'token'
+    ? number | string
+    : string;
+
+/** A transition's arguments by their names in the table, e.g. `{ id, token, delay_ms, max_attempts, error }`. */
+export type CallArgs<T extends TransitionName> = {
+  [A in (typeof TRANSITIONS)[T]['args'][number]]: ArgValue<A>;
+};
+
+const COUNTS: ReadonlySet<string> = new Set<CountName>([
+  'run_at_ms',
+  'lease_ms',
+  'delay_ms',
+  'max_attempts',
+  'batch',
+]);
 
 /** A whole number 0..2^53-1 as a wire argument, or a RangeError naming the argument. */
 function count(name: string, value: number): string {
@@ -14,94 +37,25 @@ function count(name: string, value: number): string {
   return String(value);
 }
 
-export function enqueueCall(queue: string, id: string, payload: string): Call {
-  validQueue(queue);
-  return {
-    transition: 'enqueue',
-    keys: [jobKey(queue, id), queueKey(queue, 'pending')],
-    args: [id, payload],
-  };
+/** One declared key from its notation in the table. */
+function keyFor(notation: string, queue: string, args: Record<string, unknown>): string {
+  if (notation === 'job:<id>') return jobKey(queue, String(args.id));
+  if (notation === 'g:<group>:pending') return laneKey(queue, String(args.group));
+  if (notation === 'job:') return rowBase(queue);
+  return queueKey(queue, notation as FixedKeyType);
 }
 
-export function scheduleCall(queue: string, id: string, payload: string, runAtMs: number): Call {
-  validQueue(queue);
+/** The call of `transition` on `queue`: keys and arguments exactly as the table declares them. */
+export function callFor<T extends TransitionName>(transition: T, queue: string, args: CallArgs<T>): Call {
+  const declared = TRANSITIONS[transition];
+  if (declared.admits) validQueue(queue);
+  const named = args as Record<string, number | string>;
   return {
-    transition: 'schedule',
-    keys: [jobKey(queue, id), queueKey(queue, 'schedule')],
-    args: [id, payload, count('run_at_ms', runAtMs)],
-  };
-}
-
-export function claimCall(queue: string, leaseMs: number): Call {
-  return {
-    transition: 'claim',
-    keys: [queueKey(queue, 'pending'), queueKey(queue, 'active'), rowBase(queue)],
-    args: [count('lease_ms', leaseMs)],
-  };
-}
-
-export function completeCall(queue: string, id: string, token: number | string): Call {
-  return {
-    transition: 'complete',
-    keys: [queueKey(queue, 'active'), jobKey(queue, id), queueKey(queue, 'metrics:completed')],
-    args: [id, String(token)],
-  };
-}
-
-export interface RetryOptions {
-  delayMs: number;
-  maxAttempts: number;
-  error: string;
-}
-
-export function retryCall(queue: string, id: string, token: number | string, options: RetryOptions): Call {
-  return {
-    transition: 'retry',
-    keys: [
-      queueKey(queue, 'active'),
-      queueKey(queue, 'schedule'),
-      queueKey(queue, 'dead'),
-      jobKey(queue, id),
-      queueKey(queue, 'metrics:failed'),
-    ],
-    args: [
-      id,
-      String(token),
-      count('delay_ms', options.delayMs),
-      count('max_attempts', options.maxAttempts),
-      options.error,
-    ],
-  };
-}
-
-export function promoteCall(queue: string, batch: number): Call {
-  return {
-    transition: 'promote',
-    keys: [queueKey(queue, 'schedule'), queueKey(queue, 'pending'), rowBase(queue)],
-    args: [count('batch', batch)],
-  };
-}
-
-export function reapCall(queue: string, batch: number): Call {
-  return {
-    transition: 'reap',
-    keys: [queueKey(queue, 'active'), queueKey(queue, 'pending'), rowBase(queue)],
-    args: [count('batch', batch)],
-  };
-}
-
-export function laneEnqueueCall(queue: string, group: string, id: string, payload: string): Call {
-  validQueue(queue);
-  return {
-    transition: 'laneEnqueue',
-    keys: [
-      jobKey(queue, id),
-      laneKey(queue, group),
-      queueKey(queue, 'ring'),
-      queueKey(queue, 'paused'),
-      queueKey(queue, 'glimit'),
-      queueKey(queue, 'gactive'),
-    ],
-    args: [id, payload, group],
+    transition,
+    keys: declared.keys.map((notation) => keyFor(notation, queue, named)),
+    args: declared.args.map((name) => {
+      const value = named[name]!;
+      return COUNTS.has(name) ? count(name, value as number) : String(value);
+    }),
   };
 }

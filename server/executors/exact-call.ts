@@ -1,37 +1,38 @@
 // The exact native call of each verb for the layout check, and the calls that put a job where the verb
 // finds one. Free of Node APIs: the explorer's page builds the same declared keys in the browser.
 
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from './calls.ts';
+import { callFor } from './calls.ts';
 import type { Call, CoreTransition } from './transitions.ts';
 
 /** The exact call for a verb, and the calls that put a job where the verb finds one. */
 export function exactCall(verb: CoreTransition, queue: string, id: string): { setup: Call[]; call: Call } {
-  const enqueue = enqueueCall(queue, id, 'hello');
+  const enqueue = callFor('enqueue', queue, { id, payload: 'hello' });
   switch (verb) {
     case 'enqueue':
       return { setup: [], call: enqueue };
     case 'schedule':
-      return { setup: [], call: scheduleCall(queue, id, 'hello', 0) };
+      return { setup: [], call: callFor('schedule', queue, { id, payload: 'hello', run_at_ms: 0 }) };
     case 'claim':
-      return { setup: [enqueue], call: claimCall(queue, 30_000) };
+      return { setup: [enqueue], call: callFor('claim', queue, { lease_ms: 30_000 }) };
     case 'complete':
-      return { setup: [enqueue, claimCall(queue, 30_000)], call: completeCall(queue, id, 1) };
+      return {
+        setup: [enqueue, callFor('claim', queue, { lease_ms: 30_000 })],
+        call: callFor('complete', queue, { id, token: 1 }),
+      };
     case 'retry':
       return {
-        setup: [enqueue, claimCall(queue, 30_000)],
-        call: retryCall(queue, id, 1, { delayMs: 1000, maxAttempts: 3, error: 'boom' }),
+        setup: [enqueue, callFor('claim', queue, { lease_ms: 30_000 })],
+        call: callFor('retry', queue, { id, token: 1, delay_ms: 1000, max_attempts: 3, error: 'boom' }),
       };
     case 'promote':
-      return { setup: [scheduleCall(queue, id, 'hello', 0)], call: promoteCall(queue, 10) };
+      return {
+        setup: [callFor('schedule', queue, { id, payload: 'hello', run_at_ms: 0 })],
+        call: callFor('promote', queue, { batch: 10 }),
+      };
     case 'reap':
-      return { setup: [enqueue, claimCall(queue, 0)], call: reapCall(queue, 10) };
+      return {
+        setup: [enqueue, callFor('claim', queue, { lease_ms: 0 })],
+        call: callFor('reap', queue, { batch: 10 }),
+      };
   }
 }

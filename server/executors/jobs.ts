@@ -1,18 +1,14 @@
 // The host's job verbs: each builds its call from the keyspace and runs it on the executor chosen.
 
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  laneEnqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-  type RetryOptions,
-} from './calls.ts';
+import { callFor } from './calls.ts';
 import type { Executor } from './executor.ts';
 import type { WireError } from './wire-error.ts';
+
+export interface RetryOptions {
+  delayMs: number;
+  maxAttempts: number;
+  error: string;
+}
 
 export interface Claimed {
   id: string;
@@ -30,7 +26,7 @@ export class Jobs {
 
   /** 1 when enqueued, 0 for a duplicate id. */
   async enqueue(queue: string, id: string, payload: string): Promise<number> {
-    return (await this.executor.run(enqueueCall(queue, id, payload))) as number;
+    return (await this.executor.run(callFor('enqueue', queue, { id, payload }))) as number;
   }
 
   /** One pipeline of enqueues; the whole batch is checked before any of it is sent. */
@@ -38,24 +34,26 @@ export class Jobs {
     queue: string,
     jobs: ReadonlyArray<{ id: string; payload: string }>,
   ): Promise<Array<number | WireError>> {
-    const calls = jobs.map(({ id, payload }) => enqueueCall(queue, id, payload));
+    const calls = jobs.map(({ id, payload }) => callFor('enqueue', queue, { id, payload }));
     return (await this.executor.runMany(calls)) as Array<number | WireError>;
   }
 
   async schedule(queue: string, id: string, payload: string, runAtMs: number): Promise<number> {
-    return (await this.executor.run(scheduleCall(queue, id, payload, runAtMs))) as number;
+    return (await this.executor.run(
+      callFor('schedule', queue, { id, payload, run_at_ms: runAtMs }),
+    )) as number;
   }
 
   /** The oldest pending job, or null when none is pending or the queue is paused. */
   async claim(queue: string, leaseMs: number): Promise<Claimed | null> {
-    const reply = await this.executor.run(claimCall(queue, leaseMs));
+    const reply = await this.executor.run(callFor('claim', queue, { lease_ms: leaseMs }));
     if (reply === null) return null;
     const [id, payload, attempts] = reply as [string, string, number];
     return { id, payload, attempts };
   }
 
   async complete(queue: string, id: string, token: number): Promise<number> {
-    return (await this.executor.run(completeCall(queue, id, token))) as number;
+    return (await this.executor.run(callFor('complete', queue, { id, token }))) as number;
   }
 
   /** 'scheduled' or 'dead', or 0 when the row is gone. */
@@ -65,18 +63,26 @@ export class Jobs {
     token: number,
     options: RetryOptions,
   ): Promise<'scheduled' | 'dead' | 0> {
-    return (await this.executor.run(retryCall(queue, id, token, options))) as 'scheduled' | 'dead' | 0;
+    return (await this.executor.run(
+      callFor('retry', queue, {
+        id,
+        token,
+        delay_ms: options.delayMs,
+        max_attempts: options.maxAttempts,
+        error: options.error,
+      }),
+    )) as 'scheduled' | 'dead' | 0;
   }
 
   async promote(queue: string, batch = 100): Promise<number> {
-    return (await this.executor.run(promoteCall(queue, batch))) as number;
+    return (await this.executor.run(callFor('promote', queue, { batch }))) as number;
   }
 
   async reap(queue: string, batch = 100): Promise<number> {
-    return (await this.executor.run(reapCall(queue, batch))) as number;
+    return (await this.executor.run(callFor('reap', queue, { batch }))) as number;
   }
 
   async laneEnqueue(queue: string, group: string, id: string, payload: string): Promise<number> {
-    return (await this.executor.run(laneEnqueueCall(queue, group, id, payload))) as number;
+    return (await this.executor.run(callFor('laneEnqueue', queue, { id, payload, group }))) as number;
   }
 }

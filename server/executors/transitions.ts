@@ -1,55 +1,67 @@
 // Each core transition has one declared key list and one argument list, shared by both executors:
 // the scripted executor sends `EVALSHA <sha> <numkeys> <keys…> <args…>`, the native module takes
 // `EMQ.<VERB> <numkeys> <keys…> <args…>`. Swapping executors changes the verb alone.
+// Keys are written as the fixture writes them, each the type after `emq:{q}:`: `job:<id>` is the row
+// of the job named by the `id` argument, `job:` the row base, `g:<group>:pending` the lane of `group`.
+// `callFor` (calls.ts) builds every call from this table; `admits` marks the admission verbs, which
+// refuse a bad queue name before anything is sent.
 
 export const TRANSITIONS = {
   enqueue: {
     script: 'enqueue-2.lua',
     command: 'EMQ.ENQUEUE',
-    keys: ['row', 'pending'],
+    admits: true,
+    keys: ['job:<id>', 'pending'],
     args: ['id', 'payload'],
   },
   schedule: {
     script: 'schedule-2.lua',
     command: 'EMQ.SCHEDULE',
-    keys: ['row', 'schedule'],
+    admits: true,
+    keys: ['job:<id>', 'schedule'],
     args: ['id', 'payload', 'run_at_ms'],
   },
   claim: {
     script: 'claim-3.lua',
     command: 'EMQ.CLAIM',
-    keys: ['pending', 'active', 'row base'],
+    admits: false,
+    keys: ['pending', 'active', 'job:'],
     args: ['lease_ms'],
   },
   complete: {
     script: 'complete-3.lua',
     command: 'EMQ.COMPLETE',
-    keys: ['active', 'row', 'metrics:completed'],
+    admits: false,
+    keys: ['active', 'job:<id>', 'metrics:completed'],
     args: ['id', 'token'],
   },
   retry: {
     script: 'retry-5.lua',
     command: 'EMQ.RETRY',
-    keys: ['active', 'schedule', 'dead', 'row', 'metrics:failed'],
+    admits: false,
+    keys: ['active', 'schedule', 'dead', 'job:<id>', 'metrics:failed'],
     args: ['id', 'token', 'delay_ms', 'max_attempts', 'error'],
   },
   promote: {
     script: 'promote-3.lua',
     command: 'EMQ.PROMOTE',
-    keys: ['schedule', 'pending', 'row base'],
+    admits: false,
+    keys: ['schedule', 'pending', 'job:'],
     args: ['batch'],
   },
   reap: {
     script: 'reap-3.lua',
     command: 'EMQ.REAP',
-    keys: ['active', 'pending', 'row base'],
+    admits: false,
+    keys: ['active', 'pending', 'job:'],
     args: ['batch'],
   },
   laneEnqueue: {
     script: 'lane-enqueue-6.lua',
     // Lanes are an admission verb; the protocol leaves their native command optional.
     command: null,
-    keys: ['row', 'lane pending', 'ring', 'paused', 'glimit', 'gactive'],
+    admits: true,
+    keys: ['job:<id>', 'g:<group>:pending', 'ring', 'paused', 'glimit', 'gactive'],
     args: ['id', 'payload', 'group'],
   },
 } as const;

@@ -5,7 +5,7 @@
 
 import { installWireIdentity } from '../connectors/install.ts';
 import { NativeExecutor } from '../executors/native.ts';
-import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
 import { exactCall } from '../executors/exact-call.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
@@ -76,7 +76,7 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
   }
   const exact = exactCall(input.verb, input.queue, input.id);
   const call: Call = { ...exact.call, keys: input.keys ?? exact.call.keys };
-  const command = `EMQ.${input.verb.toUpperCase()}`;
+  const command = TRANSITIONS[input.verb].command;
 
   const standalone = await runtime.pool.with(1, async ([lease]) => {
     const native = new NativeExecutor(lease!.client);

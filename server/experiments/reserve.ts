@@ -6,8 +6,9 @@ import { installWireIdentity } from '../connectors/install.ts';
 import { FenceError, type FenceStep } from '../connectors/fence.ts';
 import { connectWire4 } from '../connectors/wire4.ts';
 import { connectWire6 } from '../connectors/wire6.ts';
-import { enqueueCall } from '../executors/calls.ts';
+import { callFor } from '../executors/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
+import { TRANSITIONS } from '../executors/transitions.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { mintJobId, versionKey } from '../keyspace/index.ts';
 import { fields } from './input.ts';
@@ -47,9 +48,9 @@ async function connector(
 }
 
 async function nativeWrite(executor: NativeExecutor) {
-  const call = enqueueCall('orders', mintJobId(), 'hello');
+  const call = callFor('enqueue', 'orders', { id: mintJobId(), payload: 'hello' });
   const command = {
-    command: `EMQ.ENQUEUE 2 ${call.keys.join(' ')} ${call.args.join(' ')}`,
+    command: `${TRANSITIONS.enqueue.command} ${call.keys.length} ${call.keys.join(' ')} ${call.args.join(' ')}`,
     reply: null as string | null,
   };
   try {

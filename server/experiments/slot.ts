@@ -2,7 +2,7 @@
 // cluster node's CLUSTER KEYSLOT; where the queue's keys and the reserve land among the 16,384 slots;
 // and a live claim whose keys mix two queues, which the cluster refuses with CROSSSLOT.
 
-import { claimCall } from '../executors/calls.ts';
+import { callFor } from '../executors/calls.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
@@ -72,8 +72,8 @@ export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
 
   // Both calls run on the cluster node as claims of an empty queue: they write nothing either way.
   const executor = new ScriptedExecutor(runtime.cluster);
-  const single = claimCall(input.queue, 1000);
-  const other = claimCall(input.other, 1000);
+  const single = callFor('claim', input.queue, { lease_ms: 1000 });
+  const other = callFor('claim', input.other, { lease_ms: 1000 });
   const mixed = { ...single, keys: [single.keys[0]!, other.keys[1]!, single.keys[2]!] };
   return {
     accepted: true,

@@ -3,16 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  laneEnqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../../server/executors/calls.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import type { Call } from '../../server/executors/transitions.ts';
 import { mintJobId, slot } from '../../server/keyspace/index.ts';
@@ -22,14 +13,14 @@ const box = useSandbox({ native: false });
 
 function everyCall(queue: string, id: string): Call[] {
   return [
-    enqueueCall(queue, id, 'x'),
-    claimCall(queue, 1000),
-    completeCall(queue, id, 1),
-    scheduleCall(queue, mintJobId(), 'x', 0),
-    promoteCall(queue, 10),
-    reapCall(queue, 10),
-    retryCall(queue, mintJobId(), 1, { delayMs: 0, maxAttempts: 1, error: 'e' }),
-    laneEnqueueCall(queue, 'GRP0000000000a', mintJobId(), 'x'),
+    callFor('enqueue', queue, { id, payload: 'x' }),
+    callFor('claim', queue, { lease_ms: 1000 }),
+    callFor('complete', queue, { id, token: 1 }),
+    callFor('schedule', queue, { id: mintJobId(), payload: 'x', run_at_ms: 0 }),
+    callFor('promote', queue, { batch: 10 }),
+    callFor('reap', queue, { batch: 10 }),
+    callFor('retry', queue, { id: mintJobId(), token: 1, delay_ms: 0, max_attempts: 1, error: 'e' }),
+    callFor('laneEnqueue', queue, { id: mintJobId(), payload: 'x', group: 'GRP0000000000a' }),
   ];
 }
 

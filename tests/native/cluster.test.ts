@@ -5,15 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../../server/executors/calls.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { TRANSITIONS, type Call } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
@@ -28,13 +20,13 @@ const CLUSTER_MODE = 'EMQWIRE expected a standalone server but cluster mode is e
 function everyWrite(queue: string): Call[] {
   const id = minter.mint();
   return [
-    enqueueCall(queue, id, 'x'),
-    scheduleCall(queue, minter.mint(), 'x', 0),
-    claimCall(queue, 1000),
-    completeCall(queue, id, 1),
-    retryCall(queue, id, 1, { delayMs: 0, maxAttempts: 3, error: 'e' }),
-    promoteCall(queue, 10),
-    reapCall(queue, 10),
+    callFor('enqueue', queue, { id, payload: 'x' }),
+    callFor('schedule', queue, { id: minter.mint(), payload: 'x', run_at_ms: 0 }),
+    callFor('claim', queue, { lease_ms: 1000 }),
+    callFor('complete', queue, { id, token: 1 }),
+    callFor('retry', queue, { id, token: 1, delay_ms: 0, max_attempts: 3, error: 'e' }),
+    callFor('promote', queue, { batch: 10 }),
+    callFor('reap', queue, { batch: 10 }),
   ];
 }
 
@@ -80,7 +72,7 @@ describe('on a cluster-enabled node', () => {
 
   it('answers the layout check before the server mode, and the server’s CROSSSLOT before both', async () => {
     // Same slot, wrong key: the layout speaks.
-    const claim = claimCall('orders', 1000);
+    const claim = callFor('claim', 'orders', { lease_ms: 1000 });
     await refusedOnCluster(
       [{ ...claim, keys: [claim.keys[0]!, 'emq:{orders}:dead', claim.keys[2]!] }],
       () => "EMQKEY key 2 differs at byte 13: expected 'emq:{orders}:active' but found 'emq:{orders}:dead'",

@@ -7,15 +7,7 @@ import { describe, it } from 'node:test';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import { connectWire4 } from '../../server/connectors/wire4.ts';
 import { connectWire6 } from '../../server/connectors/wire6.ts';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../../server/executors/calls.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import {
@@ -133,13 +125,13 @@ describe('the wire 4 connector against a native node', () => {
       const native = new NativeExecutor(admin);
       const before = await dumpKeyspace(admin);
       const calls = [
-        enqueueCall('orders', minter.mint(), 'native'),
-        scheduleCall('orders', minter.mint(), 'native', 0),
-        claimCall('orders', 1000),
-        completeCall('orders', held, 1),
-        retryCall('orders', held, 1, { delayMs: 0, maxAttempts: 3, error: 'e' }),
-        promoteCall('orders', 10),
-        reapCall('orders', 10),
+        callFor('enqueue', 'orders', { id: minter.mint(), payload: 'native' }),
+        callFor('schedule', 'orders', { id: minter.mint(), payload: 'native', run_at_ms: 0 }),
+        callFor('claim', 'orders', { lease_ms: 1000 }),
+        callFor('complete', 'orders', { id: held, token: 1 }),
+        callFor('retry', 'orders', { id: held, token: 1, delay_ms: 0, max_attempts: 3, error: 'e' }),
+        callFor('promote', 'orders', { batch: 10 }),
+        callFor('reap', 'orders', { batch: 10 }),
       ];
       for (const verdict of await native.runMany(calls)) {
         assert.ok(verdict instanceof WireError);

@@ -7,15 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../../server/executors/calls.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
@@ -55,29 +47,32 @@ async function prepare(
   };
   switch (transition) {
     case 'enqueue':
-      return { call: enqueueCall(queue, minter.mint(), 'p'), reply: 1 };
+      return { call: callFor('enqueue', queue, { id: minter.mint(), payload: 'p' }), reply: 1 };
     case 'schedule':
-      return { call: scheduleCall(queue, minter.mint(), 'p', 0), reply: 1 };
+      return {
+        call: callFor('schedule', queue, { id: minter.mint(), payload: 'p', run_at_ms: 0 }),
+        reply: 1,
+      };
     case 'claim': {
       await jobs.enqueue(queue, minter.mint(), 'p');
       const [oldest] = await client.zrange(queueKey(queue, 'pending'), 0, 0);
-      return { call: claimCall(queue, 30_000), reply: [oldest, 'p', 1] };
+      return { call: callFor('claim', queue, { lease_ms: 30_000 }), reply: [oldest, 'p', 1] };
     }
     case 'complete':
-      return { call: completeCall(queue, await claimed(30_000), 1), reply: 1 };
+      return { call: callFor('complete', queue, { id: await claimed(30_000), token: 1 }), reply: 1 };
     case 'retry': {
       const id = await claimed(30_000);
       return {
-        call: retryCall(queue, id, 1, { delayMs: 0, maxAttempts: 3, error: 'e' }),
+        call: callFor('retry', queue, { id, token: 1, delay_ms: 0, max_attempts: 3, error: 'e' }),
         reply: 'scheduled',
       };
     }
     case 'promote':
       await jobs.schedule(queue, minter.mint(), 'p', 0);
-      return { call: promoteCall(queue, 100), reply: 1 };
+      return { call: callFor('promote', queue, { batch: 100 }), reply: 1 };
     case 'reap':
       await claimed(0);
-      return { call: reapCall(queue, 100), reply: 1 };
+      return { call: callFor('reap', queue, { batch: 100 }), reply: 1 };
   }
 }
 

@@ -6,15 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import {
-  claimCall,
-  completeCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-} from '../../server/executors/calls.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
@@ -68,13 +60,13 @@ async function populated(queue = 'orders'): Promise<World> {
   const held = (await jobs.claim(queue, 60_000))!.id;
   await jobs.schedule(queue, minter.mint(), 'due', 0);
   const valid: Record<CoreTransition, Call> = {
-    enqueue: enqueueCall(queue, minter.mint(), 'new'),
-    schedule: scheduleCall(queue, minter.mint(), 'new', 0),
-    claim: claimCall(queue, 30_000),
-    complete: completeCall(queue, held, 1),
-    retry: retryCall(queue, held, 1, { delayMs: 1000, maxAttempts: 3, error: 'boom' }),
-    promote: promoteCall(queue, 10),
-    reap: reapCall(queue, 10),
+    enqueue: callFor('enqueue', queue, { id: minter.mint(), payload: 'new' }),
+    schedule: callFor('schedule', queue, { id: minter.mint(), payload: 'new', run_at_ms: 0 }),
+    claim: callFor('claim', queue, { lease_ms: 30_000 }),
+    complete: callFor('complete', queue, { id: held, token: 1 }),
+    retry: callFor('retry', queue, { id: held, token: 1, delay_ms: 1000, max_attempts: 3, error: 'boom' }),
+    promote: callFor('promote', queue, { batch: 10 }),
+    reap: callFor('reap', queue, { batch: 10 }),
   };
   return { client, native, valid, held };
 }
@@ -241,12 +233,12 @@ describe('EMQKIND and EMQSTALE', () => {
     const id = 'USR0KHTOWnGLuC';
     await refuses(
       world,
-      enqueueCall('orders', id, 'x'),
+      callFor('enqueue', 'orders', { id, payload: 'x' }),
       `EMQKIND expected an id of kind 'JOB' but found '${id}'`,
     );
     await refuses(
       world,
-      scheduleCall('orders', id, 'x', 0),
+      callFor('schedule', 'orders', { id, payload: 'x', run_at_ms: 0 }),
       `EMQKIND expected an id of kind 'JOB' but found '${id}'`,
     );
   });
@@ -256,18 +248,18 @@ describe('EMQKIND and EMQSTALE', () => {
     const { held } = world;
     await refuses(
       world,
-      completeCall('orders', held, 2),
+      callFor('complete', 'orders', { id: held, token: 2 }),
       `EMQSTALE expected token '1' for '${held}' but found '2'`,
     );
     await refuses(
       world,
-      retryCall('orders', held, '01', { delayMs: 0, maxAttempts: 1, error: 'e' }),
+      callFor('retry', 'orders', { id: held, token: '01', delay_ms: 0, max_attempts: 1, error: 'e' }),
       `EMQSTALE expected token '1' for '${held}' but found '01'`,
     );
     await world.client.hdel(jobKey('orders', held), 'attempts');
     await refuses(
       world,
-      completeCall('orders', held, 1),
+      callFor('complete', 'orders', { id: held, token: 1 }),
       `EMQSTALE expected token '' for '${held}' but found '1'`,
     );
   });
@@ -306,7 +298,10 @@ describe('the wire identity', () => {
       // complete and retry share the held claim; give retry one of its own.
       if (transition === 'retry') {
         const { id, attempts } = (await new Jobs(world.native).claim('orders', 60_000))!;
-        await accepts(world, retryCall('orders', id, attempts, { delayMs: 0, maxAttempts: 3, error: 'e' }));
+        await accepts(
+          world,
+          callFor('retry', 'orders', { id, token: attempts, delay_ms: 0, max_attempts: 3, error: 'e' }),
+        );
       } else {
         await accepts(world, world.valid[transition]);
       }
@@ -318,7 +313,7 @@ describe('the check order: key count → layout → server mode → identity →
   it('answers the earliest failing check', async () => {
     const world = await populated();
     await world.client.set(versionKey(), WIRE4_IDENTITY);
-    const enqueue = enqueueCall('orders', 'USR0KHTOWnGLuC', 'x');
+    const enqueue = callFor('enqueue', 'orders', { id: 'USR0KHTOWnGLuC', payload: 'x' });
     // Wrong count and wrong layout and foreign identity and wrong kind: the count speaks.
     await refuses(world, { ...enqueue, keys: ['emq:{}:x'] }, 'EMQKEY EMQ.ENQUEUE expects 2 keys but found 1');
     // Wrong layout, foreign identity, wrong kind: the layout speaks.
@@ -330,7 +325,7 @@ describe('the check order: key count → layout → server mode → identity →
     // Foreign identity, wrong kind: the identity speaks.
     await refuses(world, enqueue, FOREIGN);
     // A stale token behind a foreign identity: the identity speaks.
-    await refuses(world, completeCall('orders', world.held, 9), FOREIGN);
+    await refuses(world, callFor('complete', 'orders', { id: world.held, token: 9 }), FOREIGN);
   });
 });
 

@@ -90,13 +90,11 @@ export function rawCall(transition: CoreTransition, keys: Bytes[], args: Bytes[]
   return { transition, keys: keys as unknown as string[], args: args as unknown as string[] };
 }
 
-/** The type suffix of each declared key, after `emq:{<name>}:`; the row is `job:` + the id argument. */
+/** The type suffix of each declared key, after `emq:{<name>}:`; `job:<id>` is `job:` + the id argument. */
 function expectedTypes(transition: CoreTransition, args: Bytes[]): Buffer[] {
-  return TRANSITIONS[transition].keys.map((role) => {
-    if (role === 'row') return Buffer.concat([Buffer.from('job:'), bytesOf(args[0] ?? '')]);
-    if (role === 'row base') return Buffer.from('job:');
-    return Buffer.from(role);
-  });
+  return TRANSITIONS[transition].keys.map((type) =>
+    type === 'job:<id>' ? Buffer.concat([Buffer.from('job:'), bytesOf(args[0] ?? '')]) : Buffer.from(type),
+  );
 }
 
 /** The first offset where two byte strings differ; the shorter one's length when one is a prefix. */

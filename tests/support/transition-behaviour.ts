@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../server/connectors/install.ts';
-import { promoteCall, reapCall } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import type { Executor } from '../../server/executors/executor.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
@@ -266,8 +266,8 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
     it('moves nothing for batch 0 and everything due for a negative batch', async () => {
       const { client, jobs, executor } = await fresh();
       for (let i = 0; i < 3; i += 1) await jobs.schedule('orders', minter.mint(), 'x', 0);
-      assert.equal(await executor.run(promoteCall('orders', 0)), 0);
-      assert.equal(await executor.run({ ...promoteCall('orders', 0), args: ['-1'] }), 3);
+      assert.equal(await executor.run(callFor('promote', 'orders', { batch: 0 })), 0);
+      assert.equal(await executor.run({ ...callFor('promote', 'orders', { batch: 0 }), args: ['-1'] }), 3);
       assert.equal(await client.zcard(queueKey('orders', 'pending')), 3);
     });
   });
@@ -282,7 +282,7 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
       await jobs.claim('orders', 60_000);
       assert.equal(await jobs.reap('orders'), 0);
       await new Promise((resolve) => setTimeout(resolve, 450));
-      assert.equal(await executor.run(reapCall('orders', 0)), 0);
+      assert.equal(await executor.run(callFor('reap', 'orders', { batch: 0 })), 0);
       assert.equal(await jobs.reap('orders'), 1);
       assert.deepEqual(await zrange(client, 'pending'), [short, '0']);
       assert.deepEqual(await client.zrange(queueKey('orders', 'active'), 0, -1), [long]);

@@ -2,6 +2,7 @@
 // at build time (the fallback) and on request (the island), and the browser renders every later result
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
+import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
 import { SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
 
@@ -206,7 +207,7 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
   }</p>
   <div class="xp-sides">
     <div><p class="xp-side-name">scripted (EVALSHA)</p><p><code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code></p></div>
-    <div><p class="xp-side-name">native (EMQ.${esc(s.transition.toUpperCase())})</p><p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p></div>
+    <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition as CoreTransition].command)})</p><p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p></div>
   </div>
   <details class="xp-keyspaces"><summary>Both keyspaces after this step</summary>
     <div class="xp-sides">

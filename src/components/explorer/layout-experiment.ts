@@ -1,6 +1,6 @@
 // native layout check: keeps the key fields on the exact call of the chosen verb and queue (built in
 // the browser by the same calls the server uses), offers presets, and marks the byte EMQKEY names.
-import type { CoreTransition } from '../../../server/executors/transitions.ts';
+import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
 import { exactCall } from '../../../server/executors/exact-call.ts';
 import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
@@ -69,7 +69,7 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
   };
 
   const reset = () => {
-    callLabel.textContent = `Call EMQ.${verb.value.toUpperCase()}`;
+    callLabel.textContent = `Call ${TRANSITIONS[verb.value as CoreTransition].command}`;
     const keys = exact();
     if (keys instanceof KeyspaceError) {
       show(region, refusalText(keys.code, `${keys.message} (checked in your browser: no call to build)`));

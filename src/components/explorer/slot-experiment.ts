@@ -9,7 +9,7 @@ import {
   slot,
   validQueue,
 } from '../../../server/keyspace/index.ts';
-import { claimCall } from '../../../server/executors/calls.ts';
+import { callFor } from '../../../server/executors/calls.ts';
 import type { ExplorerApi } from './explorer-api.ts';
 import { crossSlot, queuePins, refusalText, slotMap, type SlotCall } from './explorer-view.ts';
 
@@ -27,8 +27,8 @@ const DEBOUNCE_MS = 250;
 /** The claim's keys before the cluster node answers (nothing when a name is refused). */
 function waiting(queue: string, other: string): string {
   try {
-    const single = claimCall(queue, 1000).keys;
-    const mixed = [single[0]!, claimCall(other, 1000).keys[1]!, single[2]!];
+    const single = callFor('claim', queue, { lease_ms: 1000 }).keys;
+    const mixed = [single[0]!, callFor('claim', other, { lease_ms: 1000 }).keys[1]!, single[2]!];
     return crossSlot(
       { keys: single, slots: single.map((k) => slot(k)) },
       { keys: mixed, slots: mixed.map((k) => slot(k)) },
