@@ -13,7 +13,7 @@ export interface CommandArity {
   args: string[];
   /** Words on the wire, the command name and numkeys included: `EMQ.<VERB> <numkeys> <keys…> <args…>`. */
   words: number;
-  /** The call as a usage line. */
+  /** The call as a usage line: each key as `emq:{q}:<type>` in the table's notation, each argument `<name>`. */
   usage: string;
 }
 
@@ -30,7 +30,9 @@ export function commandArities(): CommandArity[] {
       keys: [...keys],
       args: [...args],
       words: 2 + keys.length + args.length,
-      usage: [command, String(keys.length), ...keys.map(word), ...args.map(word)].join(' '),
+      usage: [command, String(keys.length), ...keys.map((type) => `emq:{q}:${type}`), ...args.map(word)].join(
+        ' ',
+      ),
     };
   });
 }
