@@ -1,8 +1,12 @@
 // What a host needs of an executor: run one call, or many in one pipeline. The scripted executor and
 // the native one both fit, so a host chooses per call.
 
+import type { Cluster, Valkey } from 'iovalkey';
 import type { Call, Reply } from './transitions.ts';
 import { WireError } from './wire-error.ts';
+
+/** A connection to one server, or a cluster client that routes each call to the node owning its keys. */
+export type Client = Valkey | Cluster;
 
 export interface Executor {
   readonly kind: 'scripted' | 'native';

@@ -1,15 +1,14 @@
 // The native executor: the same call, sent as the module's EMQ.<VERB> instead of EVALSHA <sha>.
 
-import type { Valkey } from 'iovalkey';
-import { verdicts, type Executor } from './executor.ts';
+import { verdicts, type Client, type Executor } from './executor.ts';
 import { TRANSITIONS, type Call, type Reply } from './transitions.ts';
 import { WireError } from './wire-error.ts';
 
 export class NativeExecutor implements Executor {
   readonly kind = 'native';
-  private readonly client: Valkey;
+  private readonly client: Client;
 
-  constructor(client: Valkey) {
+  constructor(client: Client) {
     this.client = client;
   }
 

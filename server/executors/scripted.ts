@@ -1,17 +1,17 @@
 // The scripted executor: EVALSHA first. On NOSCRIPT it loads the script, checks that the sha the server
 // computed equals ours, and retries once; a second NOSCRIPT is an error, not a loop.
 
-import type { Valkey } from 'iovalkey';
-import { verdicts, type Executor } from './executor.ts';
+import { Cluster } from 'iovalkey';
+import { verdicts, type Client, type Executor } from './executor.ts';
 import { scriptFor } from './scripts.ts';
 import type { Call, Reply } from './transitions.ts';
 import { WireError } from './wire-error.ts';
 
 export class ScriptedExecutor implements Executor {
   readonly kind = 'scripted';
-  private readonly client: Valkey;
+  private readonly client: Client;
 
-  constructor(client: Valkey) {
+  constructor(client: Client) {
     this.client = client;
   }
 
@@ -54,11 +54,15 @@ export class ScriptedExecutor implements Executor {
     return verdicts(await pipeline.exec());
   }
 
+  /** Loads the script where EVALSHA runs: on a cluster, every primary has a script cache of its own. */
   private async load(call: Call): Promise<void> {
     const script = scriptFor(call.transition);
-    const sha = await this.client.call('SCRIPT', 'LOAD', script.source);
-    if (sha !== script.sha) {
-      throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
+    const servers = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    for (const server of servers) {
+      const sha = await server.call('SCRIPT', 'LOAD', script.source);
+      if (sha !== script.sha) {
+        throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
+      }
     }
   }
 }

@@ -3,7 +3,7 @@
 // on keys in the grammar (`emq:*`) or the reserve (`{emq}:*`). The scripts' own commands are checked
 // against the same list, so a key outside the grammar is refused even inside a script.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../executors/transitions.ts';
 
@@ -29,7 +29,11 @@ const IN_SCRIPTS = [
   'rpush',
 ];
 const VIEW = ['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize', 'flushdb'];
-const CLUSTER = ['cluster|keyslot'];
+/**
+ * On a cluster: the slot of a key, and what a cluster client reads to route (CLUSTER SLOTS, its ready
+ * check CLUSTER INFO) and sends to follow an ASK redirection mid-migration (ASKING).
+ */
+const CLUSTER = ['cluster|keyslot', 'cluster|slots', 'cluster|info', 'asking'];
 /** The console's reads beyond the ones above (server/experiments/console/allow-list.ts). */
 const CONSOLE = ['zscore', 'ttl', 'echo'];
 
@@ -44,6 +48,18 @@ export function explorerRules(password: string, withNative: boolean): string[] {
     rules.push(`(~* ${native.join(' ')})`);
   }
   return rules;
+}
+
+/**
+ * The same user as `--user` arguments for a node's command line, so a node restarted by its supervisor
+ * has the account from its first accepted connection. The password goes as its SHA-256 (`#…`), never
+ * in clear, since any local process can read a command line.
+ */
+export function explorerUserArgs(password: string, withNative: boolean): string[] {
+  const rules = explorerRules(password, withNative).map((rule) =>
+    rule.startsWith('>') ? `#${createHash('sha256').update(rule.slice(1)).digest('hex')}` : rule,
+  );
+  return ['--user', EXPLORER_USER, ...rules];
 }
 
 export function newPassword(): string {

@@ -1,5 +1,5 @@
 // The sandbox, started one way for the site, the tests and the benchmarks: a standalone node (with the
-// native module when it is built) and the cluster part, each supervised (restarted on the same port if
+// native module when it is built) and a three-node cluster (cluster.ts), each node supervised (restarted on the same port if
 // it dies). VALKEY_URL (and VALKEY_CLUSTER_URL) point at existing servers instead; their URLs carry the
 // admin credentials when those servers need them.
 //
@@ -7,6 +7,12 @@
 // password is the only way in, so no other local process can FLUSHALL, rewrite ACLs or SHUTDOWN them.
 
 import { randomBytes } from 'node:crypto';
+import {
+  existingCluster,
+  startCluster,
+  type ClusterStartOptions,
+  type SandboxCluster,
+} from './cluster.ts';
 import { superviseValkeyNode } from './supervisor.ts';
 import { nativeModulePath, type AdminCredentials, type ValkeyNodeOptions } from './valkey-process.ts';
 
@@ -23,7 +29,7 @@ export interface SandboxPart {
 
 export interface Sandbox {
   standalone: SandboxEndpoint;
-  cluster: SandboxEndpoint | null;
+  cluster: SandboxCluster | null;
   /** The module loaded into the standalone node when this process started it, else null. */
   nativeModule: string | null;
   stop(): Promise<void>;
@@ -36,6 +42,8 @@ export interface SandboxOptions {
   /** Logical databases of the standalone node (the pool leases all but database 0). */
   databases?: number;
   standaloneSettings?: ValkeyNodeOptions['settings'];
+  /** Extra options for the cluster's nodes (e.g. an account that exists from their first connection). */
+  clusterOptions?: ClusterStartOptions;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -48,16 +56,17 @@ function adminCredentials(): AdminCredentials {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const env = options.env ?? process.env;
   const admin = adminCredentials();
-  const parts: SandboxPart[] = [];
+  const parts: Array<{ stop(): Promise<void> }> = [];
   try {
     const nativeModule = env.VALKEY_URL || options.native === false ? null : nativeModulePath();
     const standalone = await startStandalonePart(env, admin, { ...options, module: nativeModule });
     parts.push(standalone);
-    const cluster = options.cluster === false ? null : await startClusterPart(env, admin);
+    const cluster =
+      options.cluster === false ? null : await startClusterPart(env, admin, options.clusterOptions);
     if (cluster) parts.push(cluster);
     return {
       standalone: standalone.endpoint,
-      cluster: cluster?.endpoint ?? null,
+      cluster,
       nativeModule,
       stop: async () => void (await Promise.all(parts.map((part) => part.stop()))),
     };
@@ -83,14 +92,15 @@ async function startStandalonePart(
 }
 
 /**
- * The cluster part: a cluster-enabled node that owns every slot (loading the module too, so its exact
- * refusal on a cluster can be shown). This is the seam where a multi-node cluster plugs in.
+ * The cluster part: three cluster-enabled nodes holding the slots in three ranges, loading the module
+ * too (so a real cluster's routing and the owner's exact refusal can be shown); or the existing cluster
+ * VALKEY_CLUSTER_URL names by one or more seed nodes.
  */
 export async function startClusterPart(
   env: NodeJS.ProcessEnv,
   admin: AdminCredentials,
-): Promise<SandboxPart> {
-  if (env.VALKEY_CLUSTER_URL) return { endpoint: { url: env.VALKEY_CLUSTER_URL }, stop: async () => {} };
-  const node = await superviseValkeyNode({ cluster: true, module: nativeModulePath(), admin });
-  return { endpoint: { url: node.url }, stop: node.stop };
+  options: ClusterStartOptions = {},
+): Promise<SandboxCluster> {
+  if (env.VALKEY_CLUSTER_URL) return existingCluster(env.VALKEY_CLUSTER_URL);
+  return startCluster({ module: nativeModulePath(), admin, ...options });
 }

@@ -10,8 +10,13 @@ import { projectRoot } from '../project-root.ts';
 import { freePort } from './free-port.ts';
 
 export interface ValkeyNodeOptions {
-  /** A cluster-enabled node that owns all 16,384 slots, so CLUSTER KEYSLOT and CROSSSLOT answer. */
+  /** A cluster-enabled node; `cluster.ts` joins such nodes and gives them their slots. */
   cluster?: boolean;
+  /**
+   * Where a cluster node keeps its node id, peers and slots. Given by the caller and kept across
+   * restarts, so a node restarted on its port comes back as itself with its slots.
+   */
+  clusterConfigFile?: string;
   /** Path of a module to load, or null for none. */
   module?: string | null;
   maxmemory?: string;
@@ -26,6 +31,8 @@ export interface ValkeyNodeOptions {
    * (which any local process can read in /proc).
    */
   admin?: AdminCredentials;
+  /** Extra raw arguments, for a setting of several words (`--user <name> <rule>…`). */
+  args?: string[];
 }
 
 export interface AdminCredentials {
@@ -95,11 +102,14 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     '--databases',
     String(options.databases ?? 16),
   );
-  if (options.cluster)
-    args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`));
+  if (options.cluster) {
+    const config = options.clusterConfigFile ?? join(dir, `nodes-${port}.conf`);
+    args.push('--cluster-enabled', 'yes', '--cluster-config-file', config);
+  }
   const module = options.module ?? null;
   if (module) args.push('--loadmodule', module);
   for (const [name, value] of Object.entries(options.settings ?? {})) args.push(`--${name}`, value);
+  args.push(...(options.args ?? []));
 
   const binary = process.env.VALKEY_SERVER ?? 'valkey-server';
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -123,7 +133,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     : '';
   const url = `redis://${credentials}${host}:${port}`;
   try {
-    await Promise.race([waitReady(url, Boolean(options.cluster)), exited]);
+    await Promise.race([waitReady(url), exited]);
   } catch (error) {
     child.kill('SIGKILL');
     process.off('exit', killOnExit);
@@ -142,7 +152,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
   return { url, host, port, cluster: Boolean(options.cluster), module, process: child, stop };
 }
 
-async function waitReady(url: string, cluster: boolean): Promise<void> {
+async function waitReady(url: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   const client = new Valkey(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   // Refused connections while the server boots are expected; the loop below retries them.
@@ -156,13 +166,6 @@ async function waitReady(url: string, cluster: boolean): Promise<void> {
       } catch (error) {
         if (Date.now() > deadline) throw error;
         client.disconnect();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
-    if (cluster) {
-      await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-      while (!String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')) {
-        if (Date.now() > deadline) throw new Error(`cluster node at ${url} never reached cluster_state:ok`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }

@@ -2,19 +2,23 @@
 // stopped after them. Clients opened through it are closed with it.
 
 import { after, before } from 'node:test';
-import { Valkey } from 'iovalkey';
+import { Cluster, Valkey } from 'iovalkey';
+import { clusterClient } from '../../server/sandbox/cluster.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../server/sandbox/sandbox.ts';
 
 export interface TestSandbox {
   readonly sandbox: Sandbox;
   /** A new client on the standalone node (a fresh logical database per call unless `db` is given). */
   standalone(db?: number): Valkey;
-  cluster(): Valkey;
+  /** A cluster client (iovalkey's Cluster) on the three-node cluster: it follows MOVED and ASK. */
+  cluster(): Cluster;
+  /** A plain connection to one node of the cluster (in slot order): it answers MOVED for others' slots. */
+  clusterNode(index: number): Valkey;
 }
 
 export function useSandbox(options: SandboxOptions = {}): TestSandbox {
   let sandbox: Sandbox | undefined;
-  const clients: Valkey[] = [];
+  const clients: Array<Valkey | Cluster> = [];
   before(async () => {
     sandbox = await startSandbox(options);
   });
@@ -36,8 +40,18 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
       return open(this.sandbox.standalone.url, db);
     },
     cluster() {
-      if (!this.sandbox.cluster) throw new Error('this sandbox has no cluster node');
-      return open(this.sandbox.cluster.url);
+      if (!this.sandbox.cluster) throw new Error('this sandbox has no cluster');
+      const client = clusterClient(this.sandbox.cluster.seeds);
+      clients.push(client);
+      return client;
+    },
+    clusterNode(index) {
+      const seed = this.sandbox.cluster?.seeds[index];
+      if (!seed) throw new Error(`this sandbox has no cluster node ${index}`);
+      const client = open(`redis://${seed.host}:${seed.port}`);
+      // A test may kill this node; the connection then reconnects by itself, quietly.
+      client.on('error', () => {});
+      return client;
     },
   };
 }

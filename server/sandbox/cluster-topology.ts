@@ -1,0 +1,49 @@
+// The cluster's layout as the cluster itself reports it: CLUSTER SHARDS read live from a node, each
+// primary with its address, node id and slot ranges — never a constant of ours.
+
+import type { Cluster, Valkey } from 'iovalkey';
+
+export interface ShardNode {
+  /** `host:port`, the form MOVED and ASK replies name a node by. */
+  address: string;
+  id: string;
+  /** Inclusive slot ranges, ascending. */
+  slots: Array<[number, number]>;
+}
+
+/** Reads CLUSTER SHARDS (RESP2: flat name/value arrays) into one entry per primary, by first slot. */
+export async function readShards(client: Valkey | Cluster): Promise<ShardNode[]> {
+  const reply = (await client.call('CLUSTER', 'SHARDS')) as unknown[];
+  const shards: ShardNode[] = [];
+  for (const shard of reply) {
+    const fields = asRecord(shard as unknown[]);
+    const flat = (fields.slots as Array<number | string>).map(Number);
+    const slots: Array<[number, number]> = [];
+    for (let i = 0; i < flat.length; i += 2) slots.push([flat[i]!, flat[i + 1]!]);
+    for (const node of fields.nodes as unknown[][]) {
+      const info = asRecord(node);
+      if (info.role !== 'master') continue;
+      const host = String(info.ip ?? info.endpoint);
+      shards.push({ address: `${host}:${String(info.port)}`, id: String(info.id), slots });
+    }
+  }
+  for (const shard of shards) shard.slots.sort((a, b) => a[0] - b[0]);
+  return shards.sort((a, b) => (a.slots[0]?.[0] ?? 16384) - (b.slots[0]?.[0] ?? 16384));
+}
+
+function asRecord(flat: unknown[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
+  return record;
+}
+
+/** The node whose ranges hold `slot`, or null when no node serves it. */
+export function ownerOf(shards: ShardNode[], slot: number): ShardNode | null {
+  return shards.find((shard) => shard.slots.some(([start, end]) => slot >= start && slot <= end)) ?? null;
+}
+
+/** `host:port` as a host and a port (IPv6 hosts keep their colons). */
+export function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  return { host: address.slice(0, colon), port: Number(address.slice(colon + 1)) };
+}

@@ -1,0 +1,72 @@
+// Runs that share the cluster's one keyspace take turns: readers type exact keys (`emq:{orders}:…`), so
+// two runs on one slot would see each other's jobs. A run holds its slot's lock — within this process
+// a promise chain, across processes a short-lived key set with NX and a deadline — and cleans up after
+// itself before it lets go. A lock key left by a dead process expires on its own.
+
+import { randomBytes } from 'node:crypto';
+import type { Cluster } from 'iovalkey';
+
+export class LockBusyError extends Error {
+  constructor(name: string, waitedMs: number) {
+    super(`${name} is busy with other runs; waited ${waitedMs} ms. Try again in a moment.`);
+    this.name = 'LockBusyError';
+  }
+}
+
+/** Deletes the lock only while it still holds our token (it may have expired and been taken since). */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+export class RunLocks {
+  private readonly admin: Cluster;
+  private readonly ttlMs: number;
+  private readonly local = new Map<string, Promise<void>>();
+
+  /** `admin` is the cluster as the admin: the lock keys are never the reader's to see or touch. */
+  constructor(admin: Cluster, ttlMs = 20_000) {
+    this.admin = admin;
+    this.ttlMs = ttlMs;
+  }
+
+  /** The lock key of a name; one hashtag keeps every lock on one slot. */
+  static key(name: string): string {
+    return `{sandbox}:lock:${name}`;
+  }
+
+  /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
+  async with<T>(name: string, work: () => Promise<T>, waitMs = 10_000): Promise<T> {
+    const deadline = Date.now() + waitMs;
+    // In this process: queue behind the run before us, so only one of ours polls the shared key.
+    const previous = this.local.get(name) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const tail = previous.then(() => mine);
+    this.local.set(name, tail);
+    try {
+      await Promise.race([
+        previous,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new LockBusyError(name, waitMs)), waitMs).unref(),
+        ),
+      ]);
+      const token = await this.acquire(name, deadline, waitMs);
+      try {
+        return await work();
+      } finally {
+        await this.admin.call('EVAL', RELEASE, 1, RunLocks.key(name), token).catch(() => {});
+      }
+    } finally {
+      done();
+      if (this.local.get(name) === tail) this.local.delete(name);
+    }
+  }
+
+  private async acquire(name: string, deadline: number, waitMs: number): Promise<string> {
+    const token = randomBytes(12).toString('base64url');
+    for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
+      const set = await this.admin.set(RunLocks.key(name), token, 'PX', this.ttlMs, 'NX');
+      if (set === 'OK') return token;
+      if (Date.now() + delay > deadline) throw new LockBusyError(name, waitMs);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
