@@ -70,5 +70,4 @@ for (const root of document.querySelectorAll<HTMLElement>('[data-search]')) {
       input.focus();
     }
   });
-  root.hidden = false;
 }

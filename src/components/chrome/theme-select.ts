@@ -17,5 +17,4 @@ for (const label of document.querySelectorAll<HTMLLabelElement>('[data-theme-sel
       else localStorage.setItem(KEY, value);
     } catch {}
   });
-  label.hidden = false;
 }
