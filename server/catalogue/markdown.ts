@@ -8,7 +8,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 export function arityMarkdown(): string {
   const rows = commandArities().map(
     (c) =>
-      `| \`${c.command}\` | ${c.numkeys} | ${c.keys.join(', ')} | ${c.args.join(', ')} | ${c.words} | \`${c.script}\` |`,
+      `| \`${c.command}\` | ${c.numkeys} | ${c.keys.map((k) => `\`${k}\``).join(', ')} | ${c.args.join(', ')} | ${c.words} | \`${c.script}\` |`,
   );
   return [
     '## The EMQ.* commands: arity',

@@ -159,7 +159,10 @@ test('each twin’s explorer is curl calls of the JSON API that run as written',
 test('llms-full.txt and the API catalogue carry the EMQ.* arity table and every error code', async () => {
   const { text } = await get('/llms-full.txt');
   assert.match(text, /^## The EMQ\.\* commands: arity$/m);
-  assert.match(text, /^\| `EMQ\.RETRY` \| 5 \| active, schedule, dead, row, metrics:failed \| .* \| 12 \|/m);
+  assert.match(
+    text,
+    /^\| `EMQ\.RETRY` \| 5 \| `active`, `schedule`, `dead`, `job:<id>`, `metrics:failed` \| .* \| 12 \|/m,
+  );
   assert.match(text, /^## Error codes$/m);
   const api = (await (await fetch(site.url + '/api/experiments')).json()) as {
     errors: { code: string; text: string }[];
