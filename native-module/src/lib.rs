@@ -4,7 +4,10 @@
 //! scripted executor's `EVALSHA`, checks them in the order of `docs/wire.md` (key count → layout →
 //! server mode → wire identity) and runs its transition atomically.
 
-use valkey_module::{valkey_module, Context, Status, ValkeyResult, ValkeyString};
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use valkey_module::{raw, valkey_module, Context, Status, ValkeyResult, ValkeyString};
 
 pub mod commands;
 pub mod keyspace;
@@ -17,6 +20,7 @@ pub mod wire;
 mod fixtures;
 
 use crate::commands::{admission, lease, sweep};
+use crate::store::Str;
 
 pub const MODULE_NAME: &str = "trafikey";
 pub const MODULE_VERSION: i32 = 1;
@@ -58,67 +62,98 @@ fn initialize(ctx: &Context, _args: &[ValkeyString]) -> Status {
         return Status::Err;
     }
     shared::init(ctx);
+    register_commands(ctx)
+}
+
+/// A verb's handler: the command's strings, read where the server keeps them (no copy, no vector).
+type Handler = for<'a> fn(&Context, &'a [Str<'a>]) -> ValkeyResult;
+
+/// The server's entry point for one verb, around its handler.
+macro_rules! entry {
+    ($handler:path) => {{
+        extern "C" fn entry(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
+            let context = Context::new(ctx);
+            // The server passes `argc` strings that live for the whole call.
+            let args = unsafe { Str::argv(argv, argc as usize) };
+            let run: Handler = $handler;
+            context.reply(run(&context, args)) as c_int
+        }
+        entry as unsafe extern "C" fn(_, _, _) -> _
+    }};
+}
+
+/// Every verb: its name, its entry point and its declared layout.
+///
+/// Key positions: first key 2, last key 1 + numkeys, step 1 (numkeys is fixed per verb), so ACLs
+/// and `COMMAND GETKEYS` see exactly the declared keys.
+const COMMANDS: [(&CStr, raw::RedisModuleCmdFunc, &layout::Layout); 7] = [
+    // EMQ.ENQUEUE 2 <row> <pending> <id> <payload>
+    (
+        c"EMQ.ENQUEUE",
+        Some(entry!(admission::enqueue)),
+        &layout::ENQUEUE,
+    ),
+    // EMQ.SCHEDULE 2 <row> <schedule> <id> <payload> <run_at_ms>
+    (
+        c"EMQ.SCHEDULE",
+        Some(entry!(admission::schedule)),
+        &layout::SCHEDULE,
+    ),
+    // EMQ.CLAIM 3 <pending> <active> <row-base> <lease_ms>
+    (c"EMQ.CLAIM", Some(entry!(lease::claim)), &layout::CLAIM),
+    // EMQ.COMPLETE 3 <active> <row> <metrics:completed> <id> <token>
+    (
+        c"EMQ.COMPLETE",
+        Some(entry!(lease::complete)),
+        &layout::COMPLETE,
+    ),
+    // EMQ.RETRY 5 <active> <schedule> <dead> <row> <metrics:failed>
+    //           <id> <token> <delay_ms> <max_attempts> <error>
+    (c"EMQ.RETRY", Some(entry!(lease::retry)), &layout::RETRY),
+    // EMQ.PROMOTE 3 <schedule> <pending> <row-base> <batch>
+    (
+        c"EMQ.PROMOTE",
+        Some(entry!(sweep::promote)),
+        &layout::PROMOTE,
+    ),
+    // EMQ.REAP 3 <active> <pending> <row-base> <batch>
+    (c"EMQ.REAP", Some(entry!(sweep::reap)), &layout::REAP),
+];
+
+fn register_commands(ctx: &Context) -> Status {
+    for (name, entry, layout) in COMMANDS {
+        let last_key = 1 + layout.keys.len() as c_int;
+        let status = unsafe {
+            raw::RedisModule_CreateCommand.unwrap()(
+                ctx.get_raw(),
+                name.as_ptr(),
+                entry,
+                c"write deny-oom".as_ptr(),
+                2,
+                last_key,
+                1,
+            )
+        };
+        if status != raw::REDISMODULE_OK as c_int {
+            ctx.log_warning(&format!(
+                "trafikey cannot register {}",
+                name.to_string_lossy()
+            ));
+            return Status::Err;
+        }
+    }
     Status::Ok
 }
 
-/// Command handler for EMQ.ENQUEUE 2 <row> <pending> <id> <payload>
-fn emq_enqueue_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    admission::enqueue(ctx, &args)
-}
-
-/// Command handler for EMQ.SCHEDULE 2 <row> <schedule> <id> <payload> <run_at_ms>
-fn emq_schedule_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    admission::schedule(ctx, &args)
-}
-
-/// Command handler for EMQ.CLAIM 3 <pending> <active> <row-base> <lease_ms>
-fn emq_claim_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    lease::claim(ctx, &args)
-}
-
-/// Command handler for EMQ.COMPLETE 3 <active> <row> <metrics:completed> <id> <token>
-fn emq_complete_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    lease::complete(ctx, &args)
-}
-
-/// Command handler for:
-/// EMQ.RETRY 5 <active> <schedule> <dead> <row> <metrics:failed> <id> <token> <delay_ms> <max_attempts> <error>
-fn emq_retry_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    lease::retry(ctx, &args)
-}
-
-/// Command handler for EMQ.PROMOTE 3 <schedule> <pending> <row-base> <batch>
-fn emq_promote_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    sweep::promote(ctx, &args)
-}
-
-/// Command handler for EMQ.REAP 3 <active> <pending> <row-base> <batch>
-fn emq_reap_command(ctx: &Context, args: Vec<ValkeyString>) -> ValkeyResult {
-    sweep::reap(ctx, &args)
-}
-
-//////////////////////////////////////////////////////
-
-/// The last key position a verb registers: 1 + numkeys (the command name is 0, numkeys is 1).
-const fn last_key(layout: &layout::Layout) -> i32 {
-    1 + layout.keys.len() as i32
-}
-
-// Key positions: first key 2, last key 1 + numkeys, step 1 (numkeys is fixed per verb), so ACLs
-// and `COMMAND GETKEYS` see exactly the declared keys.
 valkey_module! {
     name: MODULE_NAME,
     version: MODULE_VERSION,
     allocator: (Allocator, ALLOCATOR),
     data_types: [],
     init: initialize,
-    commands: [
-        ["EMQ.ENQUEUE", emq_enqueue_command, "write deny-oom", 2, last_key(&layout::ENQUEUE), 1],
-        ["EMQ.SCHEDULE", emq_schedule_command, "write deny-oom", 2, last_key(&layout::SCHEDULE), 1],
-        ["EMQ.CLAIM", emq_claim_command, "write deny-oom", 2, last_key(&layout::CLAIM), 1],
-        ["EMQ.COMPLETE", emq_complete_command, "write deny-oom", 2, last_key(&layout::COMPLETE), 1],
-        ["EMQ.RETRY", emq_retry_command, "write deny-oom", 2, last_key(&layout::RETRY), 1],
-        ["EMQ.PROMOTE", emq_promote_command, "write deny-oom", 2, last_key(&layout::PROMOTE), 1],
-        ["EMQ.REAP", emq_reap_command, "write deny-oom", 2, last_key(&layout::REAP), 1],
-    ],
+    commands: [],
 }

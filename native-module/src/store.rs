@@ -21,19 +21,23 @@ type RawString = *mut raw::RedisModuleString;
 
 /// A server string borrowed for `'a`: an argument of the command, a string made at load, or an
 /// [`Owned`] one.
+///
+/// Transparent over the server's pointer, so the argument vector a command receives reads in place
+/// as `&[Str]`.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct Str<'a> {
     inner: NonNull<raw::RedisModuleString>,
     _borrow: PhantomData<&'a ()>,
 }
 
 impl<'a> Str<'a> {
-    /// An argument as the command received it.
-    pub fn arg(arg: &'a ValkeyString) -> Self {
-        Str {
-            inner: NonNull::new(arg.inner).expect("an argument is a string"),
-            _borrow: PhantomData,
-        }
+    /// The argument vector the server passed to a command, borrowed where it lies.
+    ///
+    /// # Safety
+    /// `argv` must be the command's `argc` non-null strings, alive for `'a` (the call).
+    pub unsafe fn argv(argv: *mut RawString, argc: usize) -> &'a [Str<'a>] {
+        std::slice::from_raw_parts(argv.cast::<Str<'a>>(), argc)
     }
 
     pub fn bytes(self) -> &'a [u8] {
@@ -399,20 +403,42 @@ impl<'c> Key<'c> {
 
     /// Replicates `command <key> <args…>` and fires its event. The strings are the ones the write
     /// used, passed as they are: the server takes its own references, so nothing is copied again.
+    /// Each is its own `s` in the format, so the server sizes the effect's vector once.
     fn effect(&self, command: &CStr, args: &[RawString], class: NotifyEvent, event: &CStr) {
-        const MOST: usize = 7;
-        assert!(args.len() < MOST, "an effect has at most 6 arguments");
-        let mut argv: [RawString; MOST] = [ptr::null_mut(); MOST];
-        argv[0] = self.name.raw();
-        argv[1..=args.len()].copy_from_slice(args);
+        let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
+        let (ctx, cmd, key, a) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw(), args);
         unsafe {
-            raw::RedisModule_Replicate.unwrap()(
-                self.ctx.get_raw(),
-                command.as_ptr(),
-                c"v".as_ptr(),
-                argv.as_ptr(),
-                1 + args.len(),
-            );
+            match a.len() {
+                0 => replicate(ctx, cmd, c"s".as_ptr(), key),
+                1 => replicate(ctx, cmd, c"ss".as_ptr(), key, a[0]),
+                2 => replicate(ctx, cmd, c"sss".as_ptr(), key, a[0], a[1]),
+                3 => replicate(ctx, cmd, c"ssss".as_ptr(), key, a[0], a[1], a[2]),
+                4 => replicate(ctx, cmd, c"sssss".as_ptr(), key, a[0], a[1], a[2], a[3]),
+                5 => replicate(
+                    ctx,
+                    cmd,
+                    c"ssssss".as_ptr(),
+                    key,
+                    a[0],
+                    a[1],
+                    a[2],
+                    a[3],
+                    a[4],
+                ),
+                6 => replicate(
+                    ctx,
+                    cmd,
+                    c"sssssss".as_ptr(),
+                    key,
+                    a[0],
+                    a[1],
+                    a[2],
+                    a[3],
+                    a[4],
+                    a[5],
+                ),
+                _ => unreachable!("an effect has at most 6 arguments after its key"),
+            };
         }
         self.notify(class, event);
     }

@@ -7,17 +7,17 @@ use crate::layout::{ENQUEUE, SCHEDULE};
 use crate::shared::shared;
 use crate::store::{Key, Str};
 use crate::wire;
-use valkey_module::{Context, KeyType, ValkeyError, ValkeyResult, ValkeyString, ValkeyValue};
+use valkey_module::{Context, KeyType, ValkeyError, ValkeyResult, ValkeyValue};
 
 /// `EMQ.ENQUEUE 2 <row> <pending> <id> <payload>` → 1 new, 0 duplicate.
-pub fn enqueue(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn enqueue(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     let call = admit(ctx, &ENQUEUE, argv)?;
     // Pending jobs all score 0: members sort by bytes, and branded ids sort in mint order.
     add_job(ctx, &call, shared().pending, 0)
 }
 
 /// `EMQ.SCHEDULE 2 <row> <schedule> <id> <payload> <run_at_ms>` → 1 new, 0 duplicate.
-pub fn schedule(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn schedule(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     let call = admit(ctx, &SCHEDULE, argv)?;
     let run_at_ms = call.int_arg(2)?;
     add_job(ctx, &call, shared().scheduled, run_at_ms)

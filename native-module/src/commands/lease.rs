@@ -8,12 +8,12 @@ use super::{admit, score_after, Call};
 use crate::keyspace::ROW_TYPE;
 use crate::layout::{CLAIM, COMPLETE, RETRY};
 use crate::shared::shared;
-use crate::store::{increment, integer_field, now_ms, Key, Owned};
+use crate::store::{increment, integer_field, now_ms, Key, Owned, Str};
 use crate::wire;
-use valkey_module::{raw, Context, KeyType, ValkeyError, ValkeyResult, ValkeyString, ValkeyValue};
+use valkey_module::{raw, Context, KeyType, ValkeyError, ValkeyResult, ValkeyValue};
 
 /// `EMQ.CLAIM 3 <pending> <active> <row-base> <lease_ms>` → nil, or `[id, payload, attempts]`.
-pub fn claim(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn claim(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     let call = admit(ctx, &CLAIM, argv)?;
     let lease_ms = call.int_arg(0)?;
     let s = shared();
@@ -67,7 +67,7 @@ pub fn claim(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
 }
 
 /// `EMQ.COMPLETE 3 <active> <row> <metrics:completed> <id> <token>` → 1 done, 0 no row.
-pub fn complete(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn complete(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     let call = admit(ctx, &COMPLETE, argv)?;
     let s = shared();
     let id = call.arg(0);
@@ -90,7 +90,7 @@ pub fn complete(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
 
 /// `EMQ.RETRY 5 <active> <schedule> <dead> <row> <metrics:failed> <id> <token> <delay_ms>
 /// <max_attempts> <error>` → `scheduled`, `dead`, or 0 no row.
-pub fn retry(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn retry(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     let call = admit(ctx, &RETRY, argv)?;
     let s = shared();
     let delay_ms = call.int_arg(2)?;

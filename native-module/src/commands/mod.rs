@@ -12,11 +12,11 @@ use crate::layout::{Bytes, Layout};
 use crate::shared::shared;
 use crate::store::{Key, Str};
 use crate::wire::{self, Identity};
-use valkey_module::{Context, KeyType, ValkeyError, ValkeyString};
+use valkey_module::{Context, KeyType, ValkeyError};
 
-impl Bytes for ValkeyString {
+impl Bytes for Str<'_> {
     fn bytes(&self) -> &[u8] {
-        self.as_slice()
+        Str::bytes(*self)
     }
 }
 
@@ -24,19 +24,19 @@ impl Bytes for ValkeyString {
 /// the command arrived with.
 pub struct Call<'a> {
     pub layout: &'static Layout,
-    keys: &'a [ValkeyString],
-    args: &'a [ValkeyString],
+    keys: &'a [Str<'a>],
+    args: &'a [Str<'a>],
 }
 
 impl<'a> Call<'a> {
     /// Declared key `i` (0-based), byte-identical to the one the layout check expected.
     pub fn key(&self, i: usize) -> Str<'a> {
-        Str::arg(&self.keys[i])
+        self.keys[i]
     }
 
     /// Argument `i` (0-based).
     pub fn arg(&self, i: usize) -> Str<'a> {
-        Str::arg(&self.args[i])
+        self.args[i]
     }
 
     /// Argument `i` as a base-10 integer, refused by its name from the verb's layout.
@@ -52,9 +52,9 @@ impl<'a> Call<'a> {
 pub fn admit<'a>(
     ctx: &Context,
     layout: &'static Layout,
-    argv: &'a [ValkeyString],
+    argv: &'a [Str<'a>],
 ) -> Result<Call<'a>, ValkeyError> {
-    let numkeys = argv.get(1).ok_or(ValkeyError::WrongArity)?.as_slice();
+    let numkeys = argv.get(1).ok_or(ValkeyError::WrongArity)?.bytes();
     let numkeys = wire::parse_integer(numkeys)
         .ok_or_else(|| ValkeyError::String(wire::not_an_integer("numkeys", numkeys)))?;
     layout

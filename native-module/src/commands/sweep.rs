@@ -4,23 +4,23 @@
 use super::admit;
 use crate::layout::{Layout, PROMOTE, REAP};
 use crate::shared::shared;
-use crate::store::{now_ms, Key, Owned};
-use valkey_module::{Context, KeyType, ValkeyResult, ValkeyString, ValkeyValue};
+use crate::store::{now_ms, Key, Owned, Str};
+use valkey_module::{Context, KeyType, ValkeyResult, ValkeyValue};
 
 /// `EMQ.PROMOTE 3 <schedule> <pending> <row-base> <batch>` → ids moved.
-pub fn promote(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn promote(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     move_due(ctx, &PROMOTE, argv)
 }
 
 /// `EMQ.REAP 3 <active> <pending> <row-base> <batch>` → ids moved.
 /// A lease whose deadline is at or before now has passed.
-pub fn reap(ctx: &Context, argv: &[ValkeyString]) -> ValkeyResult {
+pub fn reap(ctx: &Context, argv: &[Str]) -> ValkeyResult {
     move_due(ctx, &REAP, argv)
 }
 
 /// `ZRANGEBYSCORE from -inf now LIMIT 0 batch` (a negative batch is no limit, as for the
 /// command); for each id: `ZREM from`, `ZADD pending 0`, `HSET row-base..id state pending`.
-fn move_due(ctx: &Context, layout: &'static Layout, argv: &[ValkeyString]) -> ValkeyResult {
+fn move_due(ctx: &Context, layout: &'static Layout, argv: &[Str]) -> ValkeyResult {
     let call = admit(ctx, layout, argv)?;
     let batch = call.int_arg(0)?;
     let s = shared();
