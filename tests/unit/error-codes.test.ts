@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { commandArities } from '../../server/catalogue/commands.ts';
 import { ERROR_CODES, textPattern, type ErrorCode } from '../../server/catalogue/error-codes.ts';
+import { plan } from '../../server/experiments/console/allow-list.ts';
 import { catalogue, handleExperiment } from '../../server/experiments/http.ts';
 import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
@@ -128,6 +129,25 @@ describe('the error-code catalogue', () => {
       'BAD_JSON',
       'BAD_INPUT',
     ]);
+  });
+
+  it('matches the console’s refusals as its allow-list plans them', () => {
+    const line = (...words: string[]) => words.map((w) => new TextEncoder().encode(w));
+    const codes = new Set<string>();
+    for (const argv of [
+      line('FLUSHALL'),
+      line('EVAL', 'return 1', '0'),
+      line('GET'),
+      line('GET', 'other:key'),
+      line('HSET', 'emq:{orders}:nope', 'f', 'v'),
+    ]) {
+      const planned = plan(argv);
+      assert.equal(planned.ok, false);
+      if (planned.ok) continue;
+      assert.equal(rowsFor(planned.code, planned.message).length, 1, `${planned.code}: ${planned.message}`);
+      codes.add(planned.code);
+    }
+    assert.deepEqual([...codes].sort(), ['BAD_ARGUMENTS', 'KEY_NOT_ALLOWED', 'NOT_ALLOWED']);
   });
 
   it('lists every refusal code the API source can send, with its status', () => {
