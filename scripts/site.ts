@@ -1,6 +1,6 @@
 // The built course site, for the tests, the benchmarks and the scripts alike: the one rule for when
 // dist/ is stale (scripts/build-site.ts applies it before `npm start` and `npm test`), building it
-// when it is, and starting `node dist/server/entry.mjs` on a free port.
+// when it is, and starting `node server/serve.ts` (the production entry) on a free port.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -94,7 +94,8 @@ export interface Site {
 export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   ensureBuilt();
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [join(DIST, 'server/entry.mjs')], {
+  // The production entry: our HTTP front around Astro's handler, as `npm start` runs it.
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'server/serve.ts')], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,4 +6,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 node scripts/build-site.ts
 say "serving on http://localhost:${PORT:-4321}"
+# Raise the soft limit on open files to the hard one where the system allows: the front keeps its
+# connection cap well below it (see the README's limits section).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 exec node server/serve.ts

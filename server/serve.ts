@@ -1,18 +1,74 @@
-// Serves the built site with Astro's standalone server, then wakes the explorer: its first request
-// starts the sandbox (unless VALKEY_URL is set), so the first reader does not wait for it.
+// Serves the built site: our own HTTP front (server/front/) around Astro's request handler, then
+// wakes the explorer (its first request starts the sandbox), so the first reader does not wait for it.
+// With WORKERS=n, n processes share one port (Node's cluster module); this primary starts the sandbox
+// once and hands its address to every worker, which lease keyspaces through Valkey itself.
 
-export {};
+import cluster from 'node:cluster';
+import type { Server } from 'node:http';
+import { POOL_SIZE } from './experiments/runtime.ts';
+import { createFront, type Handler } from './front/front.ts';
+import { fileLimit, frontSettings } from './front/settings.ts';
+import { startSandbox } from './sandbox/sandbox.ts';
 
-process.env.HOST ??= '127.0.0.1';
-process.env.PORT ??= '4321';
+const host = process.env.HOST ?? '127.0.0.1';
+const port = Number(process.env.PORT ?? 4321);
+const workers = Math.max(1, Math.floor(Number(process.env.WORKERS ?? 1)) || 1);
 
-// @ts-ignore — dist/ exists only after `astro build`.
-await import('../dist/server/entry.mjs');
+async function primary(): Promise<void> {
+  const sandbox = await startSandbox({ databases: POOL_SIZE + 1 });
+  const env = {
+    VALKEY_URL: sandbox.standalone.url,
+    VALKEY_CLUSTER_URL: sandbox.cluster?.url ?? '',
+    WORKERS: String(workers),
+  };
+  let stopping = false;
+  const fork = () => cluster.fork(env);
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    console.error(`worker ${worker.process.pid} ended (${signal ?? code}); starting another`);
+    setTimeout(fork, 500);
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
+      void sandbox.stop().then(() => process.exit(0));
+    });
+  }
+  for (let i = 0; i < workers; i += 1) fork();
+  console.log(`the owned keyspace: http://localhost:${port}/ (${workers} workers)`);
+}
 
-const origin = `http://${process.env.HOST}:${process.env.PORT}`;
-const sandbox = (await fetch(`${origin}/api/sandbox`).then((response) => response.json())) as {
-  sandbox: string;
-  native: boolean;
-};
-console.log(`sandbox: ${sandbox.sandbox}${sandbox.native ? ', native module loaded' : ''}`);
-console.log(`the owned keyspace: http://localhost:${process.env.PORT}/`);
+async function serve(): Promise<Server> {
+  // Astro's entry would start its own server; we only want its handler.
+  process.env.ASTRO_NODE_AUTOSTART = 'disabled';
+  // @ts-ignore — dist/ exists only after `astro build`.
+  const { handler } = (await import('../dist/server/entry.mjs')) as { handler: Handler };
+  const settings = frontSettings(process.env, workers);
+  const server = createFront(handler, settings);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  if (cluster.isPrimary) {
+    console.log(
+      `front: at most ${settings.maxConnections} connections (file limit ${fileLimit()}), ${settings.maxConnectionsPerAddress} per address`,
+    );
+  }
+  return server;
+}
+
+if (cluster.isPrimary && workers > 1) {
+  await primary();
+} else {
+  await serve();
+  const origin = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+  const sandbox = (await fetch(`${origin}/api/sandbox`).then((response) => response.json())) as {
+    sandbox: string;
+    native: boolean;
+  };
+  if (cluster.isPrimary) {
+    console.log(`sandbox: ${sandbox.sandbox}${sandbox.native ? ', native module loaded' : ''}`);
+    console.log(`the owned keyspace: http://localhost:${port}/`);
+  }
+}

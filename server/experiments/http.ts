@@ -8,16 +8,10 @@ import { logLimited } from '../log.ts';
 import { classify, RunTimeoutError } from './failures.ts';
 import { InputError } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
-import { RateLimiter } from './rate-limit.ts';
 import { EXPERIMENTS } from './registry.ts';
 import { explorerRuntime } from './runtime.ts';
 
 const RUN_TIMEOUT_MS = 15_000;
-
-const limiter = new RateLimiter({
-  burst: Number(process.env.EXPLORER_BURST ?? 30),
-  perSecond: Number(process.env.EXPLORER_RATE ?? 5),
-});
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -75,11 +69,7 @@ export function catalogue(): Response {
   return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
 }
 
-export async function handleExperiment(
-  request: Request,
-  name: string | undefined,
-  client: string,
-): Promise<Response> {
+export async function handleExperiment(request: Request, name: string | undefined): Promise<Response> {
   const experiment = name !== undefined && Object.hasOwn(EXPERIMENTS, name) ? EXPERIMENTS[name] : undefined;
   if (!experiment) {
     return refusal(
@@ -89,14 +79,15 @@ export async function handleExperiment(
     );
   }
   if (request.method !== 'POST') {
-    return refusal(405, 'METHOD', `experiments run with POST and a JSON body, not ${request.method}`);
-  }
-  const wait = limiter.take(client);
-  if (wait > 0) {
     return json(
-      429,
-      { error: { code: 'RATE_LIMITED', message: `too many runs from you; try again in ${wait} s` } },
-      { 'retry-after': String(wait) },
+      405,
+      {
+        error: {
+          code: 'METHOD',
+          message: `experiments run with POST and a JSON body, not ${request.method}`,
+        },
+      },
+      { allow: 'POST' },
     );
   }
   const type = request.headers.get('content-type') ?? '';
@@ -160,4 +151,13 @@ export async function sandboxStatus(): Promise<Response> {
   } catch {
     return json(200, { sandbox: 'down', native: false });
   }
+}
+
+/** A 405 that says which methods the path takes, in `allow` and in words. */
+export function methodNotAllowed(method: string, allow: string, hint: string): Response {
+  return json(
+    405,
+    { error: { code: 'METHOD', message: `${method} is not served here: ${hint}` } },
+    { allow },
+  );
 }

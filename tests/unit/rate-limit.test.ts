@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RateLimiter } from '../../server/experiments/rate-limit.ts';
+import { RateLimiter } from '../../server/front/rate-limit.ts';
 
 describe('the rate limiter', () => {
   it('allows a burst, then the steady rate, per client', () => {

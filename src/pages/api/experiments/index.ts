@@ -1,10 +1,10 @@
 // GET /api/experiments — the catalogue: every experiment with its input, an example and the limits.
 import type { APIRoute } from 'astro';
-import { catalogue, refusal } from '../../../../server/experiments/http.ts';
+import { catalogue, methodNotAllowed } from '../../../../server/experiments/http.ts';
 
 export const prerender = false;
 
 export const ALL: APIRoute = ({ request }) =>
-  request.method === 'GET'
+  request.method === 'GET' || request.method === 'HEAD'
     ? catalogue()
-    : refusal(405, 'METHOD', 'POST to /api/experiments/<name>; GET here lists them');
+    : methodNotAllowed(request.method, 'GET, HEAD', 'POST to /api/experiments/<name>; GET here lists them');

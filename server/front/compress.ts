@@ -1,0 +1,113 @@
+// Compresses what is worth compressing (HTML, CSS, JS, JSON, text, markdown, SVG) with brotli or gzip,
+// as the client's `accept-encoding` allows, for whatever handler writes the response: Astro's static
+// files, its pages and server islands, our JSON. Every compressible answer says `vary: accept-encoding`,
+// compressed or not, so a cache never hands gzip to a client that did not ask for it.
+
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { constants, createBrotliCompress, createGzip, type BrotliCompress, type Gzip } from 'node:zlib';
+
+const COMPRESSIBLE =
+  /^\s*(text\/(html|css|plain|markdown|javascript)|application\/(json|javascript|xml|manifest\+json)|image\/svg\+xml)\s*(;|$)/i;
+/** Smaller bodies are sent as they are: the headers would cost more than the bytes saved. */
+const MIN_BYTES = 512;
+
+export type Encoding = 'br' | 'gzip';
+
+/** The best encoding the client accepts (`q=0` refuses one; `*` stands for the rest), or null. */
+export function chooseEncoding(header: string | undefined): Encoding | null {
+  const offered = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (name) offered.set(name, q ? Number(q.slice(2)) : 1);
+  }
+  const quality = (name: string) => offered.get(name) ?? offered.get('*') ?? 0;
+  if (quality('br') > 0) return 'br';
+  if (quality('gzip') > 0) return 'gzip';
+  return null;
+}
+
+export function isCompressible(contentType: string): boolean {
+  return COMPRESSIBLE.test(contentType);
+}
+
+function addVary(response: ServerResponse): void {
+  const vary = String(response.getHeader('vary') ?? '');
+  if (!/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary))
+    response.setHeader('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+}
+
+type Chunk = string | Uint8Array;
+type Callback = (error?: Error | null) => void;
+
+/** Wraps `response` so that what a handler writes to it goes out compressed when it should. */
+export function compressResponse(request: IncomingMessage, response: ServerResponse): void {
+  const encoding = chooseEncoding(request.headers['accept-encoding'] as string | undefined);
+  const write = response.write.bind(response) as (chunk: Chunk, cb?: Callback) => boolean;
+  const end = response.end.bind(response) as (chunk?: Chunk | Callback, cb?: Callback) => ServerResponse;
+  const writeHead = response.writeHead.bind(response) as (status: number, message?: string) => ServerResponse;
+  let stream: BrotliCompress | Gzip | null = null;
+  let decided = false;
+
+  /** `whole`: the body's size when the handler ends the response with its whole body in one call. */
+  const decide = (whole?: number) => {
+    if (decided) return;
+    decided = true;
+    if (!isCompressible(String(response.getHeader('content-type') ?? ''))) return;
+    addVary(response);
+    const status = response.statusCode;
+    if (!encoding || request.method === 'HEAD' || status === 204 || status === 304 || status < 200) return;
+    if (response.getHeader('content-encoding')) return;
+    const length = whole ?? Number(response.getHeader('content-length') ?? NaN);
+    if (length < MIN_BYTES) return;
+    stream =
+      encoding === 'br'
+        ? createBrotliCompress({
+            params: {
+              // Quality 5 of 11: most of the gain for a fraction of the time, on every request.
+              [constants.BROTLI_PARAM_QUALITY]: 5,
+              ...(length > 0 ? { [constants.BROTLI_PARAM_SIZE_HINT]: length } : {}),
+            },
+          })
+        : createGzip({ level: 6 });
+    response.setHeader('content-encoding', encoding);
+    response.removeHeader('content-length');
+    stream.on('data', (chunk: Buffer) => write(chunk));
+    stream.on('end', () => end());
+    stream.on('error', () => response.destroy());
+  };
+
+  response.writeHead = ((status: number, ...rest: unknown[]) => {
+    const message = typeof rest[0] === 'string' ? rest[0] : undefined;
+    const headers = rest.find((r) => typeof r === 'object' && r !== null) as
+      OutgoingHttpHeaders | Array<string> | undefined;
+    response.statusCode = status;
+    if (Array.isArray(headers)) {
+      for (let i = 0; i + 1 < headers.length; i += 2) response.setHeader(headers[i]!, headers[i + 1]!);
+    } else if (headers) {
+      for (const [name, value] of Object.entries(headers))
+        if (value !== undefined) response.setHeader(name, value);
+    }
+    decide();
+    return writeHead(status, message);
+  }) as ServerResponse['writeHead'];
+
+  response.write = ((chunk: Chunk, ...rest: unknown[]) => {
+    decide();
+    const callback = rest.find((r) => typeof r === 'function') as Callback | undefined;
+    if (!stream) return write(chunk, callback);
+    stream.write(chunk, callback);
+    return true;
+  }) as ServerResponse['write'];
+
+  response.end = ((chunk?: Chunk | Callback, ...rest: unknown[]) => {
+    const callback = [chunk, ...rest].find((r) => typeof r === 'function') as Callback | undefined;
+    const body = typeof chunk === 'function' ? undefined : chunk;
+    decide(body === undefined || body === null ? 0 : Buffer.byteLength(body));
+    if (!stream) return body === undefined ? end(callback) : end(body, callback);
+    if (callback) response.once('finish', () => callback());
+    if (body !== undefined && body !== null) stream.end(body);
+    else stream.end();
+    return response;
+  }) as ServerResponse['end'];
+}

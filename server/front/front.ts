@@ -1,0 +1,127 @@
+// Our own HTTP server in front of Astro's handler: it holds the limits that keep one client from
+// locking everyone out — connection caps (per address and overall, below the file limit), short header,
+// body and keep-alive timeouts — the one rate limiter in front of every route that starts work on the
+// sandbox, the JSON answers for what Astro cannot take (TRACE, the image endpoint), and compression.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { logLimited } from '../log.ts';
+import { compressResponse } from './compress.ts';
+import { normalize, peerOf } from './peer.ts';
+import { RateLimiter } from './rate-limit.ts';
+import type { FrontSettings } from './settings.ts';
+
+export type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
+
+/** Methods a web-standard Request can carry; Astro fails on the others (TRACE, CONNECT, TRACK…). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+
+/** Routes that start work on the sandbox: every run, island and status check; only the catalogue is free. */
+export function startsWork(method: string, path: string): boolean {
+  if (path.startsWith('/_server-islands/')) return true;
+  if (path !== '/api' && !path.startsWith('/api/')) return false;
+  const catalogue = path === '/api/experiments' || path === '/api/experiments/';
+  return !(catalogue && (method === 'GET' || method === 'HEAD'));
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ error: { code, message } });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  response.end(body);
+}
+
+export function createFront(handler: Handler, settings: FrontSettings): Server {
+  const limiter = new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
+  const trusted = (address: string | undefined) =>
+    settings.trustProxy.includes(address?.replace(/^::ffff:/, '') ?? '');
+
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
+    const method = request.method ?? 'GET';
+    const path = (request.url ?? '/').split('?', 1)[0]!;
+    // Forwarding headers from anyone but a named proxy are the client's own words: drop them before
+    // Astro reads them as the client's address.
+    if (!trusted(request.socket.remoteAddress)) {
+      for (const name of ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded'])
+        delete request.headers[name];
+    }
+    if (!METHODS.has(method)) {
+      return sendJson(response, 405, 'METHOD', `${method} is not served here`, {
+        allow: [...METHODS].join(', '),
+      });
+    }
+    if (path === '/_image' || path.startsWith('/_image/')) {
+      return sendJson(response, 404, 'NOT_FOUND', 'this site has no image service');
+    }
+    if (startsWork(method, path)) {
+      const wait = limiter.take(peerOf(request, settings.trustProxy));
+      if (wait > 0) {
+        return sendJson(response, 429, 'RATE_LIMITED', `too many runs from you; try again in ${wait} s`, {
+          'retry-after': String(wait),
+        });
+      }
+    }
+    compressResponse(request, response);
+    Promise.resolve()
+      .then(() => handler(request, response))
+      .catch((error: unknown) => {
+        logLimited('request failed', `${method} ${path}`, error);
+        if (!response.headersSent) sendJson(response, 500, 'INTERNAL', 'the server failed; it was logged');
+        else response.destroy();
+      });
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      // How often the header and request timeouts are checked (Node's default is 30 s).
+      connectionsCheckingInterval: 1000,
+      maxHeaderSize: 16 * 1024,
+    },
+    serve,
+  );
+  server.maxConnections = settings.maxConnections;
+  // A socket idle this long (a client that stopped reading the answer) is closed.
+  server.timeout = settings.requestTimeoutMs * 2;
+
+  const open = new Map<string, number>();
+  server.on('connection', (socket) => {
+    if (trusted(socket.remoteAddress)) return; // the proxy caps its own clients
+    const address = normalize(socket.remoteAddress);
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > settings.maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    // Not logged: a malformed or abandoned request is the client's business, and a flood of them is
+    // exactly what must not reach the log.
+    const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable && !socket.destroyed) {
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      // end() alone can leave the descriptor open under a flood (the paused socket never reads the
+      // peer's FIN): a slowloris must not keep its connections after the timeout.
+      setTimeout(() => socket.destroy(), 500).unref();
+    } else socket.destroy();
+  });
+  return server;
+}
