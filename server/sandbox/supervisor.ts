@@ -8,6 +8,8 @@ import { startValkeyNode, type ValkeyNode, type ValkeyNodeOptions } from './valk
 export interface SupervisedNode {
   readonly url: string;
   readonly port: number;
+  /** The running process, or null while it is being restarted (tests kill it through this). */
+  current(): ValkeyNode | null;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
   return {
     url,
     port,
+    current: () => node,
     stop: async () => {
       stopping = true;
       await node?.stop();

@@ -30,7 +30,7 @@ async function run(body: unknown): Promise<{ status: number; body: any }> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const response = await handleExperiment(request, 'console', 'test');
+  const response = await handleExperiment(request, 'console');
   return { status: response.status, body: await response.json() };
 }
 

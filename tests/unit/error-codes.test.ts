@@ -103,7 +103,6 @@ describe('the error-code catalogue', () => {
           body: method === 'POST' ? body : undefined,
         }),
         name,
-        `error-codes-test-${name}-${type}-${body.length}`,
       );
     const responses = [
       await post('nope', '{}'),
