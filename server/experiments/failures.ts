@@ -4,6 +4,7 @@
 // Only the sandbox's own outage is SANDBOX_DOWN; only a bug is a 500, and only a bug is logged whole.
 
 import { PoolBusyError } from '../sandbox/keyspace-pool.ts';
+import { LockBusyError } from '../sandbox/run-lock.ts';
 
 export interface Failure {
   status: number;
@@ -34,7 +35,7 @@ const DOWN =
 const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
-  if (error instanceof PoolBusyError)
+  if (error instanceof PoolBusyError || error instanceof LockBusyError)
     return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
   if (error instanceof RunTimeoutError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
@@ -54,7 +55,14 @@ export function classify(error: unknown): Failure {
       retryAfter: 5,
     };
   // WRONGPASS/NOAUTH: the server restarted and the explorer user is being set up again.
-  if (reply === 'WRONGPASS' || reply === 'NOAUTH' || (error instanceof Error && DOWN.test(error.message)))
+  // CLUSTERDOWN: a cluster node is restarting (its supervisor brings it back with its slots).
+  if (
+    reply === 'WRONGPASS' ||
+    reply === 'NOAUTH' ||
+    reply === 'CLUSTERDOWN' ||
+    (error instanceof Error &&
+      (DOWN.test(error.message) || /Too many Cluster redirections/.test(error.message)))
+  )
     return {
       status: 503,
       code: 'SANDBOX_DOWN',

@@ -6,6 +6,7 @@ import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from './console/console
 import { parseKeysInput, runKeys } from './keys.ts';
 import { parseLayoutInput, runLayout } from './layout.ts';
 import { parseReserveInput, runReserve } from './reserve.ts';
+import { parseRouteInput, runRoute } from './route.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 import { parseSlotInput, runSlot } from './slot.ts';
 import { parseTwoExecutorsInput, runTwoExecutors } from './two-executors.ts';
@@ -65,6 +66,14 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     parse: parseLayoutInput,
     run: runLayout,
+  }),
+  route: experiment({
+    summary:
+      'Where a queue lives on the three-node cluster: its slot and the node that owns it (CLUSTER SHARDS, live), the exact MOVED another node answers, an enqueue and a claim through a cluster client landing on one node, the same keys without braces scattered (CROSSSLOT), and EMQ.ENQUEUE answered MOVED by a non-owner and EMQWIRE by the owner, writing nothing.',
+    input: { queue: 'a queue name up to 64 bytes (default orders)' },
+    example: { queue: 'orders' },
+    parse: parseRouteInput,
+    run: runRoute,
   }),
   reserve: experiment({
     summary:

@@ -1,21 +1,42 @@
 // What every experiment runs against: the sandbox's standalone node (native module loaded) reached as
-// the restricted explorer user through a pool of per-run keyspaces, and its cluster node. Started once,
-// lazily, by the sandbox bootstrap (`startSandbox`) that tests and benchmarks use too.
+// the restricted explorer user through a pool of per-run keyspaces, and its three-node cluster, reached
+// as the same user through a cluster client (and node by node, to show what a node that does not own a
+// slot answers). Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and
+// benchmarks use too.
 
-import { Valkey } from 'iovalkey';
-import { EXPLORER_USER, installExplorerUser, newPassword } from '../sandbox/explorer-user.ts';
+import { Cluster, Valkey, type RedisOptions } from 'iovalkey';
+import { clusterClient } from '../sandbox/cluster.ts';
+import { readShards, splitAddress } from '../sandbox/cluster-topology.ts';
+import {
+  EXPLORER_USER,
+  explorerUserArgs,
+  installExplorerUser,
+  newPassword,
+} from '../sandbox/explorer-user.ts';
 import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
+import { RunLocks } from '../sandbox/run-lock.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
+import { nativeModulePath } from '../sandbox/valkey-process.ts';
 
 export const POOL_SIZE = 24;
 
 export interface ExplorerRuntime {
   pool: KeyspacePool;
-  /** The cluster node, as the explorer user. */
-  cluster: Valkey;
+  /** The cluster, as the explorer user, through a cluster client that follows MOVED and ASK. */
+  cluster: Cluster;
+  /** One node of the cluster (`host:port`), as the explorer user: it answers MOVED for others' slots. */
+  clusterNode(address: string): Valkey;
+  /**
+   * The cluster as the admin — topology, proofs, clean-up, slot migration — never for a reader's
+   * command; `clusterAdminNode` is one node of it.
+   */
+  clusterAdmin: Cluster;
+  clusterAdminNode(address: string): Valkey;
+  /** Runs on one slot of the shared cluster take turns (within and across processes). */
+  locks: RunLocks;
   /** Whether the standalone node has the native module loaded. */
   native(): boolean;
-  /** Whether both nodes answer a PING within a second. */
+  /** Whether the standalone node and every cluster node answer a PING within a second. */
   health(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -53,34 +74,72 @@ function adminFor(url: string, password: string, onInstall: (native: boolean) =>
   return { admin, installed };
 }
 
-async function start(): Promise<ExplorerRuntime> {
-  // The same bootstrap as the tests and benchmarks: VALKEY_URL or a supervised node of our own.
-  const sandbox = await startSandbox({ databases: POOL_SIZE + 1 });
-  const standaloneUrl = sandbox.standalone.url;
-  const clusterUrl = sandbox.cluster!.url;
+/** Plain connections to single nodes, one per address, opened when first asked for. */
+function nodeConnections(options: RedisOptions) {
+  const open = new Map<string, Valkey>();
+  return {
+    get(address: string): Valkey {
+      let client = open.get(address);
+      if (!client) {
+        client = new Valkey({
+          ...splitAddress(address),
+          ...options,
+          maxRetriesPerRequest: 1,
+          retryStrategy: (times) => Math.min(times * 100, 1000),
+        });
+        client.on('error', () => {});
+        open.set(address, client);
+      }
+      return client;
+    },
+    all: () => [...open.values()],
+  };
+}
 
+async function start(): Promise<ExplorerRuntime> {
   const password = newPassword();
+  // The same bootstrap as the tests and benchmarks: VALKEY_URL or a supervised node of our own. The
+  // cluster nodes it starts have the explorer's account from their first connection, restarts included.
+  const sandbox = await startSandbox({
+    databases: POOL_SIZE + 1,
+    clusterOptions: { args: explorerUserArgs(password, nativeModulePath() !== null) },
+  });
+  const standaloneUrl = sandbox.standalone.url;
+  const clusterPart = sandbox.cluster!;
+  const adminOptions: RedisOptions = clusterPart.admin ?? {};
+  const asExplorer = { username: EXPLORER_USER, password };
+
+  const clusterAdmin = clusterClient(clusterPart.seeds, { redisOptions: adminOptions });
+  const adminNodes = nodeConnections(adminOptions);
   let nativeLoaded = false;
   const standalone = adminFor(standaloneUrl, password, (native) => (nativeLoaded = native));
-  const clusterNode = adminFor(clusterUrl, password, () => {});
-  await Promise.all([standalone.installed, clusterNode.installed]);
-  const [standaloneAdmin, clusterAdmin] = [standalone.admin, clusterNode.admin];
-
-  const asExplorer = { username: EXPLORER_USER, password };
-  const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, asExplorer);
-  const cluster = new Valkey(clusterUrl, {
-    ...asExplorer,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (times) => Math.min(times * 100, 1000),
+  // Every node of the cluster gets the account (and again after a restart), read from CLUSTER SHARDS, so
+  // a cluster VALKEY_CLUSTER_URL names by one seed has it on all its nodes.
+  const shards = await readShards(clusterAdmin);
+  const nodeInstalls = shards.map(({ address }) => {
+    const { host, port } = splitAddress(address);
+    const url = new URL(`redis://${host}:${port}`);
+    if (clusterPart.admin) {
+      url.username = encodeURIComponent(clusterPart.admin.username);
+      url.password = encodeURIComponent(clusterPart.admin.password);
+    }
+    return adminFor(url.toString(), password, () => {});
   });
-  cluster.on('error', () => {});
-  // Offline commands fail at once by design, so the first run must not race the first connection.
-  await new Promise((resolve) => cluster.once('ready', resolve));
+  await Promise.all([standalone.installed, ...nodeInstalls.map((node) => node.installed)]);
+  const standaloneAdmin = standalone.admin;
+
+  const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, asExplorer);
+  const cluster = clusterClient(clusterPart.seeds, { redisOptions: asExplorer });
+  const explorerNodes = nodeConnections(asExplorer);
+  await Promise.all([cluster, clusterAdmin].map((client) => client.ping()));
 
   return {
     pool,
     cluster,
+    clusterNode: explorerNodes.get,
+    clusterAdmin,
+    clusterAdminNode: adminNodes.get,
+    locks: new RunLocks(clusterAdmin),
     native: () => nativeLoaded,
     health: async () => {
       const ping = (client: Valkey) =>
@@ -89,14 +148,17 @@ async function start(): Promise<ExplorerRuntime> {
           client.ping().then(() => true),
           new Promise<boolean>((r) => setTimeout(() => r(false), 1000)),
         ]);
-      const answers = await Promise.all([ping(standaloneAdmin), ping(clusterAdmin)]).catch(() => [false]);
+      const admins = [standaloneAdmin, ...nodeInstalls.map((node) => node.admin)];
+      const answers = await Promise.all(admins.map(ping)).catch(() => [false]);
       return answers.every(Boolean);
     },
     close: async () => {
       await pool.close();
       cluster.disconnect();
-      standaloneAdmin.disconnect();
       clusterAdmin.disconnect();
+      standaloneAdmin.disconnect();
+      for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
+      for (const node of nodeInstalls) node.admin.disconnect();
       await sandbox.stop();
       started = undefined;
     },

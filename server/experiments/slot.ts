@@ -8,6 +8,7 @@ import { WireError } from '../executors/wire-error.ts';
 import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
 import { fields, InputError, text } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
+import { slotLock } from './cluster-run.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 import { viewKey } from './browser-safe/segments.ts';
 
@@ -70,11 +71,16 @@ export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
   const confirmed = await serverSlot(runtime, view.key);
   const queueSlots = queueKeys(input.queue).map(({ key }) => ({ key, slot: slot(key) }));
 
-  // Both calls run on the cluster node as claims of an empty queue: they write nothing either way.
+  // Both calls run on the cluster as claims of an empty queue: they write nothing either way. The
+  // queue's slot is held meanwhile, so the claim cannot take a job another reader's run put there.
   const executor = new ScriptedExecutor(runtime.cluster);
   const single = callFor('claim', input.queue, { lease_ms: 1000 });
   const other = callFor('claim', input.other, { lease_ms: 1000 });
   const mixed = { ...single, keys: [single.keys[0]!, other.keys[1]!, single.keys[2]!] };
+  const [singleOutcome, mixedOutcome] = await runtime.locks.with(slotLock(view.slot), async () => [
+    await attempt(() => executor.run(single)),
+    await attempt(() => executor.run(mixed)),
+  ]);
   return {
     accepted: true,
     key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot },
@@ -84,12 +90,12 @@ export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
     singleQueue: {
       keys: single.keys,
       slots: single.keys.map((key) => slot(key)),
-      ...(await attempt(() => executor.run(single))),
+      ...singleOutcome,
     },
     mixedQueues: {
       keys: mixed.keys,
       slots: mixed.keys.map((key) => slot(key)),
-      ...(await attempt(() => executor.run(mixed))),
+      ...mixedOutcome,
     },
   };
 }

@@ -71,7 +71,10 @@ export function parseClusterUrl(value: string): { seeds: NodeAddress[]; admin: A
     if (!url.hostname || !Number.isInteger(port)) throw new Error(`not a node address: ${part}`);
     return { host: url.hostname.replace(/^\[|\]$/g, ''), port };
   });
-  return { seeds, admin: username || password ? { username: username ?? 'default', password: password ?? '' } : null };
+  return {
+    seeds,
+    admin: username || password ? { username: username ?? 'default', password: password ?? '' } : null,
+  };
 }
 
 /** A cluster client (iovalkey's Cluster) with the retries a sandbox that restarts itself needs. */
@@ -138,8 +141,7 @@ export async function waitClusterOk(
         clients.map((client) => client.call('CLUSTER', 'INFO').then(String, () => '')),
       );
       const ok = infos.every(
-        (info) =>
-          info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${nodes.length}\r`),
+        (info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${nodes.length}\r`),
       );
       if (ok) return;
       if (Date.now() > deadline) {

@@ -44,9 +44,7 @@ export class RunLocks {
     try {
       await Promise.race([
         previous,
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new LockBusyError(name, waitMs)), waitMs).unref(),
-        ),
+        new Promise((_, reject) => setTimeout(() => reject(new LockBusyError(name, waitMs)), waitMs).unref()),
       ]);
       const token = await this.acquire(name, deadline, waitMs);
       try {

@@ -7,12 +7,7 @@
 // password is the only way in, so no other local process can FLUSHALL, rewrite ACLs or SHUTDOWN them.
 
 import { randomBytes } from 'node:crypto';
-import {
-  existingCluster,
-  startCluster,
-  type ClusterStartOptions,
-  type SandboxCluster,
-} from './cluster.ts';
+import { existingCluster, startCluster, type ClusterStartOptions, type SandboxCluster } from './cluster.ts';
 import { superviseValkeyNode } from './supervisor.ts';
 import { nativeModulePath, type AdminCredentials, type ValkeyNodeOptions } from './valkey-process.ts';
 

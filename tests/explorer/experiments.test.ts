@@ -67,7 +67,7 @@ describe('slot', () => {
   });
 
   it('takes any key, braces anywhere', async () => {
-    const cluster = new Valkey(explorer.sandbox.cluster!.url);
+    const cluster = new Valkey(explorer.sandbox.cluster!.url.split(',')[0]!);
     for (const key of ['foo{}{bar}', 'foo{{bar}}zap', '{emq}:version', 'plain', '{', '}{x}']) {
       const { body } = await explorer.post('slot', { key });
       assert.equal(body.result.key.slot, await cluster.call('CLUSTER', 'KEYSLOT', key), key);

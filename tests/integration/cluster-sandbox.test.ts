@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { SLOT_RANGES, waitClusterOk } from '../../server/sandbox/cluster.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { queueKey, slot } from '../../server/keyspace/index.ts';
-import { useSandbox } from '../support/sandbox.ts';
+import { serverPid, useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false });
 
@@ -53,13 +53,13 @@ describe('the sandbox cluster', () => {
     const client = box.cluster();
     await client.hset(onVictim, 'paused', '0');
 
-    const pid = victim.current()!.process.pid!;
+    const pid = serverPid(victim.port);
     process.kill(pid, 'SIGKILL');
     // The write waits through the restart (the client retries), with no step of ours in between.
     await client.hset(onVictim, 'paused', '1');
-    assert.notEqual(victim.current()!.process.pid, pid, 'a new process');
+    assert.notEqual(serverPid(victim.port), pid, 'a new process');
     assert.equal(await client.hget(onVictim, 'paused'), '1');
-    await waitClusterOk(cluster.seeds);
+    await waitClusterOk(cluster.seeds, cluster.admin);
     assert.deepEqual(await readShards(box.clusterNode(0)), before, 'same ids, addresses and slots');
     assert.deepEqual(await readShards(box.clusterNode(1)), before, 'the restarted node agrees');
   });

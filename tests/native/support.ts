@@ -45,6 +45,9 @@ export function useNativeSandbox(options: SandboxOptions = {}): TestSandbox {
     cluster() {
       return box.cluster();
     },
+    clusterNode(index) {
+      return box.clusterNode(index);
+    },
   };
 }
 

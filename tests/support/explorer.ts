@@ -10,7 +10,7 @@ export interface ExplorerUnderTest {
   readonly site: Site;
   readonly sandbox: Sandbox;
   post(name: string, body: unknown): Promise<{ status: number; body: any }>;
-  /** Every key in every database of both nodes, read as the admin. */
+  /** Every key in every database of the standalone node and on every cluster node, read as the admin. */
   allKeys(): Promise<string[]>;
 }
 
@@ -46,9 +46,11 @@ export function useExplorer(env: NodeJS.ProcessEnv = {}): ExplorerUnderTest {
     },
     async allKeys() {
       const keys: string[] = [];
-      for (const url of [sandbox!.standalone.url, sandbox!.cluster!.url]) {
+      const nodes = sandbox!.cluster!.url.split(',');
+      for (const url of [sandbox!.standalone.url, ...nodes]) {
         const admin = new Valkey(url);
-        const databases = url === sandbox!.cluster!.url ? 1 : 32;
+        // A cluster node has one database.
+        const databases = nodes.includes(url) ? 1 : 32;
         for (let db = 0; db < databases; db += 1) {
           await admin.select(db);
           keys.push(...(await admin.keys('*')).map((key) => `${db}:${key}`));

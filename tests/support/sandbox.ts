@@ -1,6 +1,8 @@
 // One sandbox per test file: real valkey-server processes, started before the file's tests and
 // stopped after them. Clients opened through it are closed with it.
 
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { Cluster, Valkey } from 'iovalkey';
 import { clusterClient } from '../../server/sandbox/cluster.ts';
@@ -41,14 +43,15 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
     },
     cluster() {
       if (!this.sandbox.cluster) throw new Error('this sandbox has no cluster');
-      const client = clusterClient(this.sandbox.cluster.seeds);
+      const { seeds, admin } = this.sandbox.cluster;
+      const client = clusterClient(seeds, { redisOptions: admin ?? {} });
       clients.push(client);
       return client;
     },
     clusterNode(index) {
-      const seed = this.sandbox.cluster?.seeds[index];
-      if (!seed) throw new Error(`this sandbox has no cluster node ${index}`);
-      const client = open(`redis://${seed.host}:${seed.port}`);
+      const url = this.sandbox.cluster?.url.split(',')[index];
+      if (!url) throw new Error(`this sandbox has no cluster node ${index}`);
+      const client = open(url);
       // A test may kill this node; the connection then reconnects by itself, quietly.
       client.on('error', () => {});
       return client;
@@ -60,4 +63,23 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
 export async function serverMs(client: Valkey): Promise<number> {
   const [seconds = 0, micros = 0] = (await client.time()).map(Number);
   return seconds * 1000 + Math.floor(micros / 1000);
+}
+
+/** The pid of this process's valkey-server child listening on `port` (to SIGKILL it in a fault test). */
+export function serverPid(port: number, parent = process.pid): number {
+  const children = execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
+  for (const pid of children.map(Number)) {
+    let command = '';
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      continue;
+    }
+    // valkey-server retitles itself "valkey-server 127.0.0.1:<port> …"; before that, "--port <port>".
+    if (/valkey-server/.test(command) && new RegExp(`:${port}\\b|--port ${port}\\b`).test(command))
+      return pid;
+  }
+  throw new Error(`no valkey-server child of ${parent} on port ${port}`);
 }

@@ -156,9 +156,11 @@ export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) 
     const client = lease!.client;
     // As an operator would on a native node, so the EMQ.* verbs get past the wire identity.
     const identity = runtime.native() ? (await installWireIdentity(client)).identity : null;
-    // CLUSTER KEYSLOT needs a cluster-enabled node: a connection of this run's own, so its count is ours.
+    // CLUSTER KEYSLOT needs a cluster-enabled node: a connection of this run's own to one node of the
+    // cluster (any node answers it), so its count is ours.
     let clusterClient: Valkey | undefined;
-    const cluster = () => (clusterClient ??= runtime.cluster.duplicate({ enableOfflineQueue: true }));
+    const cluster = () =>
+      (clusterClient ??= runtime.cluster.nodes('master')[0]!.duplicate({ enableOfflineQueue: true }));
     try {
       const lines: ConsoleLine[] = [];
       for (const [i, planned] of input.plans.entries()) {

@@ -1,0 +1,213 @@
+// route: where a queue lives on the three-node cluster, shown by the cluster itself. The queue's slot
+// (ours and CLUSTER KEYSLOT's), every node's ranges from CLUSTER SHARDS, the owner; the MOVED a node
+// that does not own the slot answers, word for word; an enqueue and a claim through a cluster client,
+// each key found on the node that stored it — all one node; the same keys without braces, scattered
+// over slots and nodes, and the CROSSSLOT a script declaring them gets; and the native EMQ.ENQUEUE
+// sent to a non-owner (MOVED) and to the owner (EMQWIRE), with proof that nothing was written.
+
+import { callFor } from '../executors/calls.ts';
+import { NativeExecutor } from '../executors/native.ts';
+import { ScriptedExecutor } from '../executors/scripted.ts';
+import { scriptFor } from '../executors/scripts.ts';
+import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import { WireError } from '../executors/wire-error.ts';
+import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
+import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
+import { withQueueSlot } from './cluster-run.ts';
+import { fields, queueName } from './input.ts';
+import type { ExplorerRuntime } from './runtime.ts';
+
+export interface RouteInput {
+  queue: string;
+}
+
+export function parseRouteInput(body: unknown): RouteInput {
+  return { queue: queueName(fields(body ?? {}, ['queue']), 'queue', 'orders') };
+}
+
+/** A command as it went on the wire, one word per argument. */
+export type Words = string[];
+
+export interface RouteNode {
+  /** `host:port`, as MOVED names a node. */
+  address: string;
+  /** Inclusive slot ranges, from CLUSTER SHARDS. */
+  slots: Array<[number, number]>;
+}
+
+export interface PlacedKey {
+  key: string;
+  slot: number;
+  /** The node that serves the key's slot. */
+  owner: string;
+}
+
+export interface RouteResult {
+  queue: string;
+  /** The queue's pending key, whose slot every key of the queue shares. */
+  key: string;
+  /** The slot the keyspace module computes. */
+  slot: number;
+  /** CLUSTER KEYSLOT of the same key, as the cluster answers it. */
+  serverSlot: number;
+  /** Every primary and its ranges, read live from CLUSTER SHARDS. */
+  nodes: RouteNode[];
+  /** The node that owns the slot. */
+  owner: string;
+  /** The reserve, beside every queue: its slot and owner, and whether this queue shares its slot. */
+  reserve: PlacedKey & { sharesSlot: boolean };
+  /** A node that does not own the slot, asked for the queue's pending key. */
+  moved: { asked: string; command: Words; reply: string };
+  /** One enqueue and one claim through a cluster client; each key with the node that holds it. */
+  served: {
+    jobId: string;
+    steps: Array<{ command: Words; reply: Reply }>;
+    keys: Array<{ key: string; storedOn: string }>;
+    oneNode: boolean;
+  };
+  /** The counterfactual: the claim's keys without braces, each on its own slot. */
+  scattered: {
+    keys: PlacedKey[];
+    /** How many nodes the keys land on. */
+    nodeCount: number;
+    command: Words;
+    reply: string;
+  };
+  /** The native enqueue, sent to a non-owner and to the owner, directly. */
+  native: {
+    command: Words;
+    nonOwner: { asked: string; reply: string };
+    owner: { asked: string; reply: string };
+    /** The call's keys on the owner, before and after: none, so nothing was written. */
+    keysBefore: number;
+    keysAfter: number;
+    /** The owner's count of keys in the slot, before and after (CLUSTER COUNTKEYSINSLOT). */
+    slotKeysBefore: number;
+    slotKeysAfter: number;
+    written: boolean;
+  };
+  /** Keys of the queue still on the cluster after the run's clean-up: always 0. */
+  leftBehind: number;
+}
+
+function evalWords(call: Call, sha: string): Words {
+  return ['EVALSHA', sha, String(call.keys.length), ...call.keys, ...call.args];
+}
+
+function nativeWords(call: Call): Words {
+  return [TRANSITIONS[call.transition].command!, String(call.keys.length), ...call.keys, ...call.args];
+}
+
+/** The error a call gets, word for word; a reply where an error was expected is named as such. */
+async function errorOf(run: () => Promise<unknown>): Promise<string> {
+  try {
+    return `(no error) ${JSON.stringify(await run())}`;
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'ReplyError' || error instanceof WireError))
+      return error.message;
+    throw error;
+  }
+}
+
+function nonOwnerOf(shards: ShardNode[], owner: ShardNode): ShardNode {
+  // The next node after the owner, in slot order: the same one every run, for a given owner.
+  const index = shards.indexOf(owner);
+  return shards[(index + 1) % shards.length]!;
+}
+
+function place(key: string, shards: ShardNode[]): PlacedKey {
+  const n = slot(key);
+  return { key, slot: n, owner: ownerOf(shards, n)?.address ?? 'unserved' };
+}
+
+export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Promise<RouteResult> {
+  const { queue } = input;
+  return withQueueSlot(runtime, queue, async ({ slot: n, shards, owner }) => {
+    const key = queueKey(queue, 'pending');
+    const serverSlot = Number(await runtime.cluster.call('CLUSTER', 'KEYSLOT', key));
+    const other = nonOwnerOf(shards, owner);
+    const asOwner = runtime.clusterNode(owner.address);
+    const asOther = runtime.clusterNode(other.address);
+    const adminOwner = runtime.clusterAdminNode(owner.address);
+
+    // A node that does not own the slot does not serve the key: it names the owner.
+    const moved = {
+      asked: other.address,
+      command: ['GET', key],
+      reply: await errorOf(() => asOther.get(key)),
+    };
+
+    // The native enqueue: routed away by a non-owner, refused by the owner's module; nothing written.
+    const jobId = mintJobId();
+    const enqueue = callFor('enqueue', queue, { id: jobId, payload: '{"hello":"cluster"}' });
+    const countKeys = () => adminOwner.exists(...enqueue.keys);
+    const countSlot = async () => Number(await adminOwner.call('CLUSTER', 'COUNTKEYSINSLOT', n));
+    const [keysBefore, slotKeysBefore] = [await countKeys(), await countSlot()];
+    const nonOwnerReply = await errorOf(() => new NativeExecutor(asOther).run(enqueue));
+    const ownerReply = await errorOf(() => new NativeExecutor(asOwner).run(enqueue));
+    const [keysAfter, slotKeysAfter] = [await countKeys(), await countSlot()];
+
+    // The same enqueue and a claim through the scripted executor on a cluster client: it routes each
+    // call to the owner. After each, the keys it wrote are looked for on every node directly: the node
+    // that holds one answers 1, the others answer MOVED.
+    const locate = async (written: string) => {
+      let storedOn = 'none';
+      for (const shard of shards) {
+        const found = await runtime
+          .clusterAdminNode(shard.address)
+          .exists(written)
+          .catch(() => 0);
+        if (found === 1) storedOn = shard.address;
+      }
+      return { key: written, storedOn };
+    };
+    const scripted = new ScriptedExecutor(runtime.cluster);
+    const claim = callFor('claim', queue, { lease_ms: 30_000 });
+    const steps: Array<{ command: Words; reply: Reply }> = [];
+    const keys: Array<{ key: string; storedOn: string }> = [];
+    steps.push({ command: evalWords(enqueue, scriptFor('enqueue').sha), reply: await scripted.run(enqueue) });
+    for (const written of enqueue.keys) keys.push(await locate(written));
+    steps.push({ command: evalWords(claim, scriptFor('claim').sha), reply: await scripted.run(claim) });
+    keys.push(await locate(claim.keys[1]!));
+
+    // The counterfactual: the claim's keys without braces hash whole, each to a slot of its own.
+    const bare = claim.keys.map((braced) => braced.replace(`{${queue}}`, queue));
+    const scatteredCall: Call = { ...claim, keys: bare };
+    const scatteredKeys = bare.map((bareKey) => place(bareKey, shards));
+    const scatteredReply = await errorOf(() => scripted.run(scatteredCall));
+
+    const reserve = place(versionKey(), shards);
+    return {
+      queue,
+      key,
+      slot: n,
+      serverSlot,
+      nodes: shards.map(({ address, slots }) => ({ address, slots })),
+      owner: owner.address,
+      reserve: { ...reserve, sharesSlot: reserve.slot === n },
+      moved,
+      served: {
+        jobId,
+        steps,
+        keys,
+        oneNode: new Set(keys.map((k) => k.storedOn).filter((a) => a !== 'none')).size === 1,
+      },
+      scattered: {
+        keys: scatteredKeys,
+        nodeCount: new Set(scatteredKeys.map((k) => k.owner)).size,
+        command: evalWords(scatteredCall, scriptFor('claim').sha),
+        reply: scatteredReply,
+      },
+      native: {
+        command: nativeWords(enqueue),
+        nonOwner: { asked: other.address, reply: nonOwnerReply },
+        owner: { asked: owner.address, reply: ownerReply },
+        keysBefore,
+        keysAfter,
+        slotKeysBefore,
+        slotKeysAfter,
+        written: keysAfter !== keysBefore || slotKeysAfter !== slotKeysBefore,
+      },
+    };
+  });
+}
