@@ -39,7 +39,7 @@ async function open(route: string, width = 1280, colorScheme: 'light' | 'dark' =
 }
 
 async function clusterKeyslot(key: string): Promise<number> {
-  const admin = new Valkey(explorer.sandbox.cluster!.url);
+  const admin = new Valkey(explorer.sandbox.cluster!.url.split(',')[0]!);
   try {
     return Number(await admin.call('CLUSTER', 'KEYSLOT', key));
   } finally {
