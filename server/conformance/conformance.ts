@@ -20,6 +20,8 @@ export interface Side {
   executor: Executor;
   /** A client on the executor's own database, for reading its keyspace. */
   reader: Valkey;
+  /** Only keys matching this SCAN pattern are read (a queue's keys, on a node other runs share). */
+  match?: string;
 }
 
 export interface StepResult {
@@ -139,10 +141,9 @@ export async function runSequence(
     ];
     const windowMs = Date.now() - started + 1;
     state.observe(call, replies[0]);
-    const keyspaces = (await Promise.all(sides.map((side) => dumpKeyspace(side.reader)))) as [
-      KeyspaceDump,
-      KeyspaceDump,
-    ];
+    const keyspaces = (await Promise.all(
+      sides.map((side) => dumpKeyspace(side.reader, 1000, side.match)),
+    )) as [KeyspaceDump, KeyspaceDump];
     keyspaces.forEach((dump, side) => {
       for (const [key, value] of Object.entries(dump)) {
         if (value.type !== 'zset') continue;

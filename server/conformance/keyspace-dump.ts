@@ -12,12 +12,19 @@ export type DumpedValue =
 
 export type KeyspaceDump = Record<string, DumpedValue>;
 
-/** Reads every key with SCAN (never KEYS), in byte order. Bounded: a sandbox keyspace is small. */
-export async function dumpKeyspace(client: Valkey, limit = 1000): Promise<KeyspaceDump> {
+/**
+ * Reads every key with SCAN (never KEYS), in byte order; with `match`, only the keys matching that
+ * SCAN pattern. Bounded: a sandbox keyspace is small.
+ */
+export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string): Promise<KeyspaceDump> {
   const keys: string[] = [];
   let cursor = '0';
   do {
-    const [next, batch] = (await client.scan(cursor, 'COUNT', 200)) as [string, string[]];
+    const [next, batch] = (
+      match === undefined
+        ? await client.scan(cursor, 'COUNT', 200)
+        : await client.scan(cursor, 'MATCH', match, 'COUNT', 200)
+    ) as [string, string[]];
     keys.push(...batch);
     cursor = next;
     if (keys.length > limit) throw new Error(`more than ${limit} keys: not a sandbox keyspace`);

@@ -7,55 +7,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { installWireIdentity } from '../../server/connectors/install.ts';
-import { runSequence, STEPS, type Step, type StepResult } from '../../server/conformance/conformance.ts';
+import { runSequence } from '../../server/conformance/conformance.ts';
+import { BASE_SEED, BRANCHES, outcome, SEQUENCES, sequenceFor } from '../../server/conformance/sequences.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
-import { seeded, useNativeSandbox } from './support.ts';
+import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
 
-const BASE_SEED = 7_000;
-const SEQUENCES = 200;
 const REPLAY = process.env.CONFORMANCE_SEED ? Number(process.env.CONFORMANCE_SEED) : null;
 const SEEDS = REPLAY === null ? Array.from({ length: SEQUENCES }, (_, i) => BASE_SEED + i) : [REPLAY];
 /** Sequences run side by side, each on a pair of databases of its own (16 databases: 8 pairs). */
 const LANES = 8;
-const QUEUES = ['orders', 'ça-va', 'emq', 'a b', '🙂'];
-
-/** Steps weighted so a sequence has work to claim, complete and retry; every step can appear. */
-const WEIGHTS: Record<Step, number> = {
-  enqueue: 4,
-  schedule: 2,
-  claim: 4,
-  complete: 2,
-  retry: 2,
-  promote: 1,
-  reap: 1,
-  duplicate: 1,
-  stale: 1,
-};
-
-/** The sequence of a seed: its queue name and 15–40 steps, from the seed alone. */
-function sequenceFor(seed: number): { queue: string; steps: Step[] } {
-  const random = seeded(seed);
-  const bag = STEPS.flatMap((step) => Array<Step>(WEIGHTS[step]).fill(step));
-  const length = 15 + Math.floor(random() * 26);
-  const steps = Array.from({ length }, () => bag[Math.floor(random() * bag.length)]!);
-  return { queue: QUEUES[Math.floor(random() * QUEUES.length)]!, steps };
-}
-
-/** What the replies covered, so the suite can show it reached every branch on both executors. */
-function outcome(result: StepResult): string {
-  const reply = result.replies[0];
-  const t = result.call.transition;
-  if (reply !== null && typeof reply === 'object' && 'error' in reply)
-    return `${t}:${reply.error.split(' ')[0]}`;
-  if (Array.isArray(reply)) return `${t}:claimed`;
-  if (reply === null) return `${t}:nil`;
-  if (typeof reply === 'number' && t !== 'promote' && t !== 'reap') return `${t}:${reply}`;
-  if (typeof reply === 'number') return `${t}:${reply > 0 ? 'moved' : 'none'}`;
-  return `${t}:${reply}`;
-}
 
 describe('conformance: the scripted executor and the native module, step by step', () => {
   it(`agrees on ${SEEDS.length} seeded sequence(s): replies and keyspaces after every step`, async (t) => {
@@ -104,23 +67,7 @@ describe('conformance: the scripted executor and the native module, step by step
       SEEDS.reduce((sum, seed) => sum + sequenceFor(seed).steps.length, 0),
     );
     // The sequences reached every branch of every transition, on both executors alike.
-    for (const branch of [
-      'enqueue:1',
-      'enqueue:0',
-      'schedule:1',
-      'claim:claimed',
-      'claim:nil',
-      'complete:1',
-      'complete:0',
-      'complete:EMQSTALE',
-      'retry:scheduled',
-      'retry:dead',
-      'retry:0',
-      'promote:moved',
-      'promote:none',
-      'reap:moved',
-      'reap:none',
-    ]) {
+    for (const branch of BRANCHES) {
       assert.ok((seen.get(branch) ?? 0) > 0, `no step reached ${branch}: ${JSON.stringify([...seen])}`);
     }
   });
