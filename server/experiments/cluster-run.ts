@@ -28,9 +28,36 @@ export async function queueKeysOnSlot(runtime: ExplorerRuntime, queue: string, n
   return keys.filter((key) => key.startsWith(prefix));
 }
 
+/** A node restarting (killed and brought back by its supervisor): worth waiting for, not a failure. */
+const TRANSIENT =
+  /^(CLUSTERDOWN|TRYAGAIN|LOADING|WRONGPASS|NOAUTH)\b|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|max retries|Too many Cluster redirections/;
+
+export function isTransient(error: unknown): boolean {
+  return error instanceof Error && TRANSIENT.test(error.message);
+}
+
+/** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
+export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 8000): Promise<ShardNode[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const shards = await readShards(runtime.clusterAdmin);
+      const infos = await Promise.all(
+        shards.map(({ address }) => runtime.clusterAdminNode(address).call('CLUSTER', 'INFO')),
+      );
+      if (infos.every((info) => String(info).includes('cluster_state:ok'))) return shards;
+    } catch (error) {
+      if (!isTransient(error) || Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error('CLUSTERDOWN the cluster did not come back in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /**
  * Runs `work` holding the slot of `queue`, with the cluster's layout read live; afterwards deletes every
- * key of the queue and answers how many outlived the clean-up (0 unless something is wrong).
+ * key of the queue and answers how many outlived the clean-up (0 unless something is wrong). A node
+ * that dies mid-run is restarted by its supervisor: the run waits for the cluster and runs once more.
  */
 export async function withQueueSlot<T>(
   runtime: ExplorerRuntime,
@@ -39,15 +66,18 @@ export async function withQueueSlot<T>(
 ): Promise<T & { leftBehind: number }> {
   const n = slot(queueKey(queue, 'pending'));
   return runtime.locks.with(slotLock(n), async () => {
-    try {
-      const shards = await readShards(runtime.clusterAdmin);
-      const owner = ownerOf(shards, n);
-      if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
-      const result = await work({ slot: n, shards, owner });
-      return { ...result, leftBehind: await cleanUp(runtime, queue, n) };
-    } catch (error) {
-      await cleanUp(runtime, queue, n).catch(() => {});
-      throw error;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const shards = await waitClusterHealthy(runtime);
+        const owner = ownerOf(shards, n);
+        if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
+        const result = await work({ slot: n, shards, owner });
+        return { ...result, leftBehind: await cleanUp(runtime, queue, n) };
+      } catch (error) {
+        if (isTransient(error)) await waitClusterHealthy(runtime).catch(() => {});
+        await cleanUp(runtime, queue, n).catch(() => {});
+        if (attempt >= 2 || !isTransient(error)) throw error;
+      }
     }
   });
 }

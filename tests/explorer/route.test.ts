@@ -7,7 +7,9 @@ import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { queueKey, slot } from '../../server/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
+import { waitClusterOk } from '../../server/sandbox/cluster.ts';
 import { useExplorer } from '../support/explorer.ts';
+import { serverPid } from '../support/sandbox.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
 const CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
@@ -128,5 +130,25 @@ describe('route', () => {
     }
     assert.equal(jobs.size, 50);
     assert.deepEqual(await explorer.allKeys(), []);
+  });
+
+  it('a node SIGKILLed mid-run comes back by itself, and no run gets a 5xx', async () => {
+    const cluster = explorer.sandbox.cluster!;
+    const queues = ['orders', 'emq', 'x', 'ça va', 'fills'];
+    const runs = Array.from({ length: 20 }, (_, i) => explorer.post('route', { queue: queues[i % 5] }));
+    // orders lives on the first node: kill it while the runs are on their way.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    process.kill(serverPid(cluster.seeds[0]!.port), 'SIGKILL');
+    const results = await Promise.all(runs);
+    for (const [i, { status, body }] of results.entries()) {
+      assert.equal(status, 200, `run ${i}: ${JSON.stringify(body)}`);
+      assert.equal(body.result.moved.reply, `MOVED ${body.result.slot} ${body.result.owner}`);
+      assert.equal(body.result.served.oneNode, true);
+      assert.equal(body.result.leftBehind, 0);
+    }
+    await waitClusterOk(cluster.seeds, cluster.admin);
+    const after = await explorer.post('route', { queue: 'orders' });
+    assert.equal(after.status, 200);
+    assert.equal(after.body.result.native.owner.reply, CLUSTER_MODE);
   });
 });
