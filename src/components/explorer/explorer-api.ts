@@ -50,10 +50,7 @@ export class ExplorerApi {
   }
 
   #down() {
-    this.#say(
-      'down',
-      'The sandbox is down. It restarts by itself; this explorer reconnects when it is back.',
-    );
+    this.#say('down', 'The sandbox is down. It restarts by itself; this reconnects.');
     this.#polling ??= window.setInterval(() => void this.#poll(), POLL_MS);
   }
 

@@ -29,7 +29,8 @@ export function segmentedKey(view: Pick<KeyView, 'segments'>): string {
   return `<code class="xp-key">${view.segments
     .map(
       (s) =>
-        `<span class="xp-seg xp-seg-${s.part}" title="${esc(SEGMENT_TITLES[s.part])}">${esc(s.text)}</span>`,
+        // a line may break only after a segment ending in ':' (emq: and }:), never inside a word
+        `<span class="xp-seg xp-seg-${s.part}" title="${esc(SEGMENT_TITLES[s.part])}">${esc(s.text)}</span>${s.text.endsWith(':') ? '<wbr>' : ''}`,
     )
     .join('')}</code>`;
 }
