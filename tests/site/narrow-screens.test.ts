@@ -112,3 +112,30 @@ test('without JavaScript the explorer points to the JSON API with a curl line, n
   assert.equal(await page2.locator('.xp-nojs').first().isVisible(), false);
   await page2.close();
 });
+
+test('printed, a page keeps its text and code: no search, nav, theme or empty forms; link addresses shown; code not cut', async () => {
+  const page = await open(MODULE, 1280, 'light');
+  await page.emulateMedia({ media: 'print' });
+  for (const selector of [
+    '[data-search]',
+    '[data-theme-select]',
+    '.course-nav',
+    '.toc',
+    '.xp fieldset',
+    '.copy-button',
+  ])
+    assert.equal(await page.locator(selector).first().isVisible(), false, `${selector} is not printed`);
+  const after = await page
+    .locator('.prose a[href^="/protocol/"]')
+    .first()
+    .evaluate((a) => getComputedStyle(a, '::after').content);
+  assert.match(after, /\(.*\/protocol\//, 'a link prints its address');
+  const cut = await page.evaluate(() =>
+    [...document.querySelectorAll('.prose pre')]
+      .filter((pre) => pre.scrollWidth > pre.clientWidth + 1)
+      .map((pre) => pre.textContent!.slice(0, 40)),
+  );
+  assert.deepEqual(cut, [], 'no code line runs past its box');
+  assert.ok(await page.locator('.source-panel pre').first().isVisible(), 'source panels print');
+  await page.close();
+});
