@@ -6,6 +6,7 @@ import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from './console/console
 import { parseKeysInput, runKeys } from './keys.ts';
 import { parseLayoutInput, runLayout } from './layout.ts';
 import { parseReserveInput, runReserve } from './reserve.ts';
+import { parseReshardInput, runReshard } from './reshard.ts';
 import { parseRouteInput, runRoute } from './route.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 import { parseSlotInput, runSlot } from './slot.ts';
@@ -74,6 +75,14 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { queue: 'orders' },
     parse: parseRouteInput,
     run: runRoute,
+  }),
+  reshard: experiment({
+    summary:
+      'A queue’s slot moved live to another node the way the cluster spec moves it (SETSLOT IMPORTING/MIGRATING, GETKEYSINSLOT, MIGRATE … KEYS, SETSLOT NODE), each step with its reply, the ASK met mid-migration, every key moved together, a claim served by the new owner; then the slot is put back. One at a time.',
+    input: { queue: 'a queue name up to 64 bytes (default orders)' },
+    example: { queue: 'orders' },
+    parse: parseReshardInput,
+    run: runReshard,
   }),
   reserve: experiment({
     summary:

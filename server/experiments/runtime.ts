@@ -16,7 +16,7 @@ import {
 import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
 import { RunLocks } from '../sandbox/run-lock.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
-import { nativeModulePath } from '../sandbox/valkey-process.ts';
+import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
 
 export const POOL_SIZE = 24;
 
@@ -32,6 +32,8 @@ export interface ExplorerRuntime {
    */
   clusterAdmin: Cluster;
   clusterAdminNode(address: string): Valkey;
+  /** The admin's credentials on the cluster's nodes (MIGRATE passes them to the target), if any. */
+  clusterAdminCredentials(): AdminCredentials | null;
   /** Runs on one slot of the shared cluster take turns (within and across processes). */
   locks: RunLocks;
   /** Whether the standalone node has the native module loaded. */
@@ -139,6 +141,7 @@ async function start(): Promise<ExplorerRuntime> {
     clusterNode: explorerNodes.get,
     clusterAdmin,
     clusterAdminNode: adminNodes.get,
+    clusterAdminCredentials: () => clusterPart.admin,
     locks: new RunLocks(clusterAdmin),
     native: () => nativeLoaded,
     health: async () => {

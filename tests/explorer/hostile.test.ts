@@ -12,7 +12,7 @@ const explorer = useExplorer({ EXPLORER_BURST: '1000000', EXPLORER_RATE: '100000
 const REQUESTS = 10_000;
 const CONCURRENCY = 16;
 
-const NAMES = ['keys', 'slot', 'layout', 'route', 'reserve', 'two-executors', 'console'];
+const NAMES = ['keys', 'slot', 'layout', 'route', 'reshard', 'reserve', 'two-executors', 'console'];
 const FIELDS = [
   'queue',
   'id',
@@ -135,7 +135,7 @@ describe('hostile input', () => {
     const catalogue = await (await fetch(`${explorer.site.url}/api/experiments`)).json();
     assert.deepEqual(
       catalogue.experiments.map((e: { name: string }) => e.name),
-      ['keys', 'slot', 'layout', 'route', 'reserve', 'two-executors', 'console'],
+      ['keys', 'slot', 'layout', 'route', 'reshard', 'reserve', 'two-executors', 'console'],
     );
   });
 });
