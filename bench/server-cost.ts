@@ -50,7 +50,8 @@ function parseDump(text: string): { instructions: number; allocations: number } 
   return { instructions, allocations };
 }
 
-const module = nativeModulePath();
+// BENCH_MODULE points at another build of the module (say, the one before a change) to compare.
+const module = process.env.BENCH_MODULE ?? nativeModulePath();
 if (!module)
   throw new Error('native-module/target/release/libtrafikey.so is not built (cargo build --release)');
 const dir = await mkdtemp(join(tmpdir(), 'emq-callgrind-'));
