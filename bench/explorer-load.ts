@@ -22,6 +22,8 @@ const WORKLOADS: Array<{ name: string; body: (i: number) => unknown }> = [
             keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'],
           },
   },
+  // Queue names spread over the three nodes' slots; runs on one slot take turns.
+  { name: 'route', body: (i) => ({ queue: `bench-${i % 97}` }) },
   { name: 'reserve', body: () => ({}) },
   { name: 'two-executors', body: () => ({ steps: ['enqueue', 'claim', 'complete'] }) },
 ];

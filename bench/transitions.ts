@@ -172,3 +172,9 @@ try {
   await replica?.stop();
   await primary.stop();
 }
+
+// The scripted executor on the three-node cluster beside a standalone node, ops/s (bench/cluster.ts).
+if (!JSON_OUTPUT) {
+  console.log('');
+  await (await import('./cluster.ts')).benchCluster();
+}
