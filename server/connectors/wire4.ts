@@ -14,13 +14,27 @@ export interface Wire4Connection {
   close(): Promise<void>;
 }
 
-export async function connectWire4(url: string, options: RedisOptions = {}): Promise<Wire4Connection> {
-  const client = new Valkey(url, { maxRetriesPerRequest: 1, ...options });
+/**
+ * Connects to `target` and fences the connection. `target` is a URL, or a connection its owner keeps
+ * (the explorer's leased keyspace): the fence runs on it and `close()` leaves it open; `options` apply to
+ * a connection it opens.
+ */
+export async function connectWire4(
+  target: string | Valkey,
+  options: RedisOptions = {},
+): Promise<Wire4Connection> {
+  const owned = typeof target === 'string';
+  const client = owned ? new Valkey(target, { maxRetriesPerRequest: 1, ...options }) : target;
   try {
     const fence = await claimingFence(client, WIRE4_IDENTITY);
-    return { client, jobs: new Jobs(new ScriptedExecutor(client)), fence, close: () => quit(client) };
+    return {
+      client,
+      jobs: new Jobs(new ScriptedExecutor(client)),
+      fence,
+      close: () => (owned ? quit(client) : Promise.resolve()),
+    };
   } catch (error) {
-    client.disconnect();
+    if (owned) client.disconnect();
     throw error;
   }
 }

@@ -20,8 +20,17 @@ export interface Wire6Connection {
   close(): Promise<void>;
 }
 
-export async function connectWire6(url: string, options: RedisOptions = {}): Promise<Wire6Connection> {
-  const client = new Valkey(url, { maxRetriesPerRequest: 1, ...options });
+/**
+ * Connects to `target` and fences the connection. `target` is a URL, or a connection its owner keeps
+ * (the explorer's leased keyspace): the fence runs on it and `close()` leaves it open; `options` apply to
+ * a connection it opens.
+ */
+export async function connectWire6(
+  target: string | Valkey,
+  options: RedisOptions = {},
+): Promise<Wire6Connection> {
+  const owned = typeof target === 'string';
+  const client = owned ? new Valkey(target, { maxRetriesPerRequest: 1, ...options }) : target;
   try {
     const fence = await readingFence(client, WIRE6_IDENTITY);
     return {
@@ -29,10 +38,10 @@ export async function connectWire6(url: string, options: RedisOptions = {}): Pro
       jobs: new Jobs(new NativeExecutor(client)),
       scripted: new Jobs(new ScriptedExecutor(client)),
       fence,
-      close: () => quit(client),
+      close: () => (owned ? quit(client) : Promise.resolve()),
     };
   } catch (error) {
-    client.disconnect();
+    if (owned) client.disconnect();
     throw error;
   }
 }

@@ -87,7 +87,7 @@ export async function runReserve(runtime: ExplorerRuntime) {
       'A',
       'wire 4 connector',
       'connects to a fresh keyspace and claims the identity',
-      await connector(() => connectWire4(a!.url)),
+      await connector(() => connectWire4(a!.client)),
     );
     if (runtime.native()) {
       await record(
@@ -101,7 +101,7 @@ export async function runReserve(runtime: ExplorerRuntime) {
       'B',
       'wire 6 connector',
       'connects to a fresh keyspace: it only reads',
-      await connector(() => connectWire6(b!.url)),
+      await connector(() => connectWire6(b!.client)),
     );
     const install = await installWireIdentity(b!.client);
     await record('B', 'operator', 'installs the identity administratively', {
@@ -113,7 +113,7 @@ export async function runReserve(runtime: ExplorerRuntime) {
       'B',
       'wire 6 connector',
       'connects again and reads the installed identity',
-      await connector(() => connectWire6(b!.url)),
+      await connector(() => connectWire6(b!.client)),
     );
     if (runtime.native()) {
       await record(
@@ -127,7 +127,7 @@ export async function runReserve(runtime: ExplorerRuntime) {
       'B',
       'wire 4 connector',
       'tries the native keyspace',
-      await connector(() => connectWire4(b!.url)),
+      await connector(() => connectWire4(b!.client)),
     );
     return { native: runtime.native(), steps };
   });
