@@ -1,8 +1,11 @@
 // Load on the explorer's JSON API: starts the built site with its own supervised sandbox, then runs
 // each experiment from 1, 10 and 50 concurrent clients and prints latency p50/p99 and throughput.
-// The rate limit is lifted for the run (EXPLORER_BURST/EXPLORER_RATE). Prints figures; asserts nothing.
+// The rate limit is lifted for the run (EXPLORER_BURST/EXPLORER_RATE). Beside them, the CPU each run cost
+// the site's Node processes and the sandbox's valkey-servers (from /proc): on a machine shared with other
+// work the wall-clock figures move with the load, the CPU per run far less. Prints figures; asserts nothing.
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { startSite } from '../scripts/site.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);
@@ -71,6 +74,41 @@ async function load(
   };
 }
 
+/** CPU ms (user + system) so far of `root` and every process under it, split into Node and valkey-server. */
+function cpuBelow(root: number): { node: number; valkey: number } | null {
+  const processes: Array<{ pid: number; ppid: number; comm: string; ms: number }> = [];
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // After the name: state, ppid, …, utime (12th), stime (13th), in clock ticks of 10 ms.
+        const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+        processes.push({ pid: Number(entry), ppid: Number(fields[1]), comm, ms });
+      } catch {
+        // The process ended while we read.
+      }
+    }
+  } catch {
+    return null; // no /proc: not Linux
+  }
+  const below = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of processes)
+      if (below.has(p.ppid) && !below.has(p.pid)) {
+        below.add(p.pid);
+        grew = true;
+      }
+  }
+  const total = { node: 0, valkey: 0 };
+  for (const p of processes)
+    if (below.has(p.pid)) total[p.comm.startsWith('valkey') ? 'valkey' : 'node'] += p.ms;
+  return total;
+}
+
 const site = await startSite({
   VALKEY_URL: '',
   VALKEY_CLUSTER_URL: '',
@@ -85,13 +123,17 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   console.log(`explorer load: ${REQUESTS} requests per experiment and concurrency level, own sandbox\n`);
-  console.log('experiment      clients   p50 ms   p99 ms    req/s   refusals');
+  console.log('experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run   refusals');
   for (const { name, body } of WORKLOADS) {
     await load(site.url, name, body, 5, 20); // warm up: scripts loaded, connections open
     for (const clients of LEVELS) {
+      const before = cpuBelow(site.pid);
       const r = await load(site.url, name, body, clients);
+      const after = cpuBelow(site.pid);
+      const perRun = (kind: 'node' | 'valkey') =>
+        before && after ? ((after[kind] - before[kind]) / REQUESTS).toFixed(2) : '-';
       console.log(
-        `${name.padEnd(15)} ${String(clients).padStart(7)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)}   ${r.failures}`,
+        `${name.padEnd(15)} ${String(clients).padStart(7)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${perRun('node').padStart(12)} ${perRun('valkey').padStart(14)}   ${r.failures}`,
       );
     }
   }
