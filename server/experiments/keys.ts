@@ -5,11 +5,11 @@
 import { Jobs } from '../executors/jobs.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
-import { jobKey, KeyspaceError, mintJobId, queueKeys, versionKey } from '../keyspace/index.ts';
+import { jobKey, KeyspaceError, mintJobId, queueKeys, rowBase, versionKey } from '../keyspace/index.ts';
 import { dumpKeyspace } from '../conformance/keyspace-dump.ts';
 import { fields, text, type Body } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
-import { commandsDuring } from './proof.ts';
+import { wireDuring } from './wire/recorder.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 import { viewKey, type KeyView } from './browser-safe/segments.ts';
 
@@ -36,7 +36,7 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     const jobs = new Jobs(new ScriptedExecutor(lease!.client));
     const jobId = id ?? mintJobId();
     let refusal: Refusal | null = null;
-    const proof = await commandsDuring(lease!.client, async () => {
+    const { wire, proof } = await wireDuring(lease!.client, async () => {
       try {
         await jobs.enqueue(queue, jobId, 'hello from the explorer');
       } catch (error) {
@@ -49,12 +49,12 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
         }
       }
     });
-    if (refusal) return { queue, accepted: false, refusal, proof };
+    if (refusal) return { queue, accepted: false, refusal, wire, proof };
 
-    const keys: Array<KeyView & { type: string }> = queueKeys(queue).map(({ type, key }) => ({
-      type,
-      ...viewKey(key),
-    }));
+    // The row base emq:{q}:job: is a prefix the scripts derive rows from, never a key of its own.
+    const keys: Array<KeyView & { type: string }> = queueKeys(queue)
+      .filter(({ type }) => type !== 'job:')
+      .map(({ type, key }) => ({ type, ...viewKey(key) }));
     const row = { type: 'job row', ...viewKey(jobKey(queue, jobId)) };
     const live = await dumpKeyspace(lease!.client);
     return {
@@ -62,9 +62,12 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
       accepted: true,
       id: jobId,
       keys: [...keys, row],
+      rowBase: { type: 'row base', ...viewKey(rowBase(queue)) },
       reserve: { type: 'reserve', ...viewKey(versionKey()) },
       /** What the server holds after the enqueue: the keys the grammar built, nothing else. */
       live: Object.entries(live).map(([key, { type, value }]) => ({ key, type, value })),
+      /** The commands the enqueue sent, with the server's proof of them. */
+      wire,
       proof,
     };
   });

@@ -13,6 +13,8 @@ import { compareKeyspaces, dumpKeyspace } from '../conformance/keyspace-dump.ts'
 import { fields, InputError, list, oneOf, queueName, text, textItem } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
 import type { ExplorerRuntime } from './runtime.ts';
+import { clusterWireDuring, withOwnCluster } from './wire/cluster-wire.ts';
+import { RecordingExecutor } from './wire/recording-executor.ts';
 
 export interface LayoutInput {
   verb: CoreTransition;
@@ -79,16 +81,31 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
   const command = TRANSITIONS[input.verb].command;
 
   const standalone = await runtime.pool.with(1, async ([lease]) => {
-    const native = new NativeExecutor(lease!.client);
+    const native = new RecordingExecutor(new NativeExecutor(lease!.client), lease!.client);
     await installWireIdentity(lease!.client);
     for (const step of exact.setup) await native.run(step);
     const before = await dumpKeyspace(lease!.client);
     const result = await outcome(() => native.run(call));
     const after = await dumpKeyspace(lease!.client);
-    return { ...result, keyspaceUnchanged: compareKeyspaces(before, after).length === 0 };
+    const [setup, own] = [native.calls.slice(0, -1), native.calls.at(-1)!];
+    return {
+      ...result,
+      keyspaceUnchanged: compareKeyspaces(before, after).length === 0,
+      /** The calls that put a job where the verb finds one, then the call itself. */
+      setupWire: setup.flatMap(({ wire }) => wire),
+      wire: own.wire,
+      proof: own.proof,
+    };
   });
-  // The exact call on the cluster node: layout passes, then the server mode refuses it, writing nothing.
-  const cluster = await outcome(() => new NativeExecutor(runtime.cluster).run(exact.call));
+  // The reader's call on the cluster: routing, then the layout, then the server mode answer, in that
+  // order; every EMQ.* is refused there, so nothing is written.
+  const cluster = await withOwnCluster(runtime.cluster, async (client) => {
+    let result: Awaited<ReturnType<typeof outcome>> | undefined;
+    const recorded = await clusterWireDuring(client, async () => {
+      result = await outcome(() => new NativeExecutor(client).run(call));
+    });
+    return { ...result!, ...recorded };
+  });
   return {
     available: true,
     verb: input.verb,

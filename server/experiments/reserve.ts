@@ -11,7 +11,9 @@ import { NativeExecutor } from '../executors/native.ts';
 import { TRANSITIONS } from '../executors/transitions.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { mintJobId, versionKey } from '../keyspace/index.ts';
+import type { Valkey } from 'iovalkey';
 import { fields } from './input.ts';
+import { wireDuring, type WireCommand, type WireProof } from './wire/recorder.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ReserveStep {
@@ -23,6 +25,10 @@ export interface ReserveStep {
   message: string;
   /** What {emq}:version holds after the step. */
   identity: string | null;
+  /** Every command the step's connection sent, as the server received it. */
+  wire: WireCommand[];
+  /** The server's own counts of them. */
+  proof: WireProof;
 }
 
 export function parseReserveInput(body: unknown): Record<string, never> {
@@ -30,44 +36,61 @@ export function parseReserveInput(body: unknown): Record<string, never> {
   return {};
 }
 
+/** A connector's step: its fence runs on the leased keyspace's own connection, recorded whole. */
 async function connector(
+  client: Valkey,
   connect: () => Promise<{ fence: { outcome: string; steps: FenceStep[] }; close(): Promise<void> }>,
 ) {
-  try {
-    const connection = await connect();
-    await connection.close();
-    return {
-      outcome: 'ok' as const,
-      commands: connection.fence.steps,
-      message: `fence ${connection.fence.outcome}`,
-    };
-  } catch (error) {
-    if (!(error instanceof FenceError)) throw error;
-    return { outcome: 'refused' as const, commands: error.steps, message: error.message };
-  }
+  let result: { outcome: 'ok' | 'refused'; commands: FenceStep[]; message: string } | undefined;
+  const recorded = await wireDuring(client, async () => {
+    try {
+      const connection = await connect();
+      await connection.close();
+      result = {
+        outcome: 'ok',
+        commands: connection.fence.steps,
+        message: `fence ${connection.fence.outcome}`,
+      };
+    } catch (error) {
+      if (!(error instanceof FenceError)) throw error;
+      result = { outcome: 'refused', commands: error.steps, message: error.message };
+    }
+  });
+  return { ...result!, ...recorded };
 }
 
-async function nativeWrite(executor: NativeExecutor) {
+async function nativeWrite(client: Valkey) {
   const call = callFor('enqueue', 'orders', { id: mintJobId(), payload: 'hello' });
   const command = {
     command: `${TRANSITIONS.enqueue.command} ${call.keys.length} ${call.keys.join(' ')} ${call.args.join(' ')}`,
     reply: null as string | null,
   };
-  try {
-    const reply = await executor.run(call);
-    return {
-      outcome: 'ok' as const,
-      commands: [{ ...command, reply: String(reply) }],
-      message: `enqueued (${reply})`,
-    };
-  } catch (error) {
-    if (!(error instanceof WireError)) throw error;
+  let reply: unknown;
+  let refusal: WireError | undefined;
+  const { wire, proof } = await wireDuring(client, async () => {
+    try {
+      reply = await new NativeExecutor(client).run(call);
+    } catch (error) {
+      if (!(error instanceof WireError)) throw error;
+      refusal = error;
+    }
+  });
+  if (refusal) {
     return {
       outcome: 'refused' as const,
-      commands: [{ ...command, reply: error.message }],
-      message: error.message,
+      commands: [{ ...command, reply: refusal.message }],
+      message: refusal.message,
+      wire,
+      proof,
     };
   }
+  return {
+    outcome: 'ok' as const,
+    commands: [{ ...command, reply: String(reply) }],
+    message: `enqueued (${String(reply)})`,
+    wire,
+    proof,
+  };
 }
 
 export async function runReserve(runtime: ExplorerRuntime) {
@@ -87,47 +110,51 @@ export async function runReserve(runtime: ExplorerRuntime) {
       'A',
       'wire 4 connector',
       'connects to a fresh keyspace and claims the identity',
-      await connector(() => connectWire4(a!.client)),
+      await connector(a!.client, () => connectWire4(a!.client)),
     );
     if (runtime.native()) {
       await record(
         'A',
         'native write',
         'EMQ.ENQUEUE on the keyspace a wire 4 connector claimed',
-        await nativeWrite(new NativeExecutor(a!.client)),
+        await nativeWrite(a!.client),
       );
     }
     await record(
       'B',
       'wire 6 connector',
       'connects to a fresh keyspace: it only reads',
-      await connector(() => connectWire6(b!.client)),
+      await connector(b!.client, () => connectWire6(b!.client)),
     );
-    const install = await installWireIdentity(b!.client);
+    let install: Awaited<ReturnType<typeof installWireIdentity>> | undefined;
+    const installed = await wireDuring(b!.client, async () => {
+      install = await installWireIdentity(b!.client);
+    });
     await record('B', 'operator', 'installs the identity administratively', {
       outcome: 'ok',
-      commands: [{ command: `SET ${versionKey()} ${install.identity} NX GET`, reply: install.previous }],
-      message: `installed ${install.identity}`,
+      commands: [{ command: `SET ${versionKey()} ${install!.identity} NX GET`, reply: install!.previous }],
+      message: `installed ${install!.identity}`,
+      ...installed,
     });
     await record(
       'B',
       'wire 6 connector',
       'connects again and reads the installed identity',
-      await connector(() => connectWire6(b!.client)),
+      await connector(b!.client, () => connectWire6(b!.client)),
     );
     if (runtime.native()) {
       await record(
         'B',
         'native write',
         'EMQ.ENQUEUE on the installed keyspace',
-        await nativeWrite(new NativeExecutor(b!.client)),
+        await nativeWrite(b!.client),
       );
     }
     await record(
       'B',
       'wire 4 connector',
       'tries the native keyspace',
-      await connector(() => connectWire4(b!.client)),
+      await connector(b!.client, () => connectWire4(b!.client)),
     );
     return { native: runtime.native(), steps };
   });

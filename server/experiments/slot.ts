@@ -9,7 +9,9 @@ import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from
 import { fields, InputError, text } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
 import { slotLock } from './cluster-run.ts';
+import type { Cluster } from 'iovalkey';
 import type { ExplorerRuntime } from './runtime.ts';
+import { clusterWireDuring, withOwnCluster } from './wire/cluster-wire.ts';
 import { viewKey } from './browser-safe/segments.ts';
 
 export type SlotInput = { key: string } | { queue: string; other: string };
@@ -31,8 +33,8 @@ export function parseSlotInput(body: unknown): SlotInput {
   return { queue: queue!, other: text(input, 'other', LIMITS.queueBytes, true) ?? 'fills' };
 }
 
-async function serverSlot(runtime: ExplorerRuntime, key: string): Promise<number> {
-  return Number(await runtime.cluster.call('CLUSTER', 'KEYSLOT', key));
+async function serverSlot(cluster: Cluster, key: string): Promise<number> {
+  return Number(await cluster.call('CLUSTER', 'KEYSLOT', key));
 }
 
 async function attempt(run: () => Promise<unknown>): Promise<{ reply: unknown } | { error: string }> {
@@ -44,11 +46,22 @@ async function attempt(run: () => Promise<unknown>): Promise<{ reply: unknown } 
   }
 }
 
+/** The run on a cluster client of its own, with the commands each node received and their proof. */
 export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
-  const reserve = { ...viewKey(versionKey()), serverSlot: await serverSlot(runtime, versionKey()) };
+  return withOwnCluster(runtime.cluster, async (cluster) => {
+    let result: Awaited<ReturnType<typeof slotOn>> | undefined;
+    const { wire, proof } = await clusterWireDuring(cluster, async () => {
+      result = await slotOn(runtime, cluster, input);
+    });
+    return { ...result!, wire, proof };
+  });
+}
+
+async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInput) {
+  const reserve = { ...viewKey(versionKey()), serverSlot: await serverSlot(cluster, versionKey()) };
   if ('key' in input) {
     const view = viewKey(input.key);
-    const confirmed = await serverSlot(runtime, input.key);
+    const confirmed = await serverSlot(cluster, input.key);
     return { key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot }, reserve };
   }
 
@@ -68,12 +81,12 @@ export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
     }
   }
   const view = viewKey(queueKey(input.queue, 'pending'));
-  const confirmed = await serverSlot(runtime, view.key);
+  const confirmed = await serverSlot(cluster, view.key);
   const queueSlots = queueKeys(input.queue).map(({ key }) => ({ key, slot: slot(key) }));
 
   // Both calls run on the cluster as claims of an empty queue: they write nothing either way. The
   // queue's slot is held meanwhile, so the claim cannot take a job another reader's run put there.
-  const executor = new ScriptedExecutor(runtime.cluster);
+  const executor = new ScriptedExecutor(cluster);
   const single = callFor('claim', input.queue, { lease_ms: 1000 });
   const other = callFor('claim', input.other, { lease_ms: 1000 });
   const mixed = { ...single, keys: [single.keys[0]!, other.keys[1]!, single.keys[2]!] };

@@ -7,6 +7,9 @@ import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { fields, InputError, list, oneOf, queueName } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
+import { dumpKeyspace } from '../conformance/keyspace-dump.ts';
+import { diffKeyspaces } from './keyspace-diff.ts';
+import { RecordingExecutor } from './wire/recording-executor.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export const DEFAULT_STEPS: Step[] = [
@@ -47,24 +50,40 @@ export async function runTwoExecutors(runtime: ExplorerRuntime, input: TwoExecut
     // Both keyspaces carry the native identity, so they can be compared byte for byte.
     await installWireIdentity(scripted!.client);
     await installWireIdentity(native!.client);
+    const before = [await dumpKeyspace(scripted!.client), await dumpKeyspace(native!.client)];
+    // Each executor keeps the wire of every step it runs: the commands and the server's proof of them.
+    const executors = [
+      new RecordingExecutor(new ScriptedExecutor(scripted!.client), scripted!.client),
+      new RecordingExecutor(new NativeExecutor(native!.client), native!.client),
+    ] as const;
     const results = await runSequence(
       input.steps,
       [
-        { executor: new ScriptedExecutor(scripted!.client), reader: scripted!.client },
-        { executor: new NativeExecutor(native!.client), reader: native!.client },
+        { executor: executors[0], reader: scripted!.client },
+        { executor: executors[1], reader: native!.client },
       ],
       { queue: input.queue, seed: Date.now() },
     );
+    const side = (i: 0 | 1, n: number) => {
+      const { reply, keyspace } = { reply: results[n]!.replies[i], keyspace: results[n]!.keyspaces[i] };
+      const previous = n === 0 ? before[i]! : results[n - 1]!.keyspaces[i];
+      return {
+        reply,
+        keyspace,
+        changes: diffKeyspaces(previous, keyspace),
+        ...executors[i].calls[n]!,
+      };
+    };
     return {
       available: true,
       queue: input.queue,
-      steps: results.map(({ step, call, replies, keyspaces, windowMs, differences }) => ({
+      steps: results.map(({ step, call, windowMs, differences }, n) => ({
         step,
         transition: call.transition,
         keys: call.keys,
         args: call.args,
-        scripted: { reply: replies[0], keyspace: keyspaces[0] },
-        native: { reply: replies[1], keyspace: keyspaces[1] },
+        scripted: side(0, n),
+        native: side(1, n),
         windowMs,
         same: differences.length === 0,
         differences,

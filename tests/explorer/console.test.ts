@@ -3,41 +3,22 @@
 // the limit and one past, and a run shows what the servers did, byte for byte.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { explorerRuntime, POOL_SIZE } from '../../server/experiments/runtime.ts';
 import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
+import { POOL_SIZE } from '../../server/experiments/runtime.ts';
 import { slot } from '../../server/keyspace/index.ts';
-import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
+import { useApi } from '../support/api.ts';
 
-let sandbox: Sandbox;
-let handleExperiment: typeof import('../../server/experiments/http.ts').handleExperiment;
-before(async () => {
-  sandbox = await startSandbox({ standaloneSettings: { databases: '32' } });
-  process.env.VALKEY_URL = sandbox.standalone.url;
-  process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;
-  process.env.EXPLORER_BURST = '1000'; // read when the handler's module loads, so it loads after this
-  ({ handleExperiment } = await import('../../server/experiments/http.ts'));
-});
-after(async () => {
-  await (await explorerRuntime()).close();
-  await sandbox.stop();
-});
-
-async function run(body: unknown): Promise<{ status: number; body: any }> {
-  const request = new Request('http://test/api/experiments/console', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const response = await handleExperiment(request, 'console');
-  return { status: response.status, body: await response.json() };
-}
+const api = useApi();
+const run = (body: unknown) => api.post('console', body);
+/** Every server: the standalone node and each node of the cluster, as the admin. */
+const nodes = () => [api.sandbox.standalone.url, ...api.sandbox.cluster!.url.split(',')];
 
 /** Every command the servers have run, by name, read as the admin from INFO commandstats. */
 async function commandStats(): Promise<Map<string, number>> {
   const stats = new Map<string, number>();
-  for (const url of [sandbox.standalone.url, ...sandbox.cluster!.url.split(',')]) {
+  for (const url of nodes()) {
     const admin = new Valkey(url);
     const info = String(await admin.info('commandstats'));
     admin.disconnect();
@@ -95,9 +76,9 @@ describe('the console refuses', () => {
       );
       assert.deepEqual(line.wire, [], typed);
       assert.deepEqual(line.proof, { reached: 0, listed: 0, bytesReceived: 0, bytesListed: 0 }, typed);
-      for (const url of [sandbox.standalone.url, ...sandbox.cluster!.url.split(',')]) {
+      for (const url of nodes()) {
         // The pool flushes each run's keyspace before and after it: those FLUSHDBs are the only ones.
-        const own = stat === 'flushdb' && url === sandbox.standalone.url ? 2 * runs : 0;
+        const own = stat === 'flushdb' && url === api.sandbox.standalone.url ? 2 * runs : 0;
         const was = before.get(`${url} ${stat}`) ?? 0;
         assert.equal(afterwards.get(`${url} ${stat}`) ?? 0, was + own, `${typed} ran on ${url}`);
       }
@@ -149,13 +130,10 @@ describe('the console limits', () => {
     assert.match(over.body.error.message, /513 bytes long; at most 512/);
   });
 
-  it('refuses broken quoting and node "cluster" with what is allowed', async () => {
+  it('refuses broken quoting with what is allowed', async () => {
     const quote = await run({ lines: ['GET "emq:{a}:pending'] });
     assert.equal(quote.status, 400);
     assert.match(quote.body.error.message, /unbalanced " quote/);
-    const cluster = await run({ lines: ['PING'], node: 'cluster' });
-    assert.equal(cluster.status, 400);
-    assert.equal(cluster.body.error.field, 'node');
   });
 });
 
@@ -200,5 +178,36 @@ describe('a console run', () => {
       'emq:{orders}:job:JOB0Nb1VTbfnu4',
       '{emq}:version',
     ]);
+  });
+});
+
+describe('the console on the cluster', () => {
+  it('runs what writes nothing through a cluster client, naming the node that answered', async () => {
+    const { status, body } = await run({
+      node: 'cluster',
+      lines: [
+        'CLUSTER KEYSLOT emq:{orders}:pending',
+        'EMQ.ENQUEUE 2 emq:{orders}:job:JOB0Nb1VTbfnu4 emq:{orders}:pending JOB0Nb1VTbfnu4 hi',
+        'EMQ.CLAIM 3 emq:{orders}:pending emq:{fills}:active emq:{orders}:job: 1000',
+        'HSET emq:{orders}:meta paused 1',
+      ],
+    });
+    assert.equal(status, 200);
+    const [keyslot, enqueue, mixed, write] = body.result.lines;
+    assert.equal(keyslot.reply, 105);
+    // The owner of slot 105 answers the EMQ.* call, and refuses it: the module serves standalone only.
+    const admin = new Valkey(nodes()[1]!);
+    const shards = JSON.stringify(await admin.call('CLUSTER', 'SHARDS'));
+    admin.disconnect();
+    assert.equal(enqueue.error.message, 'EMQWIRE expected a standalone server but cluster mode is enabled');
+    assert.match(enqueue.answeredBy, /^[\d.]+:\d+$/);
+    assert.ok(shards.includes(String(enqueue.answeredBy.split(':')[1])));
+    assert.equal(mixed.error.code, 'CROSSSLOT');
+    assert.match(mixed.error.learn.href, /hashtag-and-slot/);
+    assert.equal(write.outcome, 'refused');
+    assert.deepEqual(write.proof, { reached: 0, listed: 0, bytesReceived: 0, bytesListed: 0 });
+    assert.equal(body.result.keyspace, null);
+    for (const line of body.result.lines)
+      assert.equal(line.proof.bytesReceived, line.proof.bytesListed, line.input);
   });
 });

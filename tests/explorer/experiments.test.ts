@@ -33,6 +33,15 @@ describe('keys', () => {
       ['emq:{ça va}:job:JOB0Nb1VTbfnu4', 'emq:{ça va}:pending'],
     );
     assert.equal(result.reserve.slot, 9051);
+    // The row base is a prefix the scripts derive rows from, shown apart, never listed as a key.
+    assert.ok(!result.keys.some((key: { key: string }) => key.key.endsWith(':job:')));
+    assert.equal(result.rowBase.key, 'emq:{ça va}:job:');
+    // The wire: what the enqueue sent, proved by the server's own byte count.
+    assert.match(
+      result.wire.at(-1).line,
+      /^EVALSHA [0-9a-f]{40} 2 "emq:\{\\xc3\\xa7a va\}:job:JOB0Nb1VTbfnu4"/,
+    );
+    assert.equal(result.proof.bytesReceived, result.proof.bytesListed);
   });
 
   for (const [queue, code, offset] of [
@@ -47,8 +56,8 @@ describe('keys', () => {
       assert.equal(body.result.accepted, false);
       assert.equal(body.result.refusal.code, code);
       assert.equal(body.result.refusal.offset, offset);
-      assert.equal(body.result.proof.reached, 0);
-      assert.equal(body.result.proof.after, body.result.proof.before + 1);
+      assert.deepEqual(body.result.wire, []);
+      assert.deepEqual(body.result.proof, { reached: 0, listed: 0, bytesReceived: 0, bytesListed: 0 });
     });
   }
 });
@@ -97,6 +106,13 @@ describe('native layout check', () => {
     assert.equal(refused.position, 2);
     assert.equal(refused.offset, 8);
     assert.equal(refused.keyspaceUnchanged, true);
+    assert.deepEqual(
+      refused.wire.map((command: { line: string }) => command.line.split(' ')[0]),
+      ['EMQ.ENQUEUE'],
+    );
+    assert.equal(refused.proof.bytesReceived, refused.proof.bytesListed);
+    // The cluster column runs the reader's edited call too: routing answers first (two slots).
+    assert.match(edited.body.result.cluster.error, /^CROSSSLOT /);
   });
 
   it('lets a key outside the grammar reach the module, which refuses it at its first byte', async () => {
@@ -109,6 +125,8 @@ describe('native layout check', () => {
     assert.equal(refused.position, 1);
     assert.equal(refused.offset, 0);
     assert.equal(refused.keyspaceUnchanged, true);
+    // One slot (the hashtag is still orders), so on the cluster node the layout answers before the mode.
+    assert.equal(body.result.cluster.errorClass, 'EMQKEY');
   });
 
   it('refuses an empty queue name for every verb', async () => {

@@ -3,7 +3,7 @@
 // a refused line reaches no server, which the server's own command count shows. Every line answers
 // with its reply or error, the slot of each key it named, and the commands that went over the wire.
 
-import type { Valkey } from 'iovalkey';
+import type { Cluster, Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../connectors/install.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { scriptFor } from '../../executors/scripts.ts';
@@ -13,7 +13,8 @@ import { dumpKeyspace } from '../../conformance/keyspace-dump.ts';
 import { fields, InputError, oneOf } from '../input.ts';
 import type { ExplorerRuntime } from '../runtime.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../wire/recorder.ts';
-import { ALLOWED, plan, type Node, type Planned } from './allow-list.ts';
+import { clusterWireDuring, ownCluster, withOwnCluster } from '../wire/cluster-wire.ts';
+import { ALLOWED, plan, type Node, type Planned, type Refused } from './allow-list.ts';
 import { sectionFor, type CourseSection } from './error-course.ts';
 import { LineError, splitLine } from './split-line.ts';
 
@@ -28,12 +29,6 @@ export interface ConsoleInput {
 export function parseConsoleInput(body: unknown): ConsoleInput {
   const input = fields(body, ['lines', 'node']);
   const node = oneOf(input, 'node', ['standalone', 'cluster'] as const, 'standalone');
-  if (node === 'cluster') {
-    throw new InputError(
-      'node',
-      'the console runs on "standalone" only for now: "cluster" waits for the three-node cluster sandbox',
-    );
-  }
   const lines = input.lines;
   if (!Array.isArray(lines)) throw new InputError('lines', 'expected an array of command lines');
   if (lines.length === 0) throw new InputError('lines', 'needs at least one line');
@@ -71,6 +66,8 @@ export interface ConsoleLine {
   input: string;
   command: string;
   node: Node;
+  /** On the cluster: the node (`host:port`) whose reply the line got, after any MOVED or ASK. */
+  answeredBy?: string;
   /** Each key the line names, with its slot (CRC16 of its hashtag mod 16384). */
   keys: Array<{ key: string; slot: number }>;
   outcome: 'reply' | 'error' | 'refused';
@@ -87,7 +84,7 @@ function errorOf(message: string): ConsoleError {
   return { code, message, ...(learn ? { learn } : {}) };
 }
 
-async function send(client: Valkey, planned: Planned): Promise<WireReply> {
+async function send(client: Valkey | Cluster, planned: Planned): Promise<WireReply> {
   const [name, ...args] = planned.argv.map((bytes) => Buffer.from(bytes));
   if (planned.script) {
     const rest = planned.argv.slice(2).map((bytes) => Buffer.from(bytes).toString());
@@ -107,43 +104,71 @@ async function send(client: Valkey, planned: Planned): Promise<WireReply> {
   return (await client.call(name!.toString('latin1'), ...args)) as WireReply;
 }
 
+/** Where a line runs and how its wire is recorded: a standalone connection, or the run's own cluster client. */
+interface Target {
+  client: Valkey | Cluster;
+  record(act: () => Promise<void>): Promise<{ wire: WireCommand[]; proof: WireProof }>;
+}
+
+function standaloneTarget(client: Valkey): Target {
+  return { client, record: (act) => wireDuring(client, act) };
+}
+
+function clusterTarget(cluster: Cluster): Target {
+  return { client: cluster, record: (act) => clusterWireDuring(cluster, act) };
+}
+
 async function runLine(
-  client: Valkey,
-  cluster: () => Valkey,
+  target: (node: Node) => Target,
+  mode: Node,
   input: string,
   planned: ReturnType<typeof plan>,
 ): Promise<ConsoleLine> {
-  if (!planned.ok) {
-    // Nothing is sent; the server's own count of this connection's commands shows it.
-    const { wire, proof } = await wireDuring(client, async () => {});
+  const refusal: Refused | null = !planned.ok
+    ? planned
+    : mode === 'cluster' && planned.writes && !planned.command.startsWith('EMQ.')
+      ? {
+          ok: false,
+          code: 'NOT_ALLOWED',
+          command: planned.command,
+          message: `${planned.command} is not allowed in the console (it writes, and on "cluster" the console runs only commands that write nothing: reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses). It runs only: ${ALLOWED.join('; ')}`,
+        }
+      : null;
+  if (refusal) {
+    // Nothing is sent; the servers' own counts of the run's connections show it.
+    const { wire, proof } = await target(mode).record(async () => {});
     return {
       input,
-      command: planned.command,
-      node: 'standalone',
+      command: refusal.command,
+      node: mode,
       keys: [],
       outcome: 'refused',
-      error: { code: planned.code, message: planned.message },
+      error: { code: refusal.code, message: refusal.message },
       wire,
       proof,
     };
   }
-  const on = planned.node === 'cluster' ? cluster() : client;
+  const line = planned as Planned;
+  const node: Node = mode === 'cluster' ? 'cluster' : line.node;
+  const on = target(node);
   let reply: WireReply | undefined;
   let error: ConsoleError | undefined;
-  const { wire, proof } = await wireDuring(on, async () => {
+  const { wire, proof } = await on.record(async () => {
     try {
-      reply = await send(on, planned);
+      reply = await send(on.client, line);
     } catch (failure) {
       const wireError = WireError.from(failure);
       if (!(wireError instanceof WireError)) throw wireError;
       error = errorOf(wireError.message);
     }
   });
+  const answeredBy = wire.at(-1)?.node;
   return {
     input,
-    command: planned.command,
-    node: planned.node,
-    keys: planned.keys.map((key) => ({ key: new TextDecoder().decode(key), slot: slot(key) })),
+    command: line.command,
+    node,
+    ...(answeredBy ? { answeredBy } : {}),
+    keys: line.keys.map((key) => ({ key: new TextDecoder().decode(key), slot: slot(key) })),
     outcome: error ? 'error' : 'reply',
     ...(error ? { error } : { reply: reply ?? null }),
     wire,
@@ -151,21 +176,37 @@ async function runLine(
   };
 }
 
+async function runLines(input: ConsoleInput, target: (node: Node) => Target): Promise<ConsoleLine[]> {
+  const lines: ConsoleLine[] = [];
+  for (const [i, planned] of input.plans.entries()) {
+    lines.push(await runLine(target, input.node, input.lines[i]!, planned));
+  }
+  return lines;
+}
+
 export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) {
+  if (input.node === 'cluster') {
+    // The shared cluster: nothing is written there, so no keyspace of the run's own is needed.
+    return withOwnCluster(runtime.cluster, async (cluster) => ({
+      node: input.node,
+      identity: null,
+      lines: await runLines(input, () => clusterTarget(cluster)),
+      keyspace: null,
+      allowed: ALLOWED,
+    }));
+  }
   return runtime.pool.with(1, async ([lease]) => {
     const client = lease!.client;
     // As an operator would on a native node, so the EMQ.* verbs get past the wire identity.
     const identity = runtime.native() ? (await installWireIdentity(client)).identity : null;
-    // CLUSTER KEYSLOT needs a cluster-enabled node: a connection of this run's own to one node of the
-    // cluster (any node answers it), so its count is ours.
-    let clusterClient: Valkey | undefined;
-    const cluster = () =>
-      (clusterClient ??= runtime.cluster.nodes('master')[0]!.duplicate({ enableOfflineQueue: true }));
+    // CLUSTER KEYSLOT needs a cluster-enabled node: a cluster client of the run's own, opened if needed.
+    let cluster: Cluster | undefined;
+    const target = (node: Node) =>
+      node === 'cluster'
+        ? clusterTarget((cluster ??= ownCluster(runtime.cluster)))
+        : standaloneTarget(client);
     try {
-      const lines: ConsoleLine[] = [];
-      for (const [i, planned] of input.plans.entries()) {
-        lines.push(await runLine(client, cluster, input.lines[i]!, planned));
-      }
+      const lines = await runLines(input, target);
       const after = await dumpKeyspace(client);
       return {
         node: input.node,
@@ -180,7 +221,7 @@ export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) 
         allowed: ALLOWED,
       };
     } finally {
-      clusterClient?.disconnect();
+      cluster?.disconnect();
     }
   });
 }

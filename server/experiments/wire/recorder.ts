@@ -13,6 +13,8 @@ export interface WireCommand {
   /** The command as redis-cli prints it, exact in bytes. */
   line: string;
   reply: WireReply;
+  /** The node (`host:port`) it went to, when a run spoke to a cluster. */
+  node?: string;
 }
 
 export interface WireProof {
@@ -47,9 +49,9 @@ export function respLength(argv: readonly Uint8Array[]): number {
 }
 
 /** CLIENT INFO's own bytes, which the second reading counts. */
-const CLIENT_INFO_BYTES = respLength([encoder.encode('CLIENT'), encoder.encode('INFO')]);
+export const CLIENT_INFO_BYTES = respLength([encoder.encode('CLIENT'), encoder.encode('INFO')]);
 
-async function clientCounters(client: Valkey): Promise<{ commands: number; bytesIn: number }> {
+export async function clientCounters(client: Valkey): Promise<{ commands: number; bytesIn: number }> {
   const info = String(await client.call('CLIENT', 'INFO'));
   const commands = / tot-cmds=(\d+)/.exec(info);
   const bytesIn = / tot-net-in=(\d+)/.exec(info);
@@ -57,29 +59,60 @@ async function clientCounters(client: Valkey): Promise<{ commands: number; bytes
   return { commands: Number(commands[1]), bytesIn: Number(bytesIn[1]) };
 }
 
+/** Replies over this many characters are cut (INFO's ready-check reply is 4 KB of server detail). */
+const REPLY_CHARS = 240;
+
 function settled(value: unknown): WireReply {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'number' || typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' || value instanceof Uint8Array) {
+    const text = typeof value === 'string' ? value : new TextDecoder().decode(value);
+    return text.length > REPLY_CHARS ? `${text.slice(0, REPLY_CHARS)}… (${text.length} characters)` : text;
+  }
   if (Array.isArray(value)) return value.map(settled);
   return String(value);
 }
 
+/** A password never leaves the server in a wire: AUTH's and HELLO … AUTH's are masked (bytes still counted). */
+function redacted(name: string, argv: Uint8Array[]): Uint8Array[] {
+  const masked = encoder.encode('(password)');
+  const lower = name.toLowerCase();
+  if (lower === 'auth') return argv.map((arg, i) => (i === argv.length - 1 && i > 0 ? masked : arg));
+  if (lower === 'hello') {
+    const at = argv.findIndex((arg) => new TextDecoder().decode(arg).toUpperCase() === 'AUTH');
+    if (at > 0) return argv.map((arg, i) => (i === at + 2 ? masked : arg));
+  }
+  return argv;
+}
+
 /** Records every command `client` sends until stop(); the replies fill in as they arrive. */
-export function recordWire(client: Valkey): { commands: WireCommand[]; bytes(): number; stop(): void } {
-  const commands: WireCommand[] = [];
+export function recordWire(
+  client: Valkey,
+  options: { sink?: WireCommand[]; node?: string } = {},
+): { commands: WireCommand[]; bytes(): number; stop(): void } {
+  const commands: WireCommand[] = options.sink ?? [];
   let bytes = 0;
   const original = client.sendCommand;
   const patched = function (this: Valkey, command: SentCommand, ...rest: unknown[]) {
+    const sent = (original as (...args: unknown[]) => unknown).call(this, command, ...rest);
+    // Only a command written to the socket is recorded: one queued while the connection is not ready
+    // comes back through here when the queue is flushed, and a rejected one never left.
+    const queue = (this as unknown as { commandQueue: { peekBack(): { command: unknown } | undefined } })
+      .commandQueue;
+    if (queue.peekBack()?.command !== command) return sent;
     const argv = [encoder.encode(command.name), ...command.args.map(asBytes)];
-    const entry: WireCommand = { line: reprCommand(argv), reply: null };
+    const entry: WireCommand = {
+      line: reprCommand(redacted(command.name, argv)),
+      reply: null,
+      ...(options.node ? { node: options.node } : {}),
+    };
     bytes += respLength(argv);
     commands.push(entry);
     command.promise.then(
       (reply) => (entry.reply = settled(reply)),
       (error: Error) => (entry.reply = { error: error.message }),
     );
-    return (original as (...args: unknown[]) => unknown).call(this, command, ...rest);
+    return sent;
   };
   (client as unknown as { sendCommand: unknown }).sendCommand = patched;
   return {

@@ -10,11 +10,11 @@ interface KeysResult {
   keys?: Array<KeyView & { type: string }>;
   live?: Array<{ key: string; type: string; value: unknown }>;
   refusal?: { by: 'host' | 'server'; code: string; message: string; offset: number | null };
-  proof: { before: number; after: number; reached: number };
+  proof: { reached: number; listed: number; bytesReceived: number; bytesListed: number };
 }
 
 function proofText(proof: KeysResult['proof']): string {
-  return `<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(CLIENT INFO tot-cmds ${proof.before} → ${proof.after}, less the CLIENT INFO itself)</span></p>`;
+  return `<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
 }
 
 export function wireKeys(section: HTMLElement, api: ExplorerApi): void {

@@ -1,0 +1,99 @@
+// Every experiment's result carries the wire — each command its executors and connectors sent, in
+// order, with the replies — and the server's own proof of it: the bytes it received on the connection
+// equal the listed commands' RESP bytes, and its command count equals their number (plus what a
+// script called inside the server).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useApi } from '../support/api.ts';
+
+const api = useApi();
+
+interface Wire {
+  wire: Array<{ line: string; reply: unknown }>;
+  proof: { reached: number; listed: number; bytesReceived: number; bytesListed: number } | null;
+}
+
+function assertProved(where: string, { wire, proof }: Wire, scripts = false) {
+  assert.ok(proof, `${where}: a proof`);
+  assert.equal(proof.listed, wire.length, where);
+  assert.equal(proof.bytesReceived, proof.bytesListed, `${where}: the bytes the server received`);
+  if (scripts) assert.ok(proof.reached >= proof.listed, where);
+  else assert.equal(proof.reached, proof.listed, `${where}: the commands the server counted`);
+}
+
+const verbs = (wire: Wire['wire']) => wire.map(({ line }) => line.split(' ').slice(0, 2).join(' '));
+
+describe('the wire of every experiment', () => {
+  it('keys: the enqueue, loading its script after NOSCRIPT on the first run only', async () => {
+    const first = (await api.post('keys', { queue: 'orders' })).body.result;
+    const again = (await api.post('keys', { queue: 'orders' })).body.result;
+    assert.deepEqual(
+      verbs(first.wire).map((v: string) => v.split(' ')[0]),
+      ['EVALSHA', 'SCRIPT', 'EVALSHA'],
+    );
+    assert.deepEqual(first.wire[0].reply, { error: 'NOSCRIPT No matching script.' });
+    assert.deepEqual(
+      verbs(again.wire).map((v: string) => v.split(' ')[0]),
+      ['EVALSHA'],
+    );
+    assertProved('keys', first, true);
+    assertProved('keys again', again, true);
+  });
+
+  it('slot: every CLUSTER KEYSLOT and both claims, on a connection of the run’s own', async () => {
+    const result = (await api.post('slot', { queue: 'orders', other: 'fills' })).body.result;
+    const lines = result.wire.map(({ line }: { line: string }) => line);
+    assert.ok(lines.includes('CLUSTER KEYSLOT {emq}:version'));
+    const crossslot = result.wire.find(({ reply }: { reply: any }) => /^CROSSSLOT/.test(reply?.error ?? ''));
+    assert.match(crossslot.line, /^EVALSHA [0-9a-f]{40} 3 emq:\{orders\}:pending emq:\{fills\}:active /);
+    assertProved('slot', result, true);
+  });
+
+  it('layout: the setup, the call, and the same call on the cluster node', async () => {
+    const result = (await api.post('layout', { verb: 'complete', queue: 'orders', id: 'JOB0Nb1VTbfnu4' }))
+      .body.result;
+    assert.deepEqual(
+      result.standalone.setupWire.map(({ line }: { line: string }) => line.split(' ')[0]),
+      ['EMQ.ENQUEUE', 'EMQ.CLAIM'],
+    );
+    assert.deepEqual(verbs(result.standalone.wire), ['EMQ.COMPLETE 3']);
+    assertProved('layout standalone', result.standalone);
+    assert.deepEqual(result.cluster.wire[0].reply, {
+      error: 'EMQWIRE expected a standalone server but cluster mode is enabled',
+    });
+    assertProved('layout cluster', result.cluster);
+  });
+
+  it('reserve: each connector’s fence, the operator’s install and the native writes', async () => {
+    const { steps } = (await api.post('reserve', {})).body.result;
+    for (const step of steps) {
+      const fence = step.commands.map((c: { command: string }) => c.command);
+      const sent = step.wire.map(({ line }: { line: string }) => line);
+      assert.deepEqual(
+        sent.filter((line: string) => fence.includes(line)),
+        fence,
+        `${step.actor}: the fence's commands are on the wire, in order`,
+      );
+      assertProved(`${step.actor}: ${step.action}`, step);
+    }
+  });
+
+  it('two executors: each step’s EVALSHA and EMQ.* call side by side, and what changed', async () => {
+    const { steps } = (await api.post('two-executors', { steps: ['enqueue', 'claim', 'stale'] })).body.result;
+    for (const step of steps) {
+      assert.match(step.scripted.wire.at(-1).line, /^EVALSHA [0-9a-f]{40} /, step.step);
+      assert.equal(step.native.wire[0].line.split(' ')[0], `EMQ.${step.transition.toUpperCase()}`);
+      assertProved(`${step.step} scripted`, step.scripted, true);
+      assertProved(`${step.step} native`, step.native);
+    }
+    const [enqueue, claim, stale] = steps;
+    assert.deepEqual(
+      enqueue.native.changes.map((c: { key: string; change: string }) => `${c.change} ${c.key}`),
+      [`added emq:{orders}:job:${enqueue.args[0]}`, 'added emq:{orders}:pending'],
+    );
+    assert.ok(claim.native.changes.some((c: { key: string; change: string }) => c.change === 'removed'));
+    assert.deepEqual(stale.native.changes, [], 'a stale token changes nothing');
+    assert.match(stale.native.reply.error, /^EMQSTALE/);
+  });
+});

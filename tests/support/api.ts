@@ -1,0 +1,43 @@
+// The explorer's JSON API through its handler, without the site: a sandbox this test file owns (so the
+// test may read every server's own counters as the admin) and the experiments' runtime on it.
+
+import { after, before } from 'node:test';
+import { explorerRuntime } from '../../server/experiments/runtime.ts';
+import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
+
+export interface ApiUnderTest {
+  readonly sandbox: Sandbox;
+  post(name: string, body: unknown): Promise<{ status: number; body: any }>;
+}
+
+export function useApi(): ApiUnderTest {
+  let sandbox: Sandbox | undefined;
+  let handle: typeof import('../../server/experiments/http.ts').handleExperiment;
+  before(async () => {
+    sandbox = await startSandbox({ databases: 32 });
+    process.env.VALKEY_URL = sandbox.standalone.url;
+    // One seed: the runtime reaches the cluster through it (a cluster client discovers the rest).
+    process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url.split(',')[0];
+    // Read when the handler's module loads, so it is loaded after this: the tests are not about the limiter.
+    process.env.EXPLORER_BURST = '100000';
+    ({ handleExperiment: handle } = await import('../../server/experiments/http.ts'));
+  });
+  after(async () => {
+    await (await explorerRuntime()).close();
+    await sandbox?.stop();
+  });
+  return {
+    get sandbox() {
+      return sandbox!;
+    },
+    async post(name, body) {
+      const request = new Request(`http://test/api/experiments/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const response = await handle(request, name);
+      return { status: response.status, body: await response.json() };
+    },
+  };
+}
