@@ -59,10 +59,12 @@ describe('the wire of every experiment', () => {
     );
     assert.deepEqual(verbs(result.standalone.wire), ['EMQ.COMPLETE 3']);
     assertProved('layout standalone', result.standalone);
-    assert.deepEqual(result.cluster.wire[0].reply, {
+    assert.deepEqual(result.cluster.wire.at(-1).reply, {
       error: 'EMQWIRE expected a standalone server but cluster mode is enabled',
     });
-    assertProved('layout cluster', result.cluster);
+    for (const { reply } of result.cluster.wire.slice(0, -1)) assert.match(reply.error, /^MOVED 5 /);
+    // A cluster client cannot find a module command's keys, so it may meet a MOVED first (not counted).
+    assertProved('layout cluster', result.cluster, false);
   });
 
   it('reserve: each connector’s fence, the operator’s install and the native writes', async () => {
