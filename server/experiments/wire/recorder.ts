@@ -1,8 +1,9 @@
 // The wire of a run: every command a connection sent, in order, with the reply the server gave,
 // recorded where iovalkey hands each command to its socket (pipelines and handshakes included). The
 // proof beside it is read from the server (CLIENT INFO): the bytes it received on that connection must
-// equal the RESP bytes of the commands recorded, and its command count must equal their number — plus,
-// when a script ran, the commands the script called inside the server (tot-cmds counts those too).
+// equal the RESP bytes of the commands recorded. Its command count (tot-cmds) equals their number too,
+// but for the calls a script made inside the server (counted) and commands refused before they ran
+// (CROSSSLOT, MOVED, ASK: not counted).
 
 import type { Valkey } from 'iovalkey';
 import { reprCommand } from './repr.ts';
@@ -20,7 +21,7 @@ export interface WireCommand {
 export interface WireProof {
   /** Commands the server says it ran for this connection meanwhile (CLIENT INFO tot-cmds). */
   reached: number;
-  /** Commands recorded here: equal to `reached`, less any a script called inside the server. */
+  /** Commands recorded here: `reached`, less the calls scripts made, plus the commands refused unrun. */
   listed: number;
   /** Bytes the server says it received on this connection meanwhile (CLIENT INFO tot-net-in). */
   bytesReceived: number;
