@@ -32,7 +32,8 @@ export interface WireProof {
 interface SentCommand {
   name: string;
   args: unknown[];
-  promise: Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
 }
 
 const encoder = new TextEncoder();
@@ -109,10 +110,19 @@ export function recordWire(
     };
     bytes += respLength(argv);
     commands.push(entry);
-    command.promise.then(
-      (reply) => (entry.reply = settled(reply)),
-      (error: Error) => (entry.reply = { error: error.message }),
-    );
+    // This send's own answer: a cluster client sends one command again after MOVED or ASK, so the
+    // answer is caught as it arrives (then the handlers before ours run) rather than from its promise.
+    const { resolve, reject } = command;
+    command.resolve = (value) => {
+      Object.assign(command, { resolve, reject });
+      entry.reply = settled(value);
+      resolve.call(command, value);
+    };
+    command.reject = (error) => {
+      Object.assign(command, { resolve, reject });
+      entry.reply = { error: error.message };
+      reject.call(command, error);
+    };
     return sent;
   };
   (client as unknown as { sendCommand: unknown }).sendCommand = patched;
