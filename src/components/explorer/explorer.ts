@@ -4,6 +4,7 @@ import { ExplorerApi } from './explorer-api.ts';
 import { wireKeys } from './keys-experiment.ts';
 import { wireLayout } from './layout-experiment.ts';
 import { wireReserve } from './reserve-experiment.ts';
+import { wireRoute } from './route-experiment.ts';
 import { wireSlot } from './slot-experiment.ts';
 import { wireTwoExecutors } from './two-executors-experiment.ts';
 
@@ -12,6 +13,7 @@ const WIRES: Record<string, (section: HTMLElement, api: ExplorerApi) => void> = 
   slot: wireSlot,
   layout: wireLayout,
   reserve: wireReserve,
+  route: wireRoute,
   'two-executors': wireTwoExecutors,
 };
 

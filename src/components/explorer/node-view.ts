@@ -1,0 +1,124 @@
+// The node view of the slot part: the 16,384 slots split among the cluster's nodes, the reader's queue
+// and the reserve pinned on them with their owner nodes; then, from a route run, the MOVED a non-owner
+// answers, where the keys were stored, the scattered counterfactual and the native answers; from a
+// reshard run, each step with its reply. HTML strings, built the same way on the server (the fallback)
+// and in the browser.
+
+import type { ReshardResult } from '../../../server/experiments/reshard.ts';
+import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
+import { SLOT_COUNT } from '../../../server/keyspace/index.ts';
+import { esc, replyText } from './explorer-view.ts';
+
+export interface NodePin {
+  label: string;
+  slot: number;
+  kind: 'queue' | 'reserve';
+}
+
+/** A command as typed: an empty argument shows as "". */
+const words = (command: string[]) => command.map((w) => (w === '' ? '""' : w)).join(' ');
+
+const ranges = (node: RouteNode) => node.slots.map(([a, b]) => `${a}–${b}`).join(', ');
+
+function ownerIndex(nodes: RouteNode[], slot: number): number {
+  return nodes.findIndex((node) => node.slots.some(([a, b]) => slot >= a && slot <= b));
+}
+
+/** The strip: each node's ranges in its own shade, the pins on top, and a legend naming each owner. */
+export function nodeStrip(nodes: RouteNode[], pins: NodePin[]): string {
+  const bands = nodes
+    .flatMap((node, i) =>
+      node.slots.map(
+        ([a, b]) =>
+          `<rect class="xp-node-band xp-node-${i % 3}" x="${a}" y="0" width="${b - a + 1}" height="40"><title>node ${i + 1} (${esc(node.address)}): slots ${a}–${b}</title></rect>`,
+      ),
+    )
+    .join('');
+  const marks = pins
+    .map(
+      (p) =>
+        `<rect class="xp-pin xp-pin-${p.kind}" x="${Math.max(0, p.slot - 60)}" y="8" width="120" height="32"><title>${esc(p.label)}: slot ${p.slot}</title></rect>`,
+    )
+    .join('');
+  const described = nodes.map((node, i) => `node ${i + 1} holds ${ranges(node)}`).join('; ');
+  const nodeList = nodes
+    .map(
+      (node, i) =>
+        `<li><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span>node ${i + 1} <code data-node-address>${esc(node.address)}</code> <span data-node-slots>${ranges(node)}</span></li>`,
+    )
+    .join('');
+  const pinList = pins
+    .map((p) => {
+      const owner = ownerIndex(nodes, p.slot);
+      const on = owner >= 0 ? `node ${owner + 1}` : 'no node';
+      return `<li><span class="xp-swatch xp-pin-${p.kind}" aria-hidden="true"></span><code>${esc(p.label)}</code> → slot <b data-pin="${p.kind}">${p.slot}</b> on <b data-owner="${p.kind}">${on}</b></li>`;
+    })
+    .join('');
+  return `<figure class="xp-slot-map xp-node-map">
+  <svg viewBox="0 0 ${SLOT_COUNT} 40" preserveAspectRatio="none" role="img" aria-label="The ${SLOT_COUNT.toLocaleString('en')} slots over ${nodes.length} nodes: ${esc(described)}">${bands}${marks}</svg>
+  <div class="xp-axis" aria-hidden="true"><span>0</span><span>8192</span><span>16383</span></div>
+  <ul class="xp-legend">${nodeList}</ul>
+  <ul class="xp-legend">${pinList}</ul>
+</figure>`;
+}
+
+/** The queue and the reserve as pins. */
+export function routePins(queue: string, slot: number): NodePin[] {
+  return [
+    { label: `emq:{${queue}}:*`, slot, kind: 'queue' },
+    { label: '{emq}:version', slot: 9051, kind: 'reserve' },
+  ];
+}
+
+/** Said when the queue lands on the reserve's slot: no key can collide, the slot is shared. */
+export function sharedSlotNote(queue: string, slot: number): string {
+  return slot === 9051
+    ? `<p class="xp-note" data-shares-reserve>The queue <code>${esc(queue)}</code> lands on slot 9051 — the reserve’s slot, on the same node as <code>{emq}:version</code>. No key can collide (queue keys begin with <code>e</code>, reserved keys with <code>{</code>); the slot is merely shared.</p>`
+    : '';
+}
+
+/** What a route run showed. */
+export function routeView(r: RouteResult): string {
+  const node = (address: string) => {
+    const i = r.nodes.findIndex((n) => n.address === address);
+    return i >= 0 ? `node ${i + 1} <code>${esc(address)}</code>` : `<code>${esc(address)}</code>`;
+  };
+  const served = r.served.keys
+    .map((k) => `<li><code>${esc(k.key)}</code> on ${node(k.storedOn)}</li>`)
+    .join('');
+  const scattered = r.scattered.keys
+    .map((k) => `<li><code>${esc(k.key)}</code> → slot ${k.slot} on ${node(k.owner)}</li>`)
+    .join('');
+  return `${sharedSlotNote(r.queue, r.slot)}
+<div class="xp-call" data-route="moved"><p class="xp-side-name">A node that does not own slot ${r.slot}</p>
+  <p><code>${esc(r.moved.command.join(' '))}</code> to ${node(r.moved.asked)}</p>
+  <p><span class="xp-badge is-refused">redirected</span> <code data-reply>${esc(r.moved.reply)}</code></p></div>
+<div class="xp-call" data-route="served"><p class="xp-side-name">Enqueue and claim through a cluster client</p>
+  <ul class="xp-call-keys">${served}</ul>
+  <p>${r.served.oneNode ? '<span class="xp-badge is-ok">one node</span> every key of the queue on its owner' : '<span class="xp-badge is-refused">spread</span>'}</p></div>
+<div class="xp-call" data-route="scattered"><p class="xp-side-name">The same keys without braces</p>
+  <ul class="xp-call-keys">${scattered}</ul>
+  <p>on ${r.scattered.nodeCount} node(s); a script declaring them: <span class="xp-badge is-refused">refused</span> <code data-reply>${esc(r.scattered.reply)}</code></p></div>
+<div class="xp-call" data-route="native"><p class="xp-side-name"><code>${esc(r.native.command[0]!)}</code>, exact keys</p>
+  <p>to ${node(r.native.nonOwner.asked)}: <code data-reply="non-owner">${esc(r.native.nonOwner.reply)}</code></p>
+  <p>to the owner, ${node(r.native.owner.asked)}: <code data-reply="owner">${esc(r.native.owner.reply)}</code></p>
+  <p class="xp-note">keys of the call on the owner before and after: ${r.native.keysBefore} and ${r.native.keysAfter} — ${r.native.written ? 'something was written' : 'nothing written'}</p></div>`;
+}
+
+/** What a reshard run showed: every step, the ASK, the keys moved together, the claim, the way back. */
+export function reshardView(r: ReshardResult): string {
+  const steps = r.steps
+    .map(
+      (s) =>
+        `<li><code>${esc(words(s.command))}</code> <span class="xp-hint">on ${esc(s.node)}</span> → <code>${esc(replyText(s.reply))}</code></li>`,
+    )
+    .join('');
+  return `<div class="xp-call" data-reshard="steps"><p class="xp-side-name">Slot ${r.slot} from <code>${esc(r.from)}</code> to <code>${esc(r.to)}</code></p>
+  <ol class="xp-call-keys">${steps}</ol></div>
+<div class="xp-call" data-reshard="ask"><p class="xp-side-name">Mid-migration, <code>${esc(r.ask.command.join(' '))}</code></p>
+  <p>the source: <code data-reply="source">${esc(r.ask.source.reply)}</code></p>
+  <p>the target, without <code>ASKING</code>: <code>${esc(r.ask.targetWithoutAsking.reply)}</code></p>
+  <p>the target, after <code>ASKING</code>: <code>${esc(replyText(r.ask.targetAfterAsking.reply))}</code></p></div>
+<div class="xp-call" data-reshard="moved"><p>${r.moved.together ? '<span class="xp-badge is-ok">together</span>' : '<span class="xp-badge is-refused">split</span>'} ${r.moved.onTarget.length} key(s) on the new owner, ${r.moved.leftOnSource} left behind; a claim there: <code>${esc(replyText(r.claim.reply))}</code></p>
+  <p>${r.restore.back ? '<span class="xp-badge is-ok">back</span>' : '<span class="xp-badge is-refused">not back</span>'} the slot put back on <code>${esc(r.restore.owner)}</code> the same way (${r.restore.steps.length} steps).</p></div>`;
+}

@@ -1,0 +1,108 @@
+// The slot dive's node view, as a reader uses it in Chromium against a three-node cluster this file owns:
+// the strip shows the three nodes' ranges (from CLUSTER SHARDS after a run), the queue and the reserve with
+// their owner nodes; a route run shows the MOVED another node answered, the keys on one node, the scattered
+// CROSSSLOT and the native answers; the queue emq is said to share the reserve's slot; a reshard shows its
+// steps and the ASK; and without JavaScript the fallback already shows the three ranges.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Valkey } from 'iovalkey';
+import type { Browser, Page } from 'playwright-core';
+import { readShards } from '../../server/sandbox/cluster-topology.ts';
+import { useExplorer } from '../support/explorer.ts';
+import { launchBrowser } from '../support/site.ts';
+
+const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
+const HASHTAG = '/protocol/the-owned-keyspace/hashtag-and-slot/';
+
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function open(javaScript = true): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    javaScriptEnabled: javaScript,
+  });
+  const page = await context.newPage();
+  page.on('close', () => void context.close());
+  await page.goto(explorer.site.url + HASHTAG);
+  if (javaScript) await page.locator('[data-explorer][data-wired][data-sandbox="up"]').waitFor();
+  return page;
+}
+
+test('route: the nodes, the owner, MOVED word for word, one node served, scattered CROSSSLOT, native answers', async () => {
+  const admin = new Valkey(explorer.sandbox.cluster!.url.split(',')[0]!);
+  const shards = await readShards(admin);
+  admin.disconnect();
+  const page = await open();
+  const section = page.locator('[data-experiment="route"]');
+  await section.getByRole('button', { name: 'Route it on the cluster' }).click();
+  await section.locator('[data-route="moved"] [data-reply]').waitFor();
+  assert.deepEqual(
+    await section.locator('[data-node-address]').allTextContents(),
+    shards.map((s) => s.address),
+  );
+  assert.deepEqual(await section.locator('[data-node-slots]').allTextContents(), [
+    '0–5460',
+    '5461–10922',
+    '10923–16383',
+  ]);
+  assert.equal(await section.locator('[data-pin="queue"]').textContent(), '105');
+  assert.equal(await section.locator('[data-owner="queue"]').textContent(), 'node 1');
+  assert.equal(await section.locator('[data-owner="reserve"]').textContent(), 'node 2');
+  assert.equal(
+    await section.locator('[data-route="moved"] [data-reply]').textContent(),
+    `MOVED 105 ${shards[0]!.address}`,
+  );
+  assert.match(await section.locator('[data-route="served"]').innerText(), /one node/);
+  assert.equal(
+    await section.locator('[data-route="scattered"] [data-reply]').textContent(),
+    "CROSSSLOT Keys in request don't hash to the same slot",
+  );
+  assert.equal(
+    await section.locator('[data-reply="owner"]').textContent(),
+    'EMQWIRE expected a standalone server but cluster mode is enabled',
+  );
+  assert.match(String(await section.locator('[data-reply="non-owner"]').textContent()), /^MOVED 105 /);
+  assert.equal(await section.locator('[data-shares-reserve]').count(), 0);
+
+  // The queue emq lands on the reserve's slot, and the page says so as the reader types.
+  await section.getByLabel('Queue name').fill('emq');
+  await section.locator('[data-shares-reserve]').waitFor();
+  assert.equal(await section.locator('[data-pin="queue"]').textContent(), '9051');
+  assert.equal(await section.locator('[data-owner="queue"]').textContent(), 'node 2');
+  await section.getByRole('button', { name: 'Route it on the cluster' }).click();
+  await section.locator('[data-result] [data-shares-reserve]').waitFor();
+  await page.close();
+});
+
+test('reshard: the steps, the ASK, the keys moved together and the slot back', async () => {
+  const page = await open();
+  const section = page.locator('[data-experiment="route"]');
+  await section.getByRole('button', { name: 'Move its slot, and back' }).click();
+  await section.locator('[data-reshard="steps"]').waitFor();
+  const steps = await section.locator('[data-reshard="steps"] li').allInnerTexts();
+  assert.equal(steps.length, 7);
+  assert.match(steps[0]!, /^CLUSTER SETSLOT 105 IMPORTING /);
+  assert.match(steps[3]!, /^MIGRATE 127\.0\.0\.1 \d+ "" 0 5000 AUTH2 admin \*{8} KEYS /);
+  assert.match(String(await section.locator('[data-reply="source"]').textContent()), /^ASK 105 /);
+  assert.match(await section.locator('[data-reshard="moved"]').innerText(), /together[\s\S]*back/);
+  await page.close();
+});
+
+test('without JavaScript the node view already shows the three ranges and where orders and the reserve live', async () => {
+  const page = await open(false);
+  const section = page.locator('[data-experiment="route"]').first();
+  assert.deepEqual(await section.locator('[data-node-slots]').allTextContents(), [
+    '0–5460',
+    '5461–10922',
+    '10923–16383',
+  ]);
+  assert.equal(await section.locator('[data-owner="queue"]').textContent(), 'node 1');
+  assert.equal(await section.locator('[data-owner="reserve"]').textContent(), 'node 2');
+  await page.close();
+});
