@@ -7,7 +7,7 @@ import { EXPERIMENTS } from '../../server/experiments/registry.ts';
 /** The experiments each part's explorer shows, in the order the page shows them. */
 export const PART_EXPERIMENTS: Record<string, string[]> = {
   grammar: ['keys', 'layout'],
-  hashtag: ['slot'],
+  hashtag: ['slot', 'route', 'reshard'],
   reserve: ['reserve'],
   module: ['keys', 'slot', 'reserve', 'two-executors'],
 };

@@ -151,6 +151,8 @@ test('each twin’s explorer is curl calls of the JSON API that run as written',
     'keys',
     'layout',
     'reserve',
+    'reshard',
+    'route',
     'slot',
     'two-executors',
   ]);
