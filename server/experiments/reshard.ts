@@ -13,17 +13,12 @@ import type { Reply } from '../executors/transitions.ts';
 import { mintJobId, queueKey } from '../keyspace/index.ts';
 import { readShards, splitAddress, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { isTransient, withQueueSlot } from './cluster-run.ts';
-import { fields, queueName } from './input.ts';
-import type { Words } from './route.ts';
+import { parseRouteInput, type RouteInput, type Words } from './route.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
-export interface ReshardInput {
-  queue: string;
-}
-
-export function parseReshardInput(body: unknown): ReshardInput {
-  return { queue: queueName(fields(body ?? {}, ['queue']), 'queue', 'orders') };
-}
+/** The same input as route: a queue name (default orders). */
+export type ReshardInput = RouteInput;
+export const parseReshardInput = parseRouteInput;
 
 export interface ReshardStep {
   /** The node the command went to (`host:port`). */
