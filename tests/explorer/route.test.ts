@@ -1,4 +1,5 @@
-// The route experiment over HTTP on the built site, against a three-node cluster this file owns: what it
+// The route experiment over HTTP on the built site, against a three-node cluster this file owns and names
+// to the site by one seed node only: what it
 // reports is checked against the cluster itself (CLUSTER SHARDS, each node asked directly), and 50
 // simultaneous runs on one queue name each see only their own job and leave nothing behind.
 
@@ -11,7 +12,8 @@ import { waitClusterOk } from '../../server/sandbox/cluster.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { serverPid } from '../support/sandbox.ts';
 
-const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
+// One seed node in VALKEY_CLUSTER_URL: the site finds the other two from CLUSTER SHARDS.
+const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' }, { seeds: 1 });
 const CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
 const CLUSTER_MODE = 'EMQWIRE expected a standalone server but cluster mode is enabled';
 

@@ -14,14 +14,15 @@ export interface ExplorerUnderTest {
   allKeys(): Promise<string[]>;
 }
 
-export function useExplorer(env: NodeJS.ProcessEnv = {}): ExplorerUnderTest {
+/** `seeds`: how many of the cluster's nodes VALKEY_CLUSTER_URL names (the site finds the others). */
+export function useExplorer(env: NodeJS.ProcessEnv = {}, { seeds = 3 } = {}): ExplorerUnderTest {
   let site: Site | undefined;
   let sandbox: Sandbox | undefined;
   before(async () => {
     sandbox = await startSandbox({ standaloneSettings: { databases: '32' } });
     site = await startSite({
       VALKEY_URL: sandbox.standalone.url,
-      VALKEY_CLUSTER_URL: sandbox.cluster!.url,
+      VALKEY_CLUSTER_URL: sandbox.cluster!.url.split(',').slice(0, seeds).join(','),
       ...env,
     });
   });
