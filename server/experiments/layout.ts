@@ -1,7 +1,8 @@
 // native layout check: a native call whose declared keys the reader may edit. The exact call is
 // accepted; a key changed by one byte is refused with EMQKEY naming its position and the byte; an
-// empty queue name is refused; the exact call on the cluster node is refused with EMQWIRE. Every
-// refusal is shown to write nothing: the keyspace is read before and after.
+// empty queue name is refused; the exact call, sent through a cluster client to the node that owns its
+// slot, is refused there with EMQWIRE. Every refusal is shown to write nothing: the keyspace is read
+// before and after.
 
 import { installWireIdentity } from '../connectors/install.ts';
 import { NativeExecutor } from '../executors/native.ts';

@@ -53,7 +53,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   }),
   layout: experiment({
     summary:
-      'A native EMQ.* call whose declared keys you may edit: the exact call is accepted, one changed byte is refused with EMQKEY (position and offset), and the cluster node refuses with EMQWIRE.',
+      'A native EMQ.* call whose declared keys you may edit: the exact call is accepted, one changed byte is refused with EMQKEY (position and offset), and on the cluster the node that owns the keys’ slot refuses with EMQWIRE.',
     input: {
       verb: 'enqueue | schedule | claim | complete | retry | promote | reap (default enqueue)',
       queue: 'queue name for the exact call (default orders)',
