@@ -14,7 +14,8 @@ const GRAMMAR = `${MODULE}braced-grammar/`;
 async function open(route: string, width: number, colorScheme: 'light' | 'dark'): Promise<Page> {
   const context = await course.browser.newContext({ viewport: { width, height: 900 }, colorScheme });
   const page = await context.newPage();
-  page.on('close', () => void context.close());
+  // the context goes with its page; after the last test the browser may already be closing
+  page.on('close', () => void context.close().catch(() => {}));
   await page.goto(course.site.url + route);
   await page.locator('[data-explorer][data-wired]').waitFor();
   return page;
