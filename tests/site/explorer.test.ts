@@ -185,11 +185,14 @@ test('two executors: an edited sequence runs through both, and the page says "sa
       await run.locator('[data-side="native"]').textContent(),
     );
   }
-  await section.locator('.xp-run').first().getByText('Both keyspaces after this step').click();
-  assert.match(
-    await section.locator('.xp-run').first().locator('pre').first().innerText(),
-    /emq:\{orders\}:pending/,
-  );
+  // each step's keyspace as what it changed; the call each side sent, side by side
+  const first = section.locator('.xp-run').first();
+  await first.getByText('What this step changed in each keyspace').click();
+  assert.match(await first.locator('.xp-keyspaces pre').first().innerText(), /^\+ emq:\{orders\}:job:/m);
+  assert.match(await first.locator('[data-call]').first().innerText(), /^> EVALSHA [0-9a-f]{40} 2 /);
+  assert.match(await first.locator('[data-call]').nth(1).innerText(), /^> EMQ\.ENQUEUE 2 /);
+  // an error reply reads as redis-cli's (error) …, never as raw JSON
+  assert.doesNotMatch(await section.innerText(), /\{"error"/);
   await page.close();
 });
 

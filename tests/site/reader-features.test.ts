@@ -100,12 +100,15 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
   const page = await course.browser.newPage();
   for (const route of COURSE_ROUTES) {
     let js = 0;
-    // the live explorer's own script (src/components/explorer/explorer.ts) has a budget of its own below
+    // the live explorer's own script (src/components/explorer/explorer.ts) has a budget of its own below,
+    // and so has the console panel's (src/components/console/console-panel.ts), on every page
     let island = 0;
+    let consoleJs = 0;
     page.on('response', async (r) => {
       if (r.request().resourceType() !== 'script') return;
       const size = (await r.body()).length;
       if (/\/ExplorerFallback\.astro_astro_type_script/.test(r.url())) island += size;
+      else if (/\/ConsolePanel\.astro_astro_type_script/.test(r.url())) consoleJs += size;
       else js += size;
     });
     await page.goto(course.site.url + route);
@@ -116,6 +119,7 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
     const hasExplorer = (await page.locator('[data-explorer-slot]').count()) > 0;
     assert.ok(hasExplorer || island === 0, `${route}: the explorer's script only where an explorer is`);
     assert.ok(island < 24_000, `${route}: the explorer's script is ${island} bytes`);
+    assert.ok(consoleJs > 0 && consoleJs < 8_000, `${route}: the console's script is ${consoleJs} bytes`);
     page.removeAllListeners('response');
   }
   await page.close();

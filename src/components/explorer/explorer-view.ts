@@ -5,6 +5,9 @@
 import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
 import { SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
+import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
+import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
+import { wireView } from './wire-view.ts';
 
 export function esc(value: unknown): string {
   return String(value)
@@ -101,7 +104,9 @@ export function queuePins(
 
 /** A refusal as the API or the server gave it. */
 export function refusalText(code: string, message: string): string {
-  return `<p class="xp-refused"><span class="xp-badge is-refused">${esc(code)}</span> ${esc(message)}</p>`;
+  // A server error's message starts with its class: the badge says it, the text does not say it again.
+  const text = message.startsWith(`${code} `) ? message.slice(code.length + 1) : message;
+  return `<p class="xp-refused"><span class="xp-badge is-refused">${esc(code)}</span> ${esc(text)}</p>`;
 }
 
 export function acceptedText(message: string): string {
@@ -130,11 +135,12 @@ export function markedKey(key: string, offset: number | null): string {
   return `<code class="xp-key">${esc(decode(bytes.subarray(0, start)))}${mark}${esc(decode(bytes.subarray(end)))}</code>`;
 }
 
-/** A reply from a transition, as the reader would read it in valkey-cli. */
+/** A reply from a transition, as the reader would read it in valkey-cli: an error reply as (error) …. */
 export function replyText(reply: unknown): string {
   if (reply === null || reply === undefined) return '(nil)';
   if (Array.isArray(reply)) return `[${reply.map(replyText).join(', ')}]`;
   if (typeof reply === 'number') return `(integer) ${reply}`;
+  if (typeof reply === 'object' && 'error' in reply) return `(error) ${String(reply.error)}`;
   return JSON.stringify(reply);
 }
 
@@ -146,6 +152,8 @@ export interface ReservePlanStep {
 
 export interface ReserveStepResult extends ReservePlanStep {
   commands: Array<{ command: string; reply: string | null }>;
+  wire?: WireCommand[];
+  proof?: WireProof | null;
   outcome: 'ok' | 'refused';
   message: string;
   identity: string | null;
@@ -168,7 +176,8 @@ export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStepResult
       ? `<span class="xp-badge is-ok">ok</span>`
       : `<span class="xp-badge is-refused">refused</span>`
   } ${esc(step.message)}</p>
-  <p class="xp-identity">{emq}:version now holds <code>${esc(step.identity ?? '(nil)')}</code></p>`
+  <p class="xp-identity">{emq}:version now holds <code>${esc(step.identity ?? '(nil)')}</code></p>
+  ${wireView(step.wire, step.proof, 'On the wire')}`
         : `<p class="xp-step-pending">not run yet</p>`;
       return `<li class="xp-step" data-step="${i + 1}" data-outcome="${done ? step.outcome : 'pending'}">
   <p class="xp-step-head"><span class="xp-keyspace">keyspace ${step.keyspace}</span> <b>${esc(step.actor)}</b> — ${esc(step.action)}</p>
@@ -179,21 +188,45 @@ export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStepResult
   return `<ol class="xp-timeline">${items}</ol>`;
 }
 
+/** One executor's side of a step, as the two-executors experiment returns it. */
+interface ExecutorSide {
+  reply: unknown;
+  changes?: KeyChange[];
+  wire?: WireCommand[];
+  proof?: WireProof;
+}
+
 export interface ExecutorStep {
   step: string;
   transition: string;
   keys: string[];
   args: string[];
-  scripted: { reply: unknown; keyspace: Record<string, { type: string; value: unknown }> };
-  native: { reply: unknown; keyspace: Record<string, { type: string; value: unknown }> };
+  scripted: ExecutorSide;
+  native: ExecutorSide;
   same: boolean;
   differences: string[];
 }
 
-function keyspaceText(keyspace: Record<string, { type: string; value: unknown }>): string {
-  const entries = Object.entries(keyspace);
-  if (entries.length === 0) return '(empty)';
-  return entries.map(([key, { type, value }]) => `${key} (${type}) ${JSON.stringify(value)}`).join('\n');
+/** What a step changed in one keyspace: + added, - removed, ~ changed (before → after). */
+function changesText(changes: KeyChange[] | undefined): string {
+  if (!changes) return '';
+  if (changes.length === 0) return '(nothing changed)';
+  const value = (v: KeyChange['after']) => (v ? `${v.type} ${JSON.stringify(v.value)}` : '');
+  return changes
+    .map((c) =>
+      c.change === 'added'
+        ? `+ ${c.key}  ${value(c.after)}`
+        : c.change === 'removed'
+          ? `- ${c.key}  ${value(c.before)}`
+          : `~ ${c.key}  ${value(c.before)} → ${value(c.after)}`,
+    )
+    .join('\n');
+}
+
+/** The call a side made for a step, as it went on the wire (the last command sent: after any NOSCRIPT). */
+function sentCall(side: ExecutorStep['scripted']): string {
+  const call = side.wire?.at(-1)?.line ?? '';
+  return call ? `<code class="xp-wire-cmd" data-call>&gt; ${esc(call)}</code>` : '';
 }
 
 /** Both executors after every step, side by side, and the verdict. */
@@ -207,13 +240,13 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
       : `<span class="xp-badge is-refused">differs</span> ${esc(s.differences.join('; '))}`
   }</p>
   <div class="xp-sides">
-    <div><p class="xp-side-name">scripted (EVALSHA)</p><p><code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code></p></div>
-    <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition as CoreTransition].command)})</p><p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p></div>
+    <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}<p><code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code></p>${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
+    <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition as CoreTransition].command)})</p>${sentCall(s.native)}<p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p>${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
   </div>
-  <details class="xp-keyspaces"><summary>Both keyspaces after this step</summary>
+  <details class="xp-keyspaces"><summary>What this step changed in each keyspace</summary>
     <div class="xp-sides">
-      <pre tabindex="0" aria-label="scripted keyspace">${esc(keyspaceText(s.scripted.keyspace))}</pre>
-      <pre tabindex="0" aria-label="native keyspace">${esc(keyspaceText(s.native.keyspace))}</pre>
+      <pre tabindex="0" aria-label="what the step changed in the scripted keyspace">${esc(changesText(s.scripted.changes))}</pre>
+      <pre tabindex="0" aria-label="what the step changed in the native keyspace">${esc(changesText(s.native.changes))}</pre>
     </div>
   </details>
 </li>`,

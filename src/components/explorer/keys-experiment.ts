@@ -1,6 +1,9 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
+import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
+import { hashtag, slot } from '../../../server/keyspace/index.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { wireView } from './wire-view.ts';
 import { esc, keyList, refusalText } from './explorer-view.ts';
 
 interface KeysResult {
@@ -10,7 +13,20 @@ interface KeysResult {
   keys?: Array<KeyView & { type: string }>;
   live?: Array<{ key: string; type: string; value: unknown }>;
   refusal?: { by: 'host' | 'server'; code: string; message: string; offset: number | null };
-  proof: { reached: number; listed: number; bytesReceived: number; bytesListed: number };
+  wire: WireCommand[];
+  proof: WireProof;
+}
+
+/** For a brace in the name: the key the grammar would have built, and the hashtag a cluster would read from it. */
+function wouldBe(queue: string, code: string): string {
+  if (code !== 'BRACE') return '';
+  const key = `emq:{${queue}}:pending`;
+  const tag = hashtag(key);
+  const moved =
+    tag === queue
+      ? ''
+      : `, not on the name <code>${esc(queue)}</code>: its keys would land on slot ${slot(key)} instead of ${slot(queue)}`;
+  return `<p class="xp-note" data-would-be>Had it been built, <code>${esc(key)}</code> would hash on <code>${esc(tag)}</code>${moved}.</p>`;
 }
 
 function proofText(proof: KeysResult['proof']): string {
@@ -31,13 +47,14 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
       if (!r.accepted) {
+        const what = r.refusal!.code === 'BAD_ID' ? 'job id' : 'queue name';
         const who =
           r.refusal!.by === 'host'
-            ? 'The host refused the name before the wire.'
+            ? `The host refused the ${what} before the wire.`
             : 'The server refused the call.';
         return show(
           region,
-          `${refusalText(r.refusal!.code, r.refusal!.message)}<p>${who}</p>${proofText(r.proof)}`,
+          `${refusalText(r.refusal!.code, r.refusal!.message)}<p>${who}</p>${wouldBe(r.queue, r.refusal!.code)}${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
         );
       }
       const live = r
@@ -47,6 +64,7 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
         region,
         `<p class="xp-accepted"><span class="xp-badge is-ok">enqueued</span> job <code>${esc(r.id)}</code> on <code>${esc(r.queue)}</code></p>
 ${proofText(r.proof)}
+${wireView(r.wire, r.proof)}
 <p class="xp-note">What the server holds after the enqueue — the keys the grammar built, nothing else:</p>
 <ul class="xp-live">${live}</ul>
 <p class="xp-note">Every key of the queue:</p>

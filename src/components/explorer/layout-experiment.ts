@@ -4,7 +4,9 @@ import { TRANSITIONS, type CoreTransition } from '../../../server/executors/tran
 import { exactCall } from '../../../server/executors/exact-call.ts';
 import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
 import { acceptedText, esc, markedKey, refusalText, replyText } from './explorer-view.ts';
+import { wireView } from './wire-view.ts';
 
 interface Verdict {
   accepted: boolean;
@@ -15,6 +17,8 @@ interface Verdict {
   offset?: number | null;
   expected?: string | null;
   keyspaceUnchanged?: boolean;
+  wire?: WireCommand[];
+  proof?: WireProof;
 }
 interface LayoutResult {
   available: boolean;
@@ -36,7 +40,7 @@ function verdictText(v: Verdict, keys: string[]): string {
   }
   if (v.keyspaceUnchanged !== undefined)
     html += `<p class="xp-note" data-unchanged="${v.keyspaceUnchanged}">${v.keyspaceUnchanged ? 'The keyspace is unchanged: the refusal wrote nothing.' : 'The keyspace changed.'}</p>`;
-  return html;
+  return html + wireView(v.wire, v.proof, 'Commands sent');
 }
 
 export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
@@ -117,7 +121,7 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
         region,
         `<div class="xp-sides">
   <div data-node="standalone"><p class="xp-side-name">standalone node (native module)</p>${verdictText(r.standalone, r.keys)}</div>
-  <div data-node="cluster"><p class="xp-side-name">cluster node, the exact call</p>${verdictText(r.cluster, r.expectedKeys)}</div>
+  <div data-node="cluster"><p class="xp-side-name">the three-node cluster, the same call</p>${verdictText(r.cluster, r.keys)}</div>
 </div>`,
       );
     });

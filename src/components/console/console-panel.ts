@@ -1,0 +1,118 @@
+// <emq-console>: the console panel's behaviour. Runs the lines typed (as redis-cli would split them, on
+// the server) and shows each line's reply redis-cli style, the course section an error is explained in,
+// each key's slot, the wire and the keyspace after. Its inputs live in the query string; Reset restores
+// the page's example.
+
+import type { ConsoleLine } from '../../../server/experiments/console/console.ts';
+import { esc } from '../explorer/escape.ts';
+import { clearState, readState, writeState } from '../explorer/url-state.ts';
+import { cliReply, wireView } from '../explorer/wire-view.ts';
+
+interface ConsoleResult {
+  node: 'standalone' | 'cluster';
+  lines: ConsoleLine[];
+  keyspace: Array<{ key: string; slot: number; type: string; value: unknown }> | null;
+}
+
+function lineView(line: ConsoleLine): string {
+  const answer =
+    line.outcome === 'reply'
+      ? cliReply(line.reply)
+      : line.outcome === 'refused'
+        ? `(refused by the console, never sent) ${line.error!.message}`
+        : `(error) ${line.error!.message}`;
+  const learn = line.error?.learn
+    ? `<p class="cn-learn">Explained in <a href="${esc(line.error.learn.href)}">${esc(line.error.learn.title)}</a></p>`
+    : '';
+  const keys = line.keys.length
+    ? `<p class="cn-keys">${line.keys.map((k) => `<code>${esc(k.key)}</code> slot <b>${k.slot}</b>`).join(' · ')}</p>`
+    : '';
+  const node = line.answeredBy ? `<p class="cn-node">answered by node ${esc(line.answeredBy)}</p>` : '';
+  return `<li class="cn-line is-${line.outcome}" data-outcome="${line.outcome}">
+<code class="cn-input">&gt; ${esc(line.input)}</code>
+<pre class="cn-reply">${esc(answer)}</pre>${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
+}
+
+function keyspaceView(keyspace: ConsoleResult['keyspace']): string {
+  if (!keyspace)
+    return '<p class="xp-note">On the cluster the console writes nothing, so there is no keyspace of its own to show.</p>';
+  const rows = keyspace
+    .map(
+      (k) =>
+        `<li><code>${esc(k.key)}</code> <span class="xp-hint">${esc(k.type)} · slot ${k.slot}</span> <code class="cn-value">${esc(JSON.stringify(k.value))}</code></li>`,
+    )
+    .join('');
+  return `<details class="cn-keyspace"><summary>The keyspace after: ${keyspace.length} key${keyspace.length === 1 ? '' : 's'}</summary><ul>${rows}</ul></details>`;
+}
+
+export class EmqConsole extends HTMLElement {
+  #defaults = { lines: '', node: 'standalone' };
+
+  connectedCallback(): void {
+    const form = this.querySelector<HTMLFormElement>('form')!;
+    const text = form.querySelector<HTMLTextAreaElement>('textarea')!;
+    this.#defaults = { lines: text.defaultValue, node: this.dataset.node ?? 'standalone' };
+    const saved = readState('console');
+    if (saved) this.#fill(saved.lines ?? this.#defaults.lines, saved.node ?? this.#defaults.node);
+    form.addEventListener('input', () => writeState('console', this.#values(), this.#defaults));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#run();
+    });
+    this.querySelector('[data-reset]')!.addEventListener('click', () => {
+      this.#fill(this.#defaults.lines, this.#defaults.node);
+      clearState('console');
+      this.#output().replaceChildren();
+    });
+    for (const button of this.querySelectorAll<HTMLButtonElement>('button')) button.disabled = false;
+  }
+
+  #output(): HTMLElement {
+    return this.querySelector<HTMLElement>('[data-output]')!;
+  }
+
+  #values(): { lines: string; node: string } {
+    const form = this.querySelector<HTMLFormElement>('form')!;
+    const data = new FormData(form);
+    return { lines: String(data.get('lines') ?? ''), node: String(data.get('node') ?? 'standalone') };
+  }
+
+  #fill(lines: string, node: string): void {
+    this.querySelector<HTMLTextAreaElement>('textarea')!.value = lines;
+    for (const radio of this.querySelectorAll<HTMLInputElement>('input[name="node"]'))
+      radio.checked = radio.value === node;
+  }
+
+  async #run(): Promise<void> {
+    const { lines, node } = this.#values();
+    const body = { lines: lines.split('\n').filter((line) => line.trim() !== ''), node };
+    const output = this.#output();
+    const button = this.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+    button.disabled = true;
+    output.setAttribute('aria-busy', 'true');
+    try {
+      const response = await fetch('/api/experiments/console', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const payload = (await response.json()) as {
+        result?: ConsoleResult;
+        error?: { code: string; message: string };
+      };
+      if (!payload.result) {
+        const error = payload.error ?? { code: `HTTP ${response.status}`, message: 'no message' };
+        output.innerHTML = `<p class="xp-refused"><span class="xp-badge is-refused">${esc(error.code)}</span> ${esc(error.message)}</p>`;
+        return;
+      }
+      output.innerHTML = `<ol class="cn-lines">${payload.result.lines.map(lineView).join('')}</ol>${keyspaceView(payload.result.keyspace)}`;
+    } catch {
+      output.innerHTML = '<p class="xp-refused">The site did not answer; is the network up?</p>';
+    } finally {
+      button.disabled = false;
+      output.removeAttribute('aria-busy');
+    }
+  }
+}
+
+customElements.define('emq-console', EmqConsole);

@@ -1,0 +1,58 @@
+// Replies and the wire as redis-cli prints them: (integer) 1, (nil), "text", numbered arrays, (error) …
+// One set of functions for the console and every experiment. Free of Node and DOM APIs.
+
+import type { WireCommand, WireProof, WireReply } from '../../../server/experiments/wire/recorder.ts';
+import { esc } from './escape.ts';
+
+function quoted(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** A reply in redis-cli's words, one line per element of an array (indented for nested arrays). */
+export function cliReply(reply: WireReply | undefined, indent = ''): string {
+  if (reply === null || reply === undefined) return '(nil)';
+  if (typeof reply === 'number') return `(integer) ${reply}`;
+  if (typeof reply === 'string') return quoted(reply);
+  if (Array.isArray(reply)) {
+    if (reply.length === 0) return '(empty array)';
+    const width = String(reply.length).length;
+    return reply
+      .map((item, i) => {
+        const mark = `${String(i + 1).padStart(width)}) `;
+        const inner = cliReply(item, indent + ' '.repeat(mark.length));
+        return `${i === 0 ? '' : indent}${mark}${inner}`;
+      })
+      .join('\n');
+  }
+  return `(error) ${reply.error}`;
+}
+
+/** What the server's own counts say, in one sentence. */
+export function proofText(proof: WireProof | null): string {
+  if (!proof) return '';
+  const extra =
+    proof.reached === proof.listed
+      ? ''
+      : proof.reached > proof.listed
+        ? ` (${proof.reached}: a script’s own calls count too)`
+        : ` (${proof.reached}: a command refused before it ran, such as MOVED or CROSSSLOT, is not counted)`;
+  return `the server received ${proof.bytesReceived} bytes — exactly these ${proof.listed} command${proof.listed === 1 ? '' : 's'}${extra}`;
+}
+
+/** The commands a run sent, collapsible, redis-cli style, each with its reply (and its node on a cluster). */
+export function wireView(
+  wire: WireCommand[] | undefined,
+  proof: WireProof | null | undefined,
+  label = 'Commands sent',
+): string {
+  if (!wire) return '';
+  const rows = wire
+    .map(
+      ({ line, reply, node }) =>
+        `<li><code class="xp-wire-cmd">${node ? `<span class="xp-wire-node">${esc(node)}&gt;</span> ` : '&gt; '}${esc(line)}</code><pre class="xp-wire-reply">${esc(cliReply(reply))}</pre></li>`,
+    )
+    .join('');
+  return `<details class="xp-wire"><summary>${esc(label)}: ${wire.length} <span class="xp-hint">${esc(proofText(proof ?? null))}</span></summary>${
+    wire.length ? `<ol class="xp-wire-list">${rows}</ol>` : '<p class="xp-note">Nothing was sent.</p>'
+  }</details>`;
+}
