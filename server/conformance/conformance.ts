@@ -10,7 +10,7 @@ import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from './keyspace-du
 import { callFor } from '../executors/calls.ts';
 import type { Executor } from '../executors/executor.ts';
 import { CORE_TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
-import { WireError } from '../executors/wire-error.ts';
+import { settle, WireError } from '../executors/wire-error.ts';
 
 /** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */
 export const STEPS = [...CORE_TRANSITIONS, 'duplicate', 'stale'] as const;
@@ -110,13 +110,9 @@ class SequenceState {
   }
 }
 
-async function settle(executor: Executor, call: Call): Promise<ReplyOrError> {
-  try {
-    return await executor.run(call);
-  } catch (error) {
-    if (error instanceof WireError) return { error: error.message };
-    throw error;
-  }
+async function replyOf(executor: Executor, call: Call): Promise<ReplyOrError> {
+  const reply = await settle(() => executor.run(call));
+  return reply instanceof WireError ? { error: reply.message } : reply;
 }
 
 /** Runs `steps` on both sides; `onStep` sees each result as it comes (return false to stop early). */
@@ -135,7 +131,7 @@ export async function runSequence(
   for (const step of steps) {
     const call = state.callFor(step, pick);
     const started = Date.now();
-    const replies = (await Promise.all(sides.map((side) => settle(side.executor, call)))) as [
+    const replies = (await Promise.all(sides.map((side) => replyOf(side.executor, call)))) as [
       ReplyOrError,
       ReplyOrError,
     ];

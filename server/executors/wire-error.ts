@@ -16,3 +16,16 @@ export class WireError extends Error {
     return error;
   }
 }
+
+/**
+ * What `run` resolves to, or the WireError the server refused it with, as a value (the way `runMany`
+ * reports each call); anything else is not a refusal and is thrown on.
+ */
+export async function settle<T>(run: () => Promise<T>): Promise<T | WireError> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof WireError) return error;
+    throw error;
+  }
+}

@@ -13,7 +13,7 @@ import { wireDuring } from './wire/recorder.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 import { viewKey, type KeyView } from './browser-safe/segments.ts';
 
-interface Refusal {
+export interface KeysRefusal {
   /** The host refuses before the wire (admission, id shape); the server refuses an id's kind. */
   by: 'host' | 'server';
   code: string;
@@ -35,7 +35,8 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
   return runtime.pool.with(1, async ([lease]) => {
     const jobs = new Jobs(new ScriptedExecutor(lease!.client));
     const jobId = id ?? mintJobId();
-    let refusal: Refusal | null = null;
+    // Assigned inside the callback below, which the compiler's narrowing cannot see.
+    let refusal = null as KeysRefusal | null;
     const { wire, proof } = await wireDuring(lease!.client, async () => {
       try {
         await jobs.enqueue(queue, jobId, 'hello from the explorer');
@@ -49,7 +50,7 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
         }
       }
     });
-    if (refusal) return { queue, accepted: false, refusal, wire, proof };
+    if (refusal) return { queue, accepted: false as const, refusal, wire, proof };
 
     // The row base emq:{q}:job: is a prefix the scripts derive rows from, never a key of its own.
     const keys: Array<KeyView & { type: string }> = queueKeys(queue)
@@ -59,7 +60,7 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     const live = await dumpKeyspace(lease!.client);
     return {
       queue,
-      accepted: true,
+      accepted: true as const,
       id: jobId,
       keys: [...keys, row],
       rowBase: { type: 'row base', ...viewKey(rowBase(queue)) },
@@ -72,3 +73,5 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     };
   });
 }
+
+export type KeysResult = Awaited<ReturnType<typeof runKeys>>;

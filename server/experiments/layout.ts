@@ -8,7 +8,7 @@ import { installWireIdentity } from '../connectors/install.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
 import { exactCall } from '../executors/exact-call.ts';
-import { WireError } from '../executors/wire-error.ts';
+import { settle, WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../conformance/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from './input.ts';
@@ -56,24 +56,31 @@ export function parseEmqKey(message: string): LayoutRefusal {
   return { position: null, offset: null, expected: null };
 }
 
-async function outcome(run: () => Promise<unknown>) {
-  try {
-    return { accepted: true as const, reply: await run() };
-  } catch (error) {
-    if (!(error instanceof WireError)) throw error;
-    return {
-      accepted: false as const,
-      error: error.message,
-      errorClass: error.errorClass,
-      ...(error.errorClass === 'EMQKEY' ? parseEmqKey(error.message) : {}),
-    };
-  }
+/** A node's answer to the call: accepted with its reply, or refused (with where, for an EMQKEY). */
+export type LayoutVerdict =
+  | { accepted: true; reply: unknown; keyspaceUnchanged?: boolean }
+  | ({
+      accepted: false;
+      error: string;
+      errorClass: string;
+      keyspaceUnchanged?: boolean;
+    } & Partial<LayoutRefusal>);
+
+async function outcome(run: () => Promise<unknown>): Promise<LayoutVerdict> {
+  const reply = await settle(run);
+  if (!(reply instanceof WireError)) return { accepted: true, reply };
+  return {
+    accepted: false,
+    error: reply.message,
+    errorClass: reply.errorClass,
+    ...(reply.errorClass === 'EMQKEY' ? parseEmqKey(reply.message) : {}),
+  };
 }
 
 export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
   if (!runtime.native()) {
     return {
-      available: false,
+      available: false as const,
       message: 'the native module is not loaded on this sandbox, so there is no EMQ.* to call',
     };
   }
@@ -108,7 +115,7 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
     return { ...result!, ...recorded };
   });
   return {
-    available: true,
+    available: true as const,
     verb: input.verb,
     id: input.id,
     command,
@@ -121,3 +128,5 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
     cluster,
   };
 }
+
+export type LayoutResult = Awaited<ReturnType<typeof runLayout>>;

@@ -9,17 +9,15 @@ import { connectWire6 } from '../connectors/wire6.ts';
 import { callFor } from '../executors/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { TRANSITIONS } from '../executors/transitions.ts';
-import { WireError } from '../executors/wire-error.ts';
+import { settle, WireError } from '../executors/wire-error.ts';
 import { mintJobId, versionKey } from '../keyspace/index.ts';
 import type { Valkey } from 'iovalkey';
+import { RESERVE_STEPS, type ReservePlanStep } from './browser-safe/reserve-plan.ts';
 import { fields } from './input.ts';
 import { wireDuring, type WireCommand, type WireProof } from './wire/recorder.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
-export interface ReserveStep {
-  keyspace: 'A' | 'B';
-  actor: string;
-  action: string;
+export interface ReserveStep extends ReservePlanStep {
   commands: FenceStep[];
   outcome: 'ok' | 'refused';
   message: string;
@@ -66,20 +64,14 @@ async function nativeWrite(client: Valkey) {
     reply: null as string | null,
   };
   let reply: unknown;
-  let refusal: WireError | undefined;
   const { wire, proof } = await wireDuring(client, async () => {
-    try {
-      reply = await new NativeExecutor(client).run(call);
-    } catch (error) {
-      if (!(error instanceof WireError)) throw error;
-      refusal = error;
-    }
+    reply = await settle(() => new NativeExecutor(client).run(call));
   });
-  if (refusal) {
+  if (reply instanceof WireError) {
     return {
       outcome: 'refused' as const,
-      commands: [{ ...command, reply: refusal.message }],
-      message: refusal.message,
+      commands: [{ ...command, reply: reply.message }],
+      message: reply.message,
       wire,
       proof,
     };
@@ -97,65 +89,31 @@ export async function runReserve(runtime: ExplorerRuntime) {
   return runtime.pool.with(2, async ([a, b]) => {
     const steps: ReserveStep[] = [];
     const record = async (
-      keyspace: 'A' | 'B',
-      actor: string,
-      action: string,
-      result: Omit<ReserveStep, 'keyspace' | 'actor' | 'action' | 'identity'>,
+      planned: ReservePlanStep,
+      result: Omit<ReserveStep, keyof ReservePlanStep | 'identity'>,
     ) => {
-      const identity = await (keyspace === 'A' ? a! : b!).client.get(versionKey());
-      steps.push({ keyspace, actor, action, ...result, identity });
+      const identity = await (planned.keyspace === 'A' ? a! : b!).client.get(versionKey());
+      steps.push({ ...planned, ...result, identity });
     };
 
-    await record(
-      'A',
-      'wire 4 connector',
-      'connects to a fresh keyspace and claims the identity',
-      await connector(a!.client, () => connectWire4(a!.client)),
-    );
-    if (runtime.native()) {
-      await record(
-        'A',
-        'native write',
-        'EMQ.ENQUEUE on the keyspace a wire 4 connector claimed',
-        await nativeWrite(a!.client),
-      );
-    }
-    await record(
-      'B',
-      'wire 6 connector',
-      'connects to a fresh keyspace: it only reads',
-      await connector(b!.client, () => connectWire6(b!.client)),
-    );
+    await record(RESERVE_STEPS.claim, await connector(a!.client, () => connectWire4(a!.client)));
+    if (runtime.native()) await record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
+    await record(RESERVE_STEPS.readUninstalled, await connector(b!.client, () => connectWire6(b!.client)));
     let install: Awaited<ReturnType<typeof installWireIdentity>> | undefined;
     const installed = await wireDuring(b!.client, async () => {
       install = await installWireIdentity(b!.client);
     });
-    await record('B', 'operator', 'installs the identity administratively', {
+    await record(RESERVE_STEPS.install, {
       outcome: 'ok',
       commands: [{ command: `SET ${versionKey()} ${install!.identity} NX GET`, reply: install!.previous }],
       message: `installed ${install!.identity}`,
       ...installed,
     });
-    await record(
-      'B',
-      'wire 6 connector',
-      'connects again and reads the installed identity',
-      await connector(b!.client, () => connectWire6(b!.client)),
-    );
-    if (runtime.native()) {
-      await record(
-        'B',
-        'native write',
-        'EMQ.ENQUEUE on the installed keyspace',
-        await nativeWrite(b!.client),
-      );
-    }
-    await record(
-      'B',
-      'wire 4 connector',
-      'tries the native keyspace',
-      await connector(b!.client, () => connectWire4(b!.client)),
-    );
+    await record(RESERVE_STEPS.readInstalled, await connector(b!.client, () => connectWire6(b!.client)));
+    if (runtime.native()) await record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
+    await record(RESERVE_STEPS.refuseNative, await connector(b!.client, () => connectWire4(b!.client)));
     return { native: runtime.native(), steps };
   });
 }
+
+export type ReserveResult = Awaited<ReturnType<typeof runReserve>>;

@@ -2,9 +2,8 @@
 // cluster node's CLUSTER KEYSLOT; where the queue's keys and the reserve land among the 16,384 slots;
 // and a live claim whose keys mix two queues, which the cluster refuses with CROSSSLOT.
 
-import { callFor } from '../executors/calls.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
-import { WireError } from '../executors/wire-error.ts';
+import { settle, WireError } from '../executors/wire-error.ts';
 import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
 import { fields, InputError, text } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
@@ -12,6 +11,7 @@ import { slotLock } from './cluster-run.ts';
 import type { Cluster } from 'iovalkey';
 import type { ExplorerRuntime } from './runtime.ts';
 import { clusterWireDuring, withOwnCluster } from './wire/cluster-wire.ts';
+import { crossSlotClaims, slotsOf, type SlotCall } from './browser-safe/cross-slot.ts';
 import { viewKey } from './browser-safe/segments.ts';
 
 export type SlotInput = { key: string } | { queue: string; other: string };
@@ -38,12 +38,8 @@ async function serverSlot(cluster: Cluster, key: string): Promise<number> {
 }
 
 async function attempt(run: () => Promise<unknown>): Promise<{ reply: unknown } | { error: string }> {
-  try {
-    return { reply: await run() };
-  } catch (error) {
-    if (error instanceof WireError) return { error: error.message };
-    throw error;
-  }
+  const reply = await settle(run);
+  return reply instanceof WireError ? { error: reply.message } : { reply };
 }
 
 /** The run on a cluster client of its own, with the commands each node received and their proof. */
@@ -74,7 +70,7 @@ async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInp
     } catch (error) {
       if (error instanceof KeyspaceError)
         return {
-          accepted: false,
+          accepted: false as const,
           refusal: { field, code: error.code, message: error.message, offset: error.offset ?? null },
         };
       throw error;
@@ -87,28 +83,20 @@ async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInp
   // Both calls run on the cluster as claims of an empty queue: they write nothing either way. The
   // queue's slot is held meanwhile, so the claim cannot take a job another reader's run put there.
   const executor = new ScriptedExecutor(cluster);
-  const single = callFor('claim', input.queue, { lease_ms: 1000 });
-  const other = callFor('claim', input.other, { lease_ms: 1000 });
-  const mixed = { ...single, keys: [single.keys[0]!, other.keys[1]!, single.keys[2]!] };
+  const { single, mixed } = crossSlotClaims(input.queue, input.other);
   const [singleOutcome, mixedOutcome] = await runtime.locks.with(slotLock(view.slot), async () => [
     await attempt(() => executor.run(single)),
     await attempt(() => executor.run(mixed)),
   ]);
   return {
-    accepted: true,
+    accepted: true as const,
     key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot },
     queueSlots,
     reserve,
     otherSlot: slot(queueKey(input.other, 'pending')),
-    singleQueue: {
-      keys: single.keys,
-      slots: single.keys.map((key) => slot(key)),
-      ...singleOutcome,
-    },
-    mixedQueues: {
-      keys: mixed.keys,
-      slots: mixed.keys.map((key) => slot(key)),
-      ...mixedOutcome,
-    },
+    singleQueue: { ...slotsOf(single), ...singleOutcome } as SlotCall,
+    mixedQueues: { ...slotsOf(mixed), ...mixedOutcome } as SlotCall,
   };
 }
+
+export type SlotResult = Awaited<ReturnType<typeof runSlot>>;

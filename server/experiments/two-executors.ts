@@ -42,7 +42,7 @@ export function parseTwoExecutorsInput(body: unknown): TwoExecutorsInput {
 export async function runTwoExecutors(runtime: ExplorerRuntime, input: TwoExecutorsInput) {
   if (!runtime.native()) {
     return {
-      available: false,
+      available: false as const,
       message: 'the native module is not loaded on this sandbox, so there is no second executor',
     };
   }
@@ -75,7 +75,7 @@ export async function runTwoExecutors(runtime: ExplorerRuntime, input: TwoExecut
       };
     };
     return {
-      available: true,
+      available: true as const,
       queue: input.queue,
       steps: results.map(({ step, call, windowMs, differences }, n) => ({
         step,
@@ -92,3 +92,6 @@ export async function runTwoExecutors(runtime: ExplorerRuntime, input: TwoExecut
     };
   });
 }
+
+export type TwoExecutorsResult = Awaited<ReturnType<typeof runTwoExecutors>>;
+export type ExecutorStep = Extract<TwoExecutorsResult, { available: true }>['steps'][number];

@@ -25,5 +25,5 @@ export {
   type QueueKeyParts,
 } from './grammar.ts';
 export { crc16, hashtag, hashtagBytes, hashtagRange, slot, SLOT_COUNT } from './hashtag.ts';
-export { RESERVE_BASE, reserve, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from './reserve.ts';
+export { RESERVE_BASE, reserve, reserveSlot, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from './reserve.ts';
 export { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType, type LaneKeyType } from './types.ts';

@@ -1,6 +1,8 @@
 // The reserve: `{emq}:` keys live beside every queue and belong to none. A reserve key starts with '{',
 // a queue key with 'e', so no queue name can ever produce one; `{emq}` is its own hashtag (slot 9051).
 
+import { slot } from './hashtag.ts';
+
 export const RESERVE_BASE = '{emq}:';
 
 /** The wire identity a scripted (wire 4) connector claims. */
@@ -15,4 +17,9 @@ export function reserve(suffix: string): string {
 /** `{emq}:version` — holds the wire identity `echomq:MAJOR.MINOR.PATCH`. */
 export function versionKey(): string {
   return reserve('version');
+}
+
+/** The reserve's slot: `slot('{emq}:version')`, the same for every reserve key. */
+export function reserveSlot(): number {
+  return slot(versionKey());
 }

@@ -4,7 +4,7 @@
 
 import { explorerRuntime } from '../../server/experiments/runtime.ts';
 import { runSlot } from '../../server/experiments/slot.ts';
-import type { SlotCall } from '../components/explorer/explorer-view.ts';
+import type { SlotCall } from '../../server/experiments/browser-safe/cross-slot.ts';
 
 export interface LiveState {
   sandbox: 'up' | 'down';
@@ -22,7 +22,7 @@ async function ask(withSlot: boolean): Promise<LiveState> {
   let slot: LiveState['slot'] = null;
   if (withSlot) {
     const result = await runSlot(runtime, { queue: 'orders', other: 'fills' });
-    if ('singleQueue' in result && result.singleQueue && result.mixedQueues) {
+    if (result.accepted) {
       slot = { serverSlot: result.key.serverSlot, single: result.singleQueue, mixed: result.mixedQueues };
     }
   }

@@ -3,14 +3,7 @@
  * `curl` call of the JSON API that runs the same thing, with the catalogue's own example body.
  */
 import { EXPERIMENTS } from '../../server/experiments/registry.ts';
-
-/** The experiments each part's explorer shows, in the order the page shows them. */
-export const PART_EXPERIMENTS: Record<string, string[]> = {
-  grammar: ['keys', 'layout'],
-  hashtag: ['slot', 'route', 'reshard'],
-  reserve: ['reserve'],
-  module: ['keys', 'slot', 'reserve', 'two-executors'],
-};
+import { PART_EXPERIMENTS, type Part } from '../components/explorer/parts.ts';
 
 /** Where `npm start` serves the course; the twin says to use the origin that served it instead. */
 export const ORIGIN = 'http://localhost:4321';
@@ -24,7 +17,9 @@ export function curlOf(name: string): string {
 }
 
 export function explorerMarkdown(part: string): string {
-  const names = PART_EXPERIMENTS[part] ?? [];
+  const names: readonly string[] = Object.hasOwn(PART_EXPERIMENTS, part)
+    ? PART_EXPERIMENTS[part as Part]
+    : [];
   return [
     '## Live explorer',
     `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API (\`npm start\` serves it on ${ORIGIN}; use the origin that served this file). A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is \`{"error": {"code", "message"}}\` with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useExplorer } from '../support/explorer.ts';
-import { seededRandom } from '../support/random.ts';
+import { seededRandom } from '../../server/seeded-random.ts';
 
 // A generous rate limit: this test is about input, not about the limiter (tested on its own).
 const explorer = useExplorer({ EXPLORER_BURST: '1000000', EXPLORER_RATE: '1000000' });

@@ -13,7 +13,8 @@ import { NativeExecutor } from '../../server/executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import { IdMinter, queueKey } from '../../server/keyspace/index.ts';
-import { digest, expectedLayoutRefusal, freshNative, rawCall, seeded, useNativeSandbox } from './support.ts';
+import { seededRandom } from '../../server/seeded-random.ts';
+import { digest, expectedLayoutRefusal, freshNative, rawCall, useNativeSandbox } from './support.ts';
 
 const SEED = Number(process.env.MUTATION_SEED ?? 20_240_101);
 const box = useNativeSandbox({ cluster: false });
@@ -148,7 +149,7 @@ describe(`the mutation test (MUTATION_SEED=${SEED})`, () => {
     const client: Valkey = box.standalone(0);
     const native = new NativeExecutor(client);
     const jobs = new Jobs(native);
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const counts = new Map<string, number>();
     let total = 0;
     let exactAccepted = 0;

@@ -164,6 +164,3 @@ export function layoutCases(): LayoutCase[] {
   const path = `${projectRoot()}/tests/fixtures/keyspace-vectors.json`;
   return (JSON.parse(readFileSync(path, 'utf8')) as { layout: LayoutCase[] }).layout;
 }
-
-/** The project's one seeded generator, under the name these tests use. */
-export { seededRandom as seeded } from '../support/random.ts';

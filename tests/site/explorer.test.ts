@@ -8,7 +8,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { Valkey } from 'iovalkey';
 import type { Browser, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { seededRandom } from '../support/random.ts';
+import { seededRandom } from '../../server/seeded-random.ts';
 import { COURSE_ROUTES } from '../../scripts/site.ts';
 import { launchBrowser } from '../support/site.ts';
 

@@ -2,11 +2,14 @@
 // at build time (the fallback) and on request (the island), and the browser renders every later result
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
-import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
-import { SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
+import { TRANSITIONS } from '../../../server/executors/transitions.ts';
+import { reserveSlot, SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
+import type { SlotCall } from '../../../server/experiments/browser-safe/cross-slot.ts';
+import type { ReservePlanStep } from '../../../server/experiments/browser-safe/reserve-plan.ts';
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
+import type { ReserveStep } from '../../../server/experiments/reserve.ts';
+import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
 import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
-import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
 import { wireView } from './wire-view.ts';
 
 export function esc(value: unknown): string {
@@ -98,8 +101,13 @@ export function queuePins(
 ): SlotPin[] {
   const pins: SlotPin[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
   if (other) pins.push({ slot: other.slot, label: `emq:{${other.name}}:*`, kind: 'other' });
-  pins.push({ slot: 9051, label: versionKey(), kind: 'reserve' });
+  pins.push({ slot: reserveSlot(), label: versionKey(), kind: 'reserve' });
   return pins;
+}
+
+/** A CRC16 as the page writes it: 0x and four upper-case hex digits. */
+export function crcHex(crc: number): string {
+  return `0x${crc.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** A refusal as the API or the server gave it. */
@@ -144,23 +152,8 @@ export function replyText(reply: unknown): string {
   return JSON.stringify(reply);
 }
 
-export interface ReservePlanStep {
-  keyspace: 'A' | 'B';
-  actor: string;
-  action: string;
-}
-
-export interface ReserveStepResult extends ReservePlanStep {
-  commands: Array<{ command: string; reply: string | null }>;
-  wire?: WireCommand[];
-  proof?: WireProof | null;
-  outcome: 'ok' | 'refused';
-  message: string;
-  identity: string | null;
-}
-
 /** The reserve sequence as a timeline: the plan before a run, every command and reply after it. */
-export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStepResult>): string {
+export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): string {
   const items = steps
     .map((step, i) => {
       const done = 'outcome' in step;
@@ -186,25 +179,6 @@ export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStepResult
     })
     .join('\n');
   return `<ol class="xp-timeline">${items}</ol>`;
-}
-
-/** One executor's side of a step, as the two-executors experiment returns it. */
-interface ExecutorSide {
-  reply: unknown;
-  changes?: KeyChange[];
-  wire?: WireCommand[];
-  proof?: WireProof;
-}
-
-export interface ExecutorStep {
-  step: string;
-  transition: string;
-  keys: string[];
-  args: string[];
-  scripted: ExecutorSide;
-  native: ExecutorSide;
-  same: boolean;
-  differences: string[];
 }
 
 /** What a step changed in one keyspace: + added, - removed, ~ changed (before → after). */
@@ -241,7 +215,7 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
   }</p>
   <div class="xp-sides">
     <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}<p><code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code></p>${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
-    <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition as CoreTransition].command)})</p>${sentCall(s.native)}<p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p>${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
+    <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition].command)})</p>${sentCall(s.native)}<p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p>${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
   </div>
   <details class="xp-keyspaces"><summary>What this step changed in each keyspace</summary>
     <div class="xp-sides">
@@ -256,13 +230,6 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
     ? `<p class="xp-verdict" data-verdict="same"><span class="xp-badge is-ok">same</span> After every step both executors left the same keys with the same contents.</p>`
     : `<p class="xp-verdict" data-verdict="differ"><span class="xp-badge is-refused">differ</span> The executors disagree at ${steps.filter((s) => !s.same).length} step(s).</p>`;
   return `${verdict}<ol class="xp-runs">${rows}</ol>`;
-}
-
-export interface SlotCall {
-  keys: string[];
-  slots: number[];
-  reply?: unknown;
-  error?: string;
 }
 
 function slotCall(title: string, call: SlotCall): string {

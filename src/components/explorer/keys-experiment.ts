@@ -1,21 +1,9 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
-import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
-import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
+import type { KeysResult } from '../../../server/experiments/keys.ts';
 import { hashtag, slot } from '../../../server/keyspace/index.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
 import { wireView } from './wire-view.ts';
 import { esc, keyList, refusalText } from './explorer-view.ts';
-
-interface KeysResult {
-  queue: string;
-  accepted: boolean;
-  id?: string;
-  keys?: Array<KeyView & { type: string }>;
-  live?: Array<{ key: string; type: string; value: unknown }>;
-  refusal?: { by: 'host' | 'server'; code: string; message: string; offset: number | null };
-  wire: WireCommand[];
-  proof: WireProof;
-}
 
 /** For a brace in the name: the key the grammar would have built, and the hashtag a cluster would read from it. */
 function wouldBe(queue: string, code: string): string {
@@ -47,18 +35,18 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
       if (!r.accepted) {
-        const what = r.refusal!.code === 'BAD_ID' ? 'job id' : 'queue name';
+        const what = r.refusal.code === 'BAD_ID' ? 'job id' : 'queue name';
         const who =
-          r.refusal!.by === 'host'
+          r.refusal.by === 'host'
             ? `The host refused the ${what} before the wire.`
             : 'The server refused the call.';
         return show(
           region,
-          `${refusalText(r.refusal!.code, r.refusal!.message)}<p>${who}</p>${wouldBe(r.queue, r.refusal!.code)}${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
+          `${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${wouldBe(r.queue, r.refusal.code)}${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
         );
       }
-      const live = r
-        .live!.map((k) => `<li><code>${esc(k.key)}</code> <span class="xp-hint">${esc(k.type)}</span></li>`)
+      const live = r.live
+        .map((k) => `<li><code>${esc(k.key)}</code> <span class="xp-hint">${esc(k.type)}</span></li>`)
         .join('');
       show(
         region,
@@ -68,7 +56,7 @@ ${wireView(r.wire, r.proof)}
 <p class="xp-note">What the server holds after the enqueue — the keys the grammar built, nothing else:</p>
 <ul class="xp-live">${live}</ul>
 <p class="xp-note">Every key of the queue:</p>
-${keyList(r.keys!, compact)}`,
+${keyList(r.keys, compact)}`,
       );
     });
   });

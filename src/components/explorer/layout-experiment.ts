@@ -4,35 +4,17 @@ import { TRANSITIONS, type CoreTransition } from '../../../server/executors/tran
 import { exactCall } from '../../../server/executors/exact-call.ts';
 import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
 import { acceptedText, esc, markedKey, refusalText, replyText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
 
-interface Verdict {
-  accepted: boolean;
-  reply?: unknown;
-  error?: string;
-  errorClass?: string;
-  position?: number | null;
-  offset?: number | null;
-  expected?: string | null;
-  keyspaceUnchanged?: boolean;
-  wire?: WireCommand[];
-  proof?: WireProof;
-}
-interface LayoutResult {
-  available: boolean;
-  message?: string;
-  command: string;
-  keys: string[];
-  expectedKeys: string[];
-  standalone: Verdict;
-  cluster: Verdict;
-}
+/** A node's verdict as the layout experiment returns it, with the commands that node received. */
+type Verdict = LayoutVerdict & { wire?: WireCommand[]; proof?: WireProof | null };
 
 function verdictText(v: Verdict, keys: string[]): string {
   if (v.accepted) return acceptedText(`the server replied ${replyText(v.reply)}`);
-  let html = refusalText(v.errorClass ?? 'ERR', v.error ?? '');
+  let html = refusalText(v.errorClass, v.error);
   if (v.position) {
     html += `<p class="xp-note">Key ${v.position} as you sent it, byte ${v.offset} marked:</p><p class="xp-marked" data-position="${v.position}">${markedKey(keys[v.position - 1] ?? '', v.offset ?? null)}</p>`;
     if (v.expected)

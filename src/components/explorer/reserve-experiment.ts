@@ -1,6 +1,7 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
-import { refusalText, reserveTimeline, type ReserveStepResult } from './explorer-view.ts';
+import type { ReserveResult } from '../../../server/experiments/reserve.ts';
+import { refusalText, reserveTimeline } from './explorer-view.ts';
 
 export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -8,7 +9,7 @@ export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void busy(form, async () => {
-      const outcome = await api.run<{ native: boolean; steps: ReserveStepResult[] }>('reserve', {});
+      const outcome = await api.run<ReserveResult>('reserve', {});
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const { native, steps } = outcome.result;
       const note = native

@@ -6,39 +6,28 @@ import {
   hashtagBytes,
   KeyspaceError,
   queueKey,
+  reserveSlot,
   slot,
   validQueue,
+  versionKey,
 } from '../../../server/keyspace/index.ts';
-import { callFor } from '../../../server/executors/calls.ts';
+import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-safe/cross-slot.ts';
+import type { SlotResult } from '../../../server/experiments/slot.ts';
 import type { ExplorerApi } from './explorer-api.ts';
-import { crossSlot, queuePins, refusalText, slotMap, type SlotCall } from './explorer-view.ts';
-
-interface SlotResult {
-  accepted?: boolean;
-  refusal?: { field: string; code: string; message: string };
-  key: { key: string; slot: number; serverSlot: number; agree: boolean };
-  otherSlot?: number;
-  singleQueue?: SlotCall;
-  mixedQueues?: SlotCall;
-}
+import { crcHex, crossSlot, queuePins, refusalText, slotMap } from './explorer-view.ts';
 
 const DEBOUNCE_MS = 250;
 
 /** The claim's keys before the cluster node answers (nothing when a name is refused). */
 function waiting(queue: string, other: string): string {
   try {
-    const single = callFor('claim', queue, { lease_ms: 1000 }).keys;
-    const mixed = [single[0]!, callFor('claim', other, { lease_ms: 1000 }).keys[1]!, single[2]!];
-    return crossSlot(
-      { keys: single, slots: single.map((k) => slot(k)) },
-      { keys: mixed, slots: mixed.map((k) => slot(k)) },
-    );
+    const { single, mixed } = crossSlotClaims(queue, other);
+    return crossSlot(slotsOf(single), slotsOf(mixed));
   } catch (error) {
     if (error instanceof KeyspaceError) return '';
     throw error;
   }
 }
-const hex = (n: number) => `0x${n.toString(16).toUpperCase().padStart(4, '0')}`;
 
 export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -77,7 +66,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
     const local = slot(key);
     field('key').textContent = key;
     field('hashtag').textContent = hashtag(key);
-    field('crc16').textContent = hex(crc16(tag));
+    field('crc16').textContent = crcHex(crc16(tag));
     field('crc16-dec').textContent = String(crc16(tag));
     field('slot').textContent = String(local);
     field('server-slot').textContent = '…';
@@ -86,7 +75,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
       byKey
         ? [
             { slot: local, label: key, kind: 'queue' },
-            { slot: 9051, label: '{emq}:version', kind: 'reserve' },
+            { slot: reserveSlot(), label: versionKey(), kind: 'reserve' },
           ]
         : queuePins(subject.value, local, {
             name: other.value,
@@ -112,13 +101,13 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
     if (r.accepted === false) {
       field('server-slot').textContent = '—';
       field('agree').textContent = 'not asked: the name is refused';
-      region.innerHTML = refusalText(r.refusal!.code, `${r.refusal!.field}: ${r.refusal!.message}`);
+      region.innerHTML = refusalText(r.refusal.code, `${r.refusal.field}: ${r.refusal.message}`);
       crossslot.innerHTML = '';
       return;
     }
     field('server-slot').textContent = String(r.key.serverSlot);
     field('agree').textContent = r.key.serverSlot === local ? 'the same slot' : 'they differ';
-    if (r.singleQueue && r.mixedQueues) crossslot.innerHTML = crossSlot(r.singleQueue, r.mixedQueues);
+    if (r.accepted) crossslot.innerHTML = crossSlot(r.singleQueue, r.mixedQueues);
   };
 
   form.addEventListener('input', update);

@@ -1,6 +1,7 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
 import { busy, show, type ExplorerApi } from './explorer-api.ts';
-import { esc, executorRuns, refusalText, type ExecutorStep } from './explorer-view.ts';
+import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
+import { esc, executorRuns, refusalText } from './explorer-view.ts';
 
 export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -43,12 +44,7 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
     const data = new FormData(form);
     const body = { queue: String(data.get('queue') ?? ''), steps: data.getAll('step').map(String) };
     void busy(form, async () => {
-      const outcome = await api.run<{
-        available: boolean;
-        message?: string;
-        steps: ExecutorStep[];
-        same: boolean;
-      }>('two-executors', body);
+      const outcome = await api.run<TwoExecutorsResult>('two-executors', body);
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
       if (!r.available) return show(region, `<p>${esc(r.message)}</p>`);
