@@ -1,9 +1,9 @@
 // The inline Lua of the scripted executor: one file per transition in ./lua, shared fragments in
-// ./lua/includes pulled in by `--- @include "<name>"`. Each script's sha is computed here, once, from
+// ./lua/includes pulled in by `--- @include "<name>"` (recursively, each once). Each script's sha is computed here, once, from
 // the exact text sent, so the executor can check what SCRIPT LOAD answers.
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../project-root.ts';
 import { TRANSITIONS, type TransitionName } from './transitions.ts';
@@ -15,13 +15,30 @@ export interface Script {
 }
 
 export const LUA_DIR = join(projectRoot(), 'server', 'executors', 'lua');
-const INCLUDE = /^--- @include "([a-z-]+)"$/gm;
+const INCLUDE = /^--- @include "([^"]*)"$(\n?)/gm;
+const INCLUDE_NAME = /^[a-z-]+$/;
 
-/** A script's text with its includes put in place, as it is sent to the server. */
-export function assemble(file: string): string {
-  return readFileSync(join(LUA_DIR, file), 'utf8').replace(INCLUDE, (_, name: string) =>
-    readFileSync(join(LUA_DIR, 'includes', `${name}.lua`), 'utf8').trimEnd(),
-  );
+/**
+ * A script's text with its includes put in place, as it is sent to the server. Includes may include
+ * others; each fragment goes in once, where it is first asked for. A missing fragment, a bad name or a
+ * cycle is an error naming the chain of includes that led to it.
+ */
+export function assemble(file: string, dir = LUA_DIR): string {
+  const placed = new Set<string>();
+  const expand = (text: string, chain: string[]): string =>
+    text.replace(INCLUDE, (_, name: string, newline: string) => {
+      const path = [...chain, name].join(' → ');
+      if (!INCLUDE_NAME.test(name)) {
+        throw new Error(`${path}: an include is named with a-z and '-' only, found ${JSON.stringify(name)}`);
+      }
+      if (chain.includes(name)) throw new Error(`${path}: an include cycle`);
+      if (placed.has(name)) return '';
+      placed.add(name);
+      const at = join(dir, 'includes', `${name}.lua`);
+      if (!existsSync(at)) throw new Error(`${path}: no include named "${name}" (${at})`);
+      return expand(readFileSync(at, 'utf8'), [...chain, name]).trimEnd() + newline;
+    });
+  return expand(readFileSync(join(dir, file), 'utf8'), [file]);
 }
 
 export function sha1(text: string): string {

@@ -14,7 +14,6 @@
     0  no such row
     EMQSTALE  the token is not the row's attempts
 ]]
---- @include "quote"
 --- @include "check-token"
 
 local active, row, completed = KEYS[1], KEYS[2], KEYS[3]

@@ -13,7 +13,6 @@
     0  duplicate: the row exists, nothing written
     EMQKIND  the id is not of kind JOB
 ]]
---- @include "quote"
 --- @include "check-kind"
 
 local row, pending = KEYS[1], KEYS[2]

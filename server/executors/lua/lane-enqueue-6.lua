@@ -19,7 +19,6 @@
     0  duplicate: the row exists, nothing written
     EMQKIND  the id is not of kind JOB
 ]]
---- @include "quote"
 --- @include "check-kind"
 
 local row, lane, ring, paused, glimit, gactive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]

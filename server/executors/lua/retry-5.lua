@@ -20,7 +20,6 @@
     0            no such row
     EMQSTALE     the token is not the row's attempts
 ]]
---- @include "quote"
 --- @include "check-token"
 --- @include "now-ms"
 

@@ -14,7 +14,6 @@
     0  duplicate: the row exists, nothing written
     EMQKIND  the id is not of kind JOB
 ]]
---- @include "quote"
 --- @include "check-kind"
 
 local row, schedule = KEYS[1], KEYS[2]

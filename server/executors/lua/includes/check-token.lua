@@ -1,3 +1,4 @@
+--- @include "quote"
 -- The fencing token is the row's attempts count: a worker holding an older claim is stale.
 local function refuse_stale(row, id, token)
   local attempts = redis.call("HGET", row, "attempts") or ""
