@@ -25,6 +25,8 @@ export async function connectWire4(
 ): Promise<Wire4Connection> {
   const owned = typeof target === 'string';
   const client = owned ? new Valkey(target, { maxRetriesPerRequest: 1, ...options }) : target;
+  // Failures surface as rejected commands: never an unhandled 'error' event (a kill, fd exhaustion).
+  if (owned) client.on('error', () => {});
   try {
     const fence = await claimingFence(client, WIRE4_IDENTITY);
     return {

@@ -31,6 +31,8 @@ export async function connectWire6(
 ): Promise<Wire6Connection> {
   const owned = typeof target === 'string';
   const client = owned ? new Valkey(target, { maxRetriesPerRequest: 1, ...options }) : target;
+  // Failures surface as rejected commands: never an unhandled 'error' event (a kill, fd exhaustion).
+  if (owned) client.on('error', () => {});
   try {
     const fence = await readingFence(client, WIRE6_IDENTITY);
     return {

@@ -1,11 +1,40 @@
 // The scripted executor: EVALSHA first. On NOSCRIPT it loads the script, checks that the sha the server
 // computed equals ours, and retries once; a second NOSCRIPT is an error, not a loop.
+//
+// The explorer's account may not SCRIPT LOAD (it would run any Lua): its connections are registered
+// with an admin connection to the same server(s), which loads the project's own scripts for them —
+// at start and after a restart (`loadScripts`), and here after a NOSCRIPT.
 
 import { Cluster } from 'iovalkey';
 import { verdicts, type Client, type Executor } from './executor.ts';
 import { scriptFor } from './scripts.ts';
-import type { Call, Reply } from './transitions.ts';
+import { TRANSITIONS, type Call, type Reply, type TransitionName } from './transitions.ts';
 import { WireError } from './wire-error.ts';
+
+const loaders = new WeakMap<object, Client>();
+
+/** SCRIPT LOAD for `client`'s scripts goes through `admin` (same server, or same cluster). */
+export function loadScriptsThrough(client: Client, admin: Client): void {
+  loaders.set(client, admin);
+}
+
+/** Loads every transition's script through `admin` (on a cluster, on every primary). */
+export async function loadScripts(admin: Client): Promise<void> {
+  for (const transition of Object.keys(TRANSITIONS) as TransitionName[]) {
+    await loadOne(admin, transition);
+  }
+}
+
+async function loadOne(loader: Client, transition: TransitionName): Promise<void> {
+  const script = scriptFor(transition);
+  const servers = loader instanceof Cluster ? loader.nodes('master') : [loader];
+  for (const server of servers) {
+    const sha = await server.call('SCRIPT', 'LOAD', script.source);
+    if (sha !== script.sha) {
+      throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
+    }
+  }
+}
 
 export class ScriptedExecutor implements Executor {
   readonly kind = 'scripted';
@@ -56,14 +85,7 @@ export class ScriptedExecutor implements Executor {
 
   /** Loads the script where EVALSHA runs: on a cluster, every primary has a script cache of its own. */
   private async load(call: Call): Promise<void> {
-    const script = scriptFor(call.transition);
-    const servers = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
-    for (const server of servers) {
-      const sha = await server.call('SCRIPT', 'LOAD', script.source);
-      if (sha !== script.sha) {
-        throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
-      }
-    }
+    await loadOne(loaders.get(this.client) ?? this.client, call.transition);
   }
 }
 

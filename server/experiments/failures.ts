@@ -3,7 +3,7 @@
 // leased, the run's deadline) or ours (a bug: NOPERM means the explorer's ACL and the code disagree).
 // Only the sandbox's own outage is SANDBOX_DOWN; only a bug is a 500, and only a bug is logged whole.
 
-import { PoolBusyError } from '../sandbox/keyspace-pool.ts';
+import { LeaseDeadlineError, PoolBusyError } from '../sandbox/keyspace-pool.ts';
 import { LockBusyError } from '../sandbox/run-lock.ts';
 
 export interface Failure {
@@ -37,7 +37,7 @@ const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 export function classify(error: unknown): Failure {
   if (error instanceof PoolBusyError || error instanceof LockBusyError)
     return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
-  if (error instanceof RunTimeoutError)
+  if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
   const reply = replyClass(error);
   if (reply === 'BUSY' || reply === 'LOADING' || reply === 'MASTERDOWN')

@@ -9,9 +9,11 @@ import { classify, RunTimeoutError } from './failures.ts';
 import { InputError } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { explorerRuntime } from './runtime.ts';
+import { explorerRuntime, RUN_DEADLINE_MS } from './runtime.ts';
 
-const RUN_TIMEOUT_MS = 15_000;
+// The pool ends a run at its deadline (cancelling its commands, flushing its keyspace); this second
+// bound, a little later, covers runs that lease nothing.
+const RUN_TIMEOUT_MS = RUN_DEADLINE_MS + 1000;
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {

@@ -4,6 +4,7 @@
 // slot answers). Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and
 // benchmarks use too.
 
+import { createHmac } from 'node:crypto';
 import { Cluster, Valkey, type RedisOptions } from 'iovalkey';
 import { clusterClient } from '../sandbox/cluster.ts';
 import { readShards, splitAddress } from '../sandbox/cluster-topology.ts';
@@ -13,12 +14,26 @@ import {
   installExplorerUser,
   newPassword,
 } from '../sandbox/explorer-user.ts';
+import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
 import { RunLocks } from '../sandbox/run-lock.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
 
 export const POOL_SIZE = 24;
+/** A run is ended (its commands cancelled, its keyspace flushed and given back) after this long. */
+export const RUN_DEADLINE_MS = Number(process.env.RUN_DEADLINE_MS || 15_000);
+/** How long past the deadline a lease may outlive a run whose process died (it then expires). */
+export const LEASE_GRACE_MS = Number(process.env.LEASE_GRACE_MS || 5_000);
+
+/**
+ * The explorer's password, derived from the admin's URL: every site process on one VALKEY_URL (on one
+ * host or several) sets the same account up, so none locks the others out by resetting it.
+ */
+function explorerPassword(adminUrl: string): string {
+  // (When this process starts its own sandbox, no other shares it, and the password is random.)
+  return createHmac('sha256', adminUrl).update('explorer').digest('base64url');
+}
 
 export interface ExplorerRuntime {
   pool: KeyspacePool;
@@ -65,8 +80,10 @@ function adminFor(url: string, password: string, onInstall: (native: boolean) =>
   admin.on('error', () => {});
   const installed = new Promise<void>((resolve) => {
     admin.on('ready', () => {
+      // The account, then the project's scripts (the account may not load them itself).
       void installExplorerUser(admin, password)
-        .then((native) => {
+        .then(async (native) => {
+          await loadScripts(admin);
           onInstall(native);
           resolve();
         })
@@ -99,7 +116,7 @@ function nodeConnections(options: RedisOptions) {
 }
 
 async function start(): Promise<ExplorerRuntime> {
-  const password = newPassword();
+  const password = process.env.VALKEY_URL ? explorerPassword(process.env.VALKEY_URL) : newPassword();
   // The same bootstrap as the tests and benchmarks: VALKEY_URL or a supervised node of our own. The
   // cluster nodes it starts have the explorer's account from their first connection, restarts included.
   const sandbox = await startSandbox({
@@ -109,7 +126,8 @@ async function start(): Promise<ExplorerRuntime> {
   const standaloneUrl = sandbox.standalone.url;
   const clusterPart = sandbox.cluster!;
   const adminOptions: RedisOptions = clusterPart.admin ?? {};
-  const asExplorer = { username: EXPLORER_USER, password };
+  // No ready check: it sends INFO, which the explorer may not run.
+  const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
 
   const clusterAdmin = clusterClient(clusterPart.seeds, { redisOptions: adminOptions });
   const adminNodes = nodeConnections(adminOptions);
@@ -130,15 +148,25 @@ async function start(): Promise<ExplorerRuntime> {
   await Promise.all([standalone.installed, ...nodeInstalls.map((node) => node.installed)]);
   const standaloneAdmin = standalone.admin;
 
-  const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, asExplorer);
+  const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, {
+    explorer: asExplorer,
+    deadlineMs: RUN_DEADLINE_MS,
+    graceMs: LEASE_GRACE_MS,
+  });
   const cluster = clusterClient(clusterPart.seeds, { redisOptions: asExplorer });
+  loadScriptsThrough(cluster, clusterAdmin);
   const explorerNodes = nodeConnections(asExplorer);
+  const explorerNode = (address: string) => {
+    const client = explorerNodes.get(address);
+    loadScriptsThrough(client, adminNodes.get(address));
+    return client;
+  };
   await Promise.all([cluster, clusterAdmin].map((client) => client.ping()));
 
   return {
     pool,
     cluster,
-    clusterNode: explorerNodes.get,
+    clusterNode: explorerNode,
     clusterAdmin,
     clusterAdminNode: adminNodes.get,
     clusterAdminCredentials: () => clusterPart.admin,

@@ -1,13 +1,24 @@
 // Readers share one sandbox server but never one keyspace: each run leases logical databases of its
 // own, flushed before it is handed out and after it is given back, so nothing outlives a run.
+//
+// The leases live in Valkey itself (database 0, as the admin), never in one process's memory: a lease is
+// a key set with NX and an expiry, so any number of site processes on one VALKEY_URL never hand one
+// database to two runs, and a process that dies mid-run strands nothing — its leases expire after the
+// run's deadline plus a bound, and the next run to take the database flushes it first.
+//
+// A run's connections are the explorer's, and the explorer may not SELECT: each is opened as the admin
+// on its database (SELECT n) and then switched to the explorer with AUTH, so it keeps db=n and any
+// SELECT it tries is refused with NOPERM.
 
-import { Valkey, type RedisOptions } from 'iovalkey';
+import { hostname } from 'node:os';
+import { createHash, randomBytes } from 'node:crypto';
+import { Valkey } from 'iovalkey';
+import { loadScriptsThrough } from '../executors/scripted.ts';
 
 export interface Lease {
   db: number;
+  /** The run's connection to its database, as the explorer. */
   client: Valkey;
-  /** A URL for new connections (connectors) to the same database, as the same user. */
-  url: string;
 }
 
 export class PoolBusyError extends Error {
@@ -17,100 +28,229 @@ export class PoolBusyError extends Error {
   }
 }
 
-interface Waiter {
-  count: number;
-  resolve: (dbs: number[]) => void;
+export class LeaseDeadlineError extends Error {
+  constructor(ms: number) {
+    super(`the run took over ${ms / 1000} s and was ended; its keyspace was flushed`);
+    this.name = 'RunTimeoutError';
+  }
+}
+
+export interface PoolOptions {
+  /** The explorer account a run's connections switch to. */
+  explorer: { username: string; password: string };
+  /** A run is ended (its commands cancelled, its keyspace flushed) after this long. */
+  deadlineMs?: number;
+  /** How long past the deadline a lease may outlive a run whose process died or whose flush failed. */
+  graceMs?: number;
+  /** First leased database (database 0 holds the lease keys). */
+  first?: number;
+}
+
+/** Takes `count` free leases at once, or none: KEYS are the lease keys, ARGV token, ttl, count. */
+const TAKE = `local got = {}
+for i = 1, #KEYS do
+  if redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2], 'NX') then
+    got[#got + 1] = i
+    if #got == tonumber(ARGV[3]) then return got end
+  end
+end
+for _, i in ipairs(got) do redis.call('DEL', KEYS[i]) end
+return {}`;
+
+/** Gives a lease back only while it is still ours (it may have expired and been taken since). */
+const GIVE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
+const GIVE_SHA = createHash('sha1').update(GIVE).digest('hex');
+
+const reconnect = (times: number) => Math.min(times * 100, 1000);
+
+export function leaseKey(db: number): string {
+  return `sandbox:lease:${db}`;
 }
 
 export class KeyspacePool {
-  private readonly free: number[];
+  readonly deadlineMs: number;
+  readonly ttlMs: number;
+  private readonly adminUrl: string;
+  private readonly explorer: PoolOptions['explorer'];
+  private readonly dbs: number[];
   private readonly clients = new Map<number, Valkey>();
-  private readonly waiters: Waiter[] = [];
-  private readonly baseUrl: URL;
+  /** Lease keys and flushes, as the admin; flushes pipeline SELECT n + FLUSHDB, never interleaved. */
+  private readonly admin: Valkey;
+  private readonly flusher: Valkey;
 
-  /** Databases first..first+size-1 of the server at `url`, reached with `options` (user, password). */
-  constructor(url: string, size: number, options: RedisOptions = {}, first = 1) {
-    this.baseUrl = new URL(url);
-    if (options.username) this.baseUrl.username = options.username;
-    if (options.password) this.baseUrl.password = options.password;
-    this.free = Array.from({ length: size }, (_, i) => first + i);
-    for (const db of this.free) {
-      const client = new Valkey(url, {
-        ...options,
-        db,
-        lazyConnect: true,
-        // A sandbox outage fails a run at once instead of queueing it; the client reconnects by itself.
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        retryStrategy: (times) => Math.min(times * 100, 1000),
-      });
-      client.on('error', () => {});
-      this.clients.set(db, client);
-    }
+  /** Databases first..first+size-1 of the server at `adminUrl` (a URL with the admin's credentials). */
+  constructor(adminUrl: string, size: number, options: PoolOptions) {
+    this.adminUrl = adminUrl;
+    this.explorer = options.explorer;
+    this.deadlineMs = options.deadlineMs ?? 15_000;
+    this.ttlMs = this.deadlineMs + (options.graceMs ?? 5_000);
+    const first = options.first ?? 1;
+    this.dbs = Array.from({ length: size }, (_, i) => first + i);
+    const adminOptions = { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: reconnect };
+    this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
+    this.flusher = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
+    for (const client of [this.admin, this.flusher]) client.on('error', () => {});
   }
 
   get size(): number {
-    return this.clients.size;
+    return this.dbs.length;
   }
 
-  get available(): number {
-    return this.free.length;
-  }
-
-  /** Runs `work` with `count` fresh databases of its own, and flushes them afterwards whatever happens. */
+  /**
+   * Runs `work` with `count` fresh databases of its own and flushes them afterwards whatever happens.
+   * At the deadline the run's connections are cut (its commands cancelled) and its databases flushed.
+   */
   async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = 5000): Promise<T> {
-    const dbs = await this.acquire(count, waitMs);
-    const leases = dbs.map((db) => this.lease(db));
+    if (count > this.size) throw new RangeError(`a run may lease at most ${this.size} keyspaces`);
+    const token = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    const dbs = await this.acquire(count, token, waitMs);
+    const leases: Lease[] = [];
+    let timer: NodeJS.Timeout | undefined;
     try {
+      for (const db of dbs) leases.push(await this.lease(db));
+      await Promise.all(leases.map((lease) => this.flush(lease.db, lease.client)));
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          // Cut the run's connections: what it had in flight fails, and nothing more of it is sent.
+          for (const lease of leases) lease.client.disconnect(true);
+          reject(new LeaseDeadlineError(this.deadlineMs));
+        }, this.deadlineMs);
+      });
+      return await Promise.race([work(leases), deadline]);
+    } finally {
+      clearTimeout(timer);
       await Promise.all(
-        leases.map(async ({ client }) => {
-          if (client.status === 'wait') await client.connect();
-          await client.flushdb();
+        dbs.map(async (db) => {
+          try {
+            await this.flush(db, leases.find((lease) => lease.db === db)?.client);
+            await this.admin.call('EVALSHA', GIVE_SHA, 1, leaseKey(db), token).catch(async (error) => {
+              if (!String(error).includes('NOSCRIPT')) throw error;
+              await this.admin.eval(GIVE, 1, leaseKey(db), token);
+            });
+          } catch {
+            // Not flushed (a busy or restarting server): the lease stays taken until it expires, and
+            // whoever takes it next flushes it first. A lease is never given back unflushed.
+          }
         }),
       );
-      return await work(leases);
-    } finally {
-      await Promise.all(leases.map(({ client }) => client.flushdb().catch(() => {})));
-      this.release(dbs);
     }
   }
 
   async close(): Promise<void> {
-    await Promise.all(
-      [...this.clients.values()].map((client) => client.quit().catch(() => client.disconnect())),
-    );
+    const all = [...this.clients.values(), this.admin, this.flusher];
+    await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
 
-  private lease(db: number): Lease {
-    const url = new URL(this.baseUrl);
-    url.pathname = `/${db}`;
-    return { db, client: this.clients.get(db)!, url: url.toString() };
+  private async connected(client: Valkey): Promise<void> {
+    await whenReady(client);
+    if (client.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
   }
 
-  private acquire(count: number, waitMs: number): Promise<number[]> {
-    if (count > this.size) throw new RangeError(`a run may lease at most ${this.size} keyspaces`);
-    if (this.waiters.length === 0 && this.free.length >= count)
-      return Promise.resolve(this.free.splice(0, count));
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = { count, resolve };
-      const timer = setTimeout(() => {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new PoolBusyError(waitMs));
-      }, waitMs);
-      waiter.resolve = (dbs) => {
-        clearTimeout(timer);
-        resolve(dbs);
-      };
-      this.waiters.push(waiter);
-    });
-  }
-
-  private release(dbs: number[]): void {
-    this.free.push(...dbs);
-    // First come, first served: a run waiting for two keyspaces is not starved by runs wanting one.
-    while (this.waiters.length > 0 && this.free.length >= this.waiters[0]!.count) {
-      const waiter = this.waiters.shift()!;
-      waiter.resolve(this.free.splice(0, waiter.count));
+  private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
+    await this.connected(this.admin);
+    const started = Date.now();
+    for (let attempt = 0; ; attempt += 1) {
+      // Start at a random database so processes do not all contend for the first ones.
+      const offset = Math.floor(Math.random() * this.dbs.length);
+      const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
+      const args = [order.length, ...order.map(leaseKey), token, this.ttlMs, count];
+      // EVALSHA first; the script is sent whole only the first time a server sees it.
+      const got = (await this.admin.call('EVALSHA', TAKE_SHA, ...args).catch((error) => {
+        if (!String(error).includes('NOSCRIPT')) throw error;
+        return this.admin.eval(TAKE, ...(args as [number, ...Array<string | number>]));
+      })) as number[];
+      if (got.length === count) return got.map((i) => order[i - 1]!);
+      const waited = Date.now() - started;
+      if (waited >= waitMs) throw new PoolBusyError(waited);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 20 + attempt * 20)));
     }
   }
+
+  /**
+   * Flushes `db` on the run's own connection (the explorer may FLUSHDB its own database), or, when that
+   * connection was cut (a run ended at its deadline), through the admin's flusher.
+   */
+  private async flush(db: number, own?: Valkey): Promise<void> {
+    if (own && own.status === 'ready' && explorerState.get(own)?.explorer) {
+      try {
+        await this.asExplorer(own);
+        await own.flushdb();
+        return;
+      } catch {
+        // fall through to the admin's flusher
+      }
+    }
+    await this.connected(this.flusher);
+    const replies = await this.flusher.pipeline().select(db).flushdb().exec();
+    const failed = replies?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  /** The run's connection to `db`, as the explorer (reused across runs of this process). */
+  private async lease(db: number): Promise<Lease> {
+    let client = this.clients.get(db);
+    if (!client) {
+      client = this.explorerConnection(db);
+      this.clients.set(db, client);
+    }
+    await this.asExplorer(client);
+    return { db, client };
+  }
+
+  /**
+   * A connection that enters `db` as the admin (iovalkey's AUTH + SELECT, again on every reconnect) and
+   * then becomes the explorer: its `explorer` promise settles once the AUTH is answered.
+   */
+  private explorerConnection(db: number): Valkey {
+    const client = new Valkey(this.adminUrl, {
+      db,
+      lazyConnect: true,
+      // A sandbox outage fails a run at once instead of queueing it; the client reconnects by itself.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: reconnect,
+    });
+    client.on('error', () => {});
+    loadScriptsThrough(client, this.admin);
+    const state = { explorer: null as Promise<void> | null };
+    // Sent first thing on every (re)connection: no command of a run can go before it as the admin.
+    client.on('ready', () => {
+      state.explorer = client
+        .call('AUTH', this.explorer.username, this.explorer.password)
+        .then(() => undefined);
+      state.explorer.catch(() => {});
+    });
+    client.on('close', () => (state.explorer = null));
+    explorerState.set(client, state);
+    return client;
+  }
+
+  private async asExplorer(client: Valkey): Promise<void> {
+    await whenReady(client);
+    const state = explorerState.get(client)!;
+    if (!state.explorer) throw new Error('Connection is closed (the sandbox is restarting)');
+    await state.explorer;
+  }
 }
+
+/**
+ * Connects a lazy client, or waits a moment for one that is connecting for the first time. One that is
+ * reconnecting (its server died) is not waited for: the run fails at once as SANDBOX_DOWN.
+ */
+async function whenReady(client: Valkey, waitMs = 1000): Promise<void> {
+  if (client.status === 'wait') client.connect().catch(() => {});
+  if (client.status !== 'connecting' && client.status !== 'connect') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, waitMs);
+    client.on('ready', done);
+  });
+}
+
+const explorerState = new WeakMap<Valkey, { explorer: Promise<void> | null }>();

@@ -28,7 +28,9 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
 
   const restart = async (dead: ValkeyNode) => {
     await dead.stop();
-    for (let delay = 100; !stopping; delay = Math.min(delay * 2, 2000)) {
+    // A pause before the first attempt: clients see the outage (and fail fast) instead of racing a
+    // half-set-up server whose accounts and scripts are still being installed.
+    for (let delay = 500; !stopping; delay = Math.min(delay * 2, 2000)) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       try {
         const fresh = await startValkeyNode({ ...options, port });

@@ -102,13 +102,21 @@ describe('one rate limit in front of every route that starts work', () => {
     assert.ok(served >= BURST, `${served} islands served`);
     assert.ok(served <= BURST + Math.ceil(5 * seconds) + 1, `${served} served in ${seconds} s`);
 
-    // The JSON API shares the same bucket: this address has spent it.
-    const run = await requestFrom('127.0.0.4', `${explorer.site.url}/api/experiments/keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"queue":"orders"}',
-    });
-    assert.equal(run.status, 429);
+    // The JSON API shares the same bucket: this address has spent it (a token may have come back
+    // since the last island, so three runs back to back).
+    const runs = await Promise.all(
+      [1, 2, 3].map(() =>
+        requestFrom('127.0.0.4', `${explorer.site.url}/api/experiments/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"queue":"orders"}',
+        }),
+      ),
+    );
+    assert.ok(
+      runs.some((run) => run.status === 429),
+      runs.map((r) => r.status).join(' '),
+    );
   });
 
   it('a forged x-forwarded-for does not make one client many', async () => {
