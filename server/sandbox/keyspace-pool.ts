@@ -88,10 +88,18 @@ export class KeyspacePool {
     this.ttlMs = this.deadlineMs + (options.graceMs ?? 5_000);
     const first = options.first ?? 1;
     this.dbs = Array.from({ length: size }, (_, i) => first + i);
-    const adminOptions = { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: reconnect };
+    const adminOptions = {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: reconnect,
+    };
     this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
     this.flusher = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
-    for (const client of [this.admin, this.flusher]) client.on('error', () => {});
+    for (const client of [this.admin, this.flusher]) {
+      client.on('error', () => {});
+      client.setMaxListeners(0); // every waiting run listens for its `ready`
+    }
   }
 
   get size(): number {
@@ -210,9 +218,13 @@ export class KeyspacePool {
       // A sandbox outage fails a run at once instead of queueing it; the client reconnects by itself.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
+      // A command in flight when the server dies fails; it is never replayed on the restarted (empty)
+      // server as if the run had gone on.
+      autoResendUnfulfilledCommands: false,
       retryStrategy: reconnect,
     });
     client.on('error', () => {});
+    client.setMaxListeners(0);
     loadScriptsThrough(client, this.admin);
     const state = { explorer: null as Promise<void> | null };
     // Sent first thing on every (re)connection: no command of a run can go before it as the admin.
@@ -240,7 +252,11 @@ export class KeyspacePool {
  * reconnecting (its server died) is not waited for: the run fails at once as SANDBOX_DOWN.
  */
 async function whenReady(client: Valkey, waitMs = 1000): Promise<void> {
-  if (client.status === 'wait') client.connect().catch(() => {});
+  if (client.status === 'wait') {
+    client.once('ready', () => everReady.add(client));
+    client.connect().catch(() => {});
+  }
+  if (everReady.has(client)) return;
   if (client.status !== 'connecting' && client.status !== 'connect') return;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -252,5 +268,8 @@ async function whenReady(client: Valkey, waitMs = 1000): Promise<void> {
     client.on('ready', done);
   });
 }
+
+/** Clients that were ready once: when one is not ready now, its server went away. */
+const everReady = new WeakSet<Valkey>();
 
 const explorerState = new WeakMap<Valkey, { explorer: Promise<void> | null }>();

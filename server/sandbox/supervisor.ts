@@ -30,7 +30,7 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
     await dead.stop();
     // A pause before the first attempt: clients see the outage (and fail fast) instead of racing a
     // half-set-up server whose accounts and scripts are still being installed.
-    for (let delay = 500; !stopping; delay = Math.min(delay * 2, 2000)) {
+    for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 4000)) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       try {
         const fresh = await startValkeyNode({ ...options, port });

@@ -72,12 +72,6 @@ test('the standalone sandbox dies mid-run: pages serve, the island says so, and 
     if (!killed) {
       killed = true;
       process.kill(standalone, 'SIGKILL');
-      // The run goes on once the site has seen the server die (the supervisor restarts it after a
-      // pause), so it meets the outage instead of racing the restart.
-      for (let i = 0; (await sandbox()) !== 'down'; i++) {
-        assert.ok(i < 100, 'the site saw the sandbox go down');
-        await new Promise((r) => setTimeout(r, 10));
-      }
     }
     await route.continue();
   });
