@@ -62,7 +62,7 @@ test('the standalone sandbox dies mid-run: pages serve, the island says so, and 
 
   const page = await browser.newPage();
   await page.goto(`${site.url}/protocol/the-owned-keyspace/braced-grammar/`);
-  const root = page.locator('[data-explorer][data-wired]');
+  const root = page.locator('emq-explorer:defined:not([data-sandbox="loading"])');
   await root.waitFor();
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
 

@@ -33,7 +33,7 @@ async function open(route: string, width = 1280, colorScheme: 'light' | 'dark' =
   const page = await context.newPage();
   page.on('close', () => void context.close());
   await page.goto(explorer.site.url + route);
-  await page.locator('[data-explorer][data-wired]').waitFor();
+  await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   return page;
 }
@@ -276,7 +276,7 @@ test('no layout shift: the island takes exactly the fallback’s box, at 360 and
       const fallback = (await slot.boundingBox())!;
       const below = (await page.locator('[data-explorer-slot] ~ *').first().boundingBox())!;
       release();
-      await page.locator('[data-explorer][data-wired]').waitFor();
+      await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
       const island = (await slot.boundingBox())!;
       const belowAfter = (await page.locator('[data-explorer-slot] ~ *').first().boundingBox())!;
       assert.deepEqual(island, fallback, `${route} at ${width} px: the slot's box`);

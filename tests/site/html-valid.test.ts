@@ -43,7 +43,7 @@ test('each course page with its explorer island arrived is valid too', async () 
   const found: string[] = [];
   for (const route of COURSE_ROUTES) {
     await page.goto(course.site.url + route);
-    if (route !== '/') await page.locator('[data-explorer][data-wired]').waitFor();
+    if (route !== '/') await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
     found.push(...problems(await validator.validateString(await page.content(), `${route} (live)`)));
   }
   await page.close();

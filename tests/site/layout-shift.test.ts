@@ -21,7 +21,7 @@ async function clsOf(route: string, width: number, colorScheme: 'light' | 'dark'
   });
   const page = await context.newPage();
   await page.goto(course.site.url + route);
-  if (route !== '/') await page.locator('[data-explorer][data-wired]').waitFor();
+  if (route !== '/') await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
   await page.locator('[data-search] input').waitFor();
   const metrics = await readMetrics(page);
   const header = await page.locator('.site-header').boundingBox();

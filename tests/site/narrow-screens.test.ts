@@ -17,7 +17,7 @@ async function open(route: string, width: number, colorScheme: 'light' | 'dark')
   // the context goes with its page; after the last test the browser may already be closing
   page.on('close', () => void context.close().catch(() => {}));
   await page.goto(course.site.url + route);
-  await page.locator('[data-explorer][data-wired]').waitFor();
+  await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
   return page;
 }
 

@@ -30,7 +30,7 @@ async function open(javaScript = true): Promise<Page> {
   const page = await context.newPage();
   page.on('close', () => void context.close());
   await page.goto(explorer.site.url + HASHTAG);
-  if (javaScript) await page.locator('[data-explorer][data-wired][data-sandbox="up"]').waitFor();
+  if (javaScript) await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
   return page;
 }
 

@@ -1,5 +1,6 @@
-// The island's script: wires each experiment of an explorer once the island has arrived (the fallback
-// before it is inert), switches the module page's views, and lets the part picker's links open them.
+// The island's script: defines <emq-explorer>, which wires each experiment of an explorer once the
+// island has arrived (the fallback before it is inert), switches the module page's views; and lets the
+// part picker's links open them.
 import { ExplorerApi } from './explorer-api.ts';
 import { wireKeys } from './keys-experiment.ts';
 import { wireLayout } from './layout-experiment.ts';
@@ -24,21 +25,28 @@ function showView(root: HTMLElement, view: string) {
   if (radio) radio.checked = true;
 }
 
-function upgrade(root: HTMLElement) {
-  if (root.dataset.wired || root.dataset.sandbox === 'loading') return;
-  root.dataset.wired = 'true';
-  const api = new ExplorerApi(root);
-  for (const section of root.querySelectorAll<HTMLElement>('[data-experiment]')) {
-    WIRES[section.dataset.experiment!]?.(section, api);
-  }
-  for (const radio of root.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')) {
-    radio.addEventListener('change', () => showView(root, radio.value));
+/**
+ * <emq-explorer>: one explorer's root. It wires its experiments when it is connected — the fallback
+ * (data-sandbox="loading") stays inert, and the server island's HTML, which replaces it after the page,
+ * upgrades by itself on insertion — and once only, whatever moves it later.
+ */
+class ExplorerElement extends HTMLElement {
+  #wired = false;
+
+  connectedCallback() {
+    if (this.#wired || this.dataset.sandbox === 'loading') return;
+    this.#wired = true;
+    const api = new ExplorerApi(this);
+    for (const section of this.querySelectorAll<HTMLElement>('[data-experiment]')) {
+      WIRES[section.dataset.experiment!]?.(section, api);
+    }
+    for (const radio of this.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')) {
+      radio.addEventListener('change', () => showView(this, radio.value));
+    }
   }
 }
 
-const scan = () => document.querySelectorAll<HTMLElement>('[data-explorer]').forEach(upgrade);
-scan();
-new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
+customElements.define('emq-explorer', ExplorerElement);
 
 // The island renders within a couple of seconds even when the sandbox is down; a fallback still waiting
 // long after that means the island's own request failed, so say so instead of "Connecting…" forever.
@@ -56,7 +64,9 @@ setTimeout(() => {
 // A part picker link such as <a href="#explorer-module" data-explorer-open="slot"> opens that view.
 document.addEventListener('click', (event) => {
   const link = (event.target as Element).closest<HTMLAnchorElement>('[data-explorer-open]');
-  const root = document.querySelector<HTMLElement>('[data-explorer="module"][data-wired]');
+  const root = document.querySelector<HTMLElement>(
+    'emq-explorer[data-explorer="module"]:defined:not([data-sandbox="loading"])',
+  );
   if (!link || !root) return;
   showView(root, link.dataset.explorerOpen!);
   const panel = root.querySelector<HTMLElement>(`[data-view="${link.dataset.explorerOpen}"]`);
