@@ -1,5 +1,6 @@
 // Load on the explorer's JSON API: starts the built site with its own supervised sandbox, then runs
-// each experiment from 1, 10 and 50 concurrent clients and prints latency p50/p99 and throughput.
+// each experiment from 1, 10 and 50 concurrent clients and prints latency p50/p99 and throughput, for
+// one site process and for WORKERS=2 (two behind one port).
 // The rate limit is lifted for the run (EXPLORER_BURST/EXPLORER_RATE). Beside them, the CPU each run cost
 // the site's Node processes and the sandbox's valkey-servers (from /proc): on a machine shared with other
 // work the wall-clock figures move with the load, the CPU per run far less. Prints figures; asserts nothing.
@@ -109,34 +110,40 @@ function cpuBelow(root: number): { node: number; valkey: number } | null {
   return total;
 }
 
-const site = await startSite({
-  VALKEY_URL: '',
-  VALKEY_CLUSTER_URL: '',
-  EXPLORER_BURST: '1000000',
-  EXPLORER_RATE: '1000000',
-});
-try {
-  for (let i = 0; ; i++) {
-    const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
-    if (status.sandbox === 'up') break;
-    if (i > 200) throw new Error('the sandbox did not come up');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  console.log(`explorer load: ${REQUESTS} requests per experiment and concurrency level, own sandbox\n`);
-  console.log('experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run   refusals');
-  for (const { name, body } of WORKLOADS) {
-    await load(site.url, name, body, 5, 20); // warm up: scripts loaded, connections open
-    for (const clients of LEVELS) {
-      const before = cpuBelow(site.pid);
-      const r = await load(site.url, name, body, clients);
-      const after = cpuBelow(site.pid);
-      const perRun = (kind: 'node' | 'valkey') =>
-        before && after ? ((after[kind] - before[kind]) / REQUESTS).toFixed(2) : '-';
-      console.log(
-        `${name.padEnd(15)} ${String(clients).padStart(7)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${perRun('node').padStart(12)} ${perRun('valkey').padStart(14)}   ${r.failures}`,
-      );
+// One process, then WORKERS=2 (two processes behind one port, leasing keyspaces through Valkey).
+for (const workers of [1, 2]) {
+  const site = await startSite({
+    VALKEY_URL: '',
+    VALKEY_CLUSTER_URL: '',
+    EXPLORER_BURST: '1000000',
+    EXPLORER_RATE: '1000000',
+    WORKERS: String(workers),
+  });
+  try {
+    for (let i = 0; ; i++) {
+      const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
+      if (status.sandbox === 'up') break;
+      if (i > 200) throw new Error('the sandbox did not come up');
+      await new Promise((r) => setTimeout(r, 100));
     }
+    console.log(
+      `\nexplorer load, WORKERS=${workers}: ${REQUESTS} requests per experiment and concurrency level, own sandbox\n`,
+    );
+    console.log('experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run   refusals');
+    for (const { name, body } of WORKLOADS) {
+      await load(site.url, name, body, 5, 20); // warm up: scripts loaded, connections open
+      for (const clients of LEVELS) {
+        const before = cpuBelow(site.pid);
+        const r = await load(site.url, name, body, clients);
+        const after = cpuBelow(site.pid);
+        const perRun = (kind: 'node' | 'valkey') =>
+          before && after ? ((after[kind] - before[kind]) / REQUESTS).toFixed(2) : '-';
+        console.log(
+          `${name.padEnd(15)} ${String(clients).padStart(7)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${perRun('node').padStart(12)} ${perRun('valkey').padStart(14)}   ${r.failures}`,
+        );
+      }
+    }
+  } finally {
+    await site.close();
   }
-} finally {
-  await site.close();
 }
