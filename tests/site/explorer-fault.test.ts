@@ -96,7 +96,7 @@ test('the standalone sandbox dies mid-run: pages serve, the island says so, and 
   assert.notEqual(restarted, standalone, 'a new valkey-server process');
   await section.getByLabel('Queue name').fill('after-the-fault');
   await section.getByRole('button', { name: 'Enqueue on the sandbox' }).click();
-  await section.getByText('enqueued').waitFor();
+  await section.locator('.xp-accepted', { hasText: 'enqueued' }).waitFor();
   assert.match(await section.locator('.xp-live').innerText(), /emq:\{after-the-fault\}:pending/);
   await page.close();
 });

@@ -217,7 +217,7 @@ test('keys: a bad name is refused with the proof that no command reached the ser
 
   await section.getByLabel('Queue name', { exact: true }).fill('fills');
   await section.getByRole('button', { name: 'Enqueue on the sandbox' }).click();
-  await section.getByText('enqueued').waitFor();
+  await section.locator('.xp-accepted', { hasText: 'enqueued' }).waitFor();
   assert.match(await section.locator('.xp-live').innerText(), /emq:\{fills\}:pending/);
   // every fixed-type key and the job row; the row base emq:{q}:job: is a prefix, not a key
   const rows = await section.locator('.xp-key-row .xp-key').allInnerTexts();

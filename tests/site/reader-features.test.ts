@@ -118,7 +118,9 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
     assert.ok(js + inline < 16_000, `${route}: ${js + inline} bytes of JavaScript`);
     const hasExplorer = (await page.locator('[data-explorer-slot]').count()) > 0;
     assert.ok(hasExplorer || island === 0, `${route}: the explorer's script only where an explorer is`);
-    assert.ok(island < 24_000, `${route}: the explorer's script is ${island} bytes`);
+    // 24 KB until every experiment showed its wire (redis-cli replies, the commands, the proof) and kept
+    // its inputs in the link, and the route experiment joined: 32 KB (before compression)
+    assert.ok(island < 32_000, `${route}: the explorer's script is ${island} bytes`);
     assert.ok(consoleJs > 0 && consoleJs < 8_000, `${route}: the console's script is ${consoleJs} bytes`);
     page.removeAllListeners('response');
   }

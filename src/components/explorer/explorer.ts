@@ -2,6 +2,7 @@
 // island has arrived (the fallback before it is inert), switches the module page's views; and lets the
 // part picker's links open them.
 import { ExplorerApi } from './explorer-api.ts';
+import { keepState } from './experiment-state.ts';
 import { wireKeys } from './keys-experiment.ts';
 import { wireLayout } from './layout-experiment.ts';
 import { wireReserve } from './reserve-experiment.ts';
@@ -39,6 +40,7 @@ class ExplorerElement extends HTMLElement {
     const api = new ExplorerApi(this);
     for (const section of this.querySelectorAll<HTMLElement>('[data-experiment]')) {
       WIRES[section.dataset.experiment!]?.(section, api);
+      keepState(section);
     }
     for (const radio of this.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')) {
       radio.addEventListener('change', () => showView(this, radio.value));

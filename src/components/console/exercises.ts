@@ -1,0 +1,180 @@
+// Check your understanding: each dive's exercises. The server decides where it can — each answer is
+// sent through the console as a real call (the module's own layout check, CLUSTER KEYSLOT, a GET) and
+// the reply says whether it holds. Free of Node and DOM APIs: the page and the tests read the same list.
+
+const MODULE = '/protocol/the-owned-keyspace/';
+const ID = 'JOB0Nb1VTbfnu4';
+
+/** What the console answered for the exercise's lines (the parts an exercise reads). */
+export interface ConsoleAnswer {
+  lines: Array<{ outcome: string; reply?: unknown; error?: { code: string; message: string } }>;
+}
+
+export interface Exercise {
+  id: string;
+  question: string;
+  /** A text answer, or one of these choices. */
+  choices?: string[];
+  placeholder?: string;
+  /** The console lines that put the answer to the server; none for a choice the server shows but cannot decide. */
+  lines(answer: string): string[];
+  node: 'standalone' | 'cluster';
+  /** Whether the server's answer says the reader is right, and why, in one sentence. */
+  check(result: ConsoleAnswer, answer: string): { ok: boolean; why: string };
+}
+
+const first = (result: ConsoleAnswer) => result.lines[0]!;
+const said = (line: ConsoleAnswer['lines'][number]) =>
+  line.error ? line.error.message : line.outcome === 'reply' ? JSON.stringify(line.reply) : 'no reply';
+
+function slotBetween(low: number, high: number) {
+  return (result: ConsoleAnswer) => {
+    const line = first(result);
+    const n = Number(line.reply);
+    return line.outcome === 'reply' && n >= low && n <= high
+      ? { ok: true, why: `CLUSTER KEYSLOT answered ${n}.` }
+      : { ok: false, why: `CLUSTER KEYSLOT answered ${said(line)}; the slot must be ${low}–${high}.` };
+  };
+}
+
+const noBraces = (answer: string) => answer !== '' && !/[{}\s]/.test(answer);
+
+export const EXERCISES: Record<string, Exercise[]> = {
+  [`${MODULE}braced-grammar/`]: [
+    {
+      id: 'grammar-schedule-key',
+      question: 'Type the key of queue billing’s schedule set.',
+      placeholder: 'emq:…',
+      node: 'standalone',
+      lines: (answer) => [
+        `EMQ.SCHEDULE 2 emq:{billing}:job:${ID} '${answer.replaceAll("'", "\\'")}' ${ID} x 0`,
+      ],
+      check: (result) => {
+        const line = first(result);
+        return line.outcome === 'reply'
+          ? { ok: true, why: 'EMQ.SCHEDULE took it as its schedule key: the module rebuilt the same bytes.' }
+          : { ok: false, why: `The module refused it: ${said(line)}` };
+      },
+    },
+    {
+      id: 'grammar-row-key',
+      question: `Type the row key of job ${ID} in queue orders.`,
+      placeholder: 'emq:…',
+      node: 'standalone',
+      lines: (answer) => [`EMQ.ENQUEUE 2 '${answer.replaceAll("'", "\\'")}' emq:{orders}:pending ${ID} x`],
+      check: (result) => {
+        const line = first(result);
+        return line.outcome === 'reply'
+          ? {
+              ok: true,
+              why: 'EMQ.ENQUEUE took it as the row: the module rebuilt it from the queue name and the id.',
+            }
+          : { ok: false, why: `The module refused it: ${said(line)}` };
+      },
+    },
+    {
+      id: 'grammar-byte-7',
+      question: `Make the native module refuse at byte 7: change key 2 of EMQ.ENQUEUE 2 emq:{orders}:job:${ID} emq:{orders}:pending ${ID} x.`,
+      placeholder: 'emq:{orders}:pending',
+      node: 'standalone',
+      lines: (answer) => [`EMQ.ENQUEUE 2 emq:{orders}:job:${ID} '${answer.replaceAll("'", "\\'")}' ${ID} x`],
+      check: (result) => {
+        const line = first(result);
+        return /^EMQKEY key 2 differs at byte 7:/.test(line.error?.message ?? '')
+          ? { ok: true, why: `The module said: ${line.error!.message}` }
+          : { ok: false, why: `The module said ${said(line)}; it must name key 2 and byte 7.` };
+      },
+    },
+  ],
+  [`${MODULE}hashtag-and-slot/`]: [
+    {
+      id: 'slot-low-queue',
+      question: 'Find a queue name whose keys land on a slot from 0 to 100.',
+      placeholder: 'a queue name',
+      node: 'standalone',
+      lines: (answer) => [`CLUSTER KEYSLOT 'emq:{${answer.replaceAll("'", "\\'")}}:pending'`],
+      check: (result, answer) =>
+        noBraces(answer)
+          ? slotBetween(0, 100)(result)
+          : {
+              ok: false,
+              why: 'A queue name has at least one byte and no braces (spaces make it hard to type here).',
+            },
+    },
+    {
+      id: 'slot-same-as-vector',
+      question: 'Type a key other than 123456789 that lands on slot 12739, the slot of 123456789.',
+      placeholder: 'a key',
+      node: 'standalone',
+      lines: (answer) => [`CLUSTER KEYSLOT '${answer.replaceAll("'", "\\'")}'`],
+      check: (result, answer) =>
+        answer === '123456789'
+          ? {
+              ok: false,
+              why: 'That is 123456789 itself: make the cluster hash those bytes inside another key.',
+            }
+          : slotBetween(12739, 12739)(result),
+    },
+    {
+      id: 'slot-moved-or-emqwire',
+      question: 'On a cluster, which answers first an EMQ.* call sent to a node that does not own its slot?',
+      choices: ['EMQWIRE', 'MOVED'],
+      node: 'cluster',
+      // The live call shows it: the node that does not own the slot answers before any module runs.
+      lines: () => [`EMQ.ENQUEUE 2 emq:{orders}:job:${ID} emq:{orders}:pending ${ID} x`],
+      check: (result, answer) =>
+        answer === 'MOVED'
+          ? {
+              ok: true,
+              why: `The server routes before any module runs; the owner then says ${said(first(result))}`,
+            }
+          : {
+              ok: false,
+              why: 'EMQWIRE comes from the module, which runs only on the node that owns the slot; another node answers MOVED before that.',
+            },
+    },
+  ],
+  [`${MODULE}reserve/`]: [
+    {
+      id: 'reserve-identity-key',
+      question: 'Type the key that holds the wire identity.',
+      placeholder: 'a key',
+      node: 'standalone',
+      lines: (answer) => [`GET '${answer.replaceAll("'", "\\'")}'`],
+      check: (result) => {
+        const line = first(result);
+        return line.reply === 'echomq:6.0.0'
+          ? { ok: true, why: 'GET answered echomq:6.0.0, the identity installed on your keyspace.' }
+          : { ok: false, why: `GET answered ${said(line)}.` };
+      },
+    },
+    {
+      id: 'reserve-slot',
+      question: 'Which slot does {emq}:version land on? Type the number.',
+      placeholder: '0–16383',
+      node: 'standalone',
+      lines: () => ['CLUSTER KEYSLOT {emq}:version'],
+      check: (result, answer) => {
+        const line = first(result);
+        return String(line.reply) === answer.trim()
+          ? { ok: true, why: `CLUSTER KEYSLOT answered ${String(line.reply)}: the hashtag is emq.` }
+          : { ok: false, why: 'CLUSTER KEYSLOT answered another number: hash the bytes between the braces.' };
+      },
+    },
+    {
+      id: 'reserve-shared-slot',
+      question: 'Type a queue name whose keys share the reserve’s slot (but never its keys).',
+      placeholder: 'a queue name',
+      node: 'standalone',
+      lines: (answer) => [`CLUSTER KEYSLOT 'emq:{${answer.replaceAll("'", "\\'")}}:pending'`],
+      check: (result, answer) =>
+        noBraces(answer)
+          ? slotBetween(9051, 9051)(result)
+          : { ok: false, why: 'A queue name has at least one byte and no braces.' },
+    },
+  ],
+};
+
+export function exercisesFor(route: string): Exercise[] {
+  return EXERCISES[route] ?? [];
+}

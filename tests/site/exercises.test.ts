@@ -1,0 +1,89 @@
+// Check your understanding, as a reader does it by keyboard alone: each answer is checked by the sandbox
+// (the module's layout check, CLUSTER KEYSLOT), the verdict is spoken through a status region, and
+// progress is kept across a reload in this browser.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { slot } from '../../server/keyspace/index.ts';
+import { useExplorer } from '../support/explorer.ts';
+import { launchBrowser } from '../support/site.ts';
+
+const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
+const MODULE = '/protocol/the-owned-keyspace/';
+
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function open(route: string, width: number): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  page.on('close', () => void context.close());
+  await page.goto(explorer.site.url + route);
+  await page.locator('emq-exercises button:not([disabled])').first().waitFor();
+  return page;
+}
+
+/** Types an answer by keyboard into the exercise's field and submits it with Enter. */
+async function answer(page: Page, id: string, text: string): Promise<string> {
+  const item = page.locator(`[data-exercise="${id}"]`);
+  await item.locator('input').focus();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+  const status = item.getByRole('status');
+  await status.filter({ hasText: /Right\.|Not yet\./ }).waitFor();
+  return status.innerText();
+}
+
+test('the grammar dive’s exercises at 360 px, by keyboard: the module decides, progress is kept', async () => {
+  const page = await open(`${MODULE}braced-grammar/`, 360);
+  assert.match(
+    await answer(page, 'grammar-schedule-key', 'emq:{billing}:pending'),
+    /^Not yet\. .*EMQKEY key 2/,
+  );
+  assert.match(await answer(page, 'grammar-schedule-key', 'emq:{billing}:schedule'), /^Right\./);
+  assert.match(await answer(page, 'grammar-byte-7', 'emq:{orders}:pendinX'), /^Not yet\. .*byte 19/);
+  assert.match(await answer(page, 'grammar-byte-7', 'emq:{orDers}:pending'), /^Right\. .*differs at byte 7/);
+  await page.reload();
+  await page.locator('emq-exercises button:not([disabled])').first().waitFor();
+  assert.equal(await page.locator('[data-progress]').innerText(), '2 of 3 solved in this browser.');
+  assert.match(
+    await page.locator('[data-exercise="grammar-byte-7"]').getByRole('status').innerText(),
+    /Solved before/,
+  );
+  await page.close();
+});
+
+test('the slot dive’s exercises at 1280 px: CLUSTER KEYSLOT decides; the MOVED question by keyboard; axe', async () => {
+  const page = await open(`${MODULE}hashtag-and-slot/`, 1280);
+  let name = 'q0';
+  for (let i = 0; slot(`emq:{${name}}:pending`) > 100; i += 1) name = `q${i}`;
+  assert.match(await answer(page, 'slot-low-queue', 'orders'), /^Not yet\. CLUSTER KEYSLOT answered 105/);
+  assert.match(await answer(page, 'slot-low-queue', name), /^Right\./);
+  assert.match(
+    await answer(page, 'slot-same-as-vector', 'foo{123456789}'),
+    /^Right\. CLUSTER KEYSLOT answered 12739/,
+  );
+
+  const choice = page.locator('[data-exercise="slot-moved-or-emqwire"]');
+  await choice.getByLabel('EMQWIRE').focus();
+  await page.keyboard.press('ArrowRight'); // radio groups move by arrow keys
+  assert.equal(await choice.getByLabel('MOVED').isChecked(), true);
+  await page.keyboard.press('Enter');
+  await choice.getByRole('status').filter({ hasText: 'Right.' }).waitFor();
+  assert.match(await choice.getByRole('status').innerText(), /EMQWIRE expected a standalone server/);
+
+  const axe = await new AxeBuilder({ page }).include('.ex-panel').analyze();
+  assert.deepEqual(
+    axe.violations.map((v) => v.id),
+    [],
+  );
+  await page.close();
+});

@@ -1,0 +1,63 @@
+// Every experiment's inputs live in the link: a run writes them to the query string, a reload (or the
+// link opened elsewhere) brings them back, and Reset restores the defaults and clears the link.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { useExplorer } from '../support/explorer.ts';
+import { launchBrowser } from '../support/site.ts';
+
+const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
+const MODULE = '/protocol/the-owned-keyspace/';
+
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function open(url: string, width: number): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  page.on('close', () => void context.close());
+  await page.goto(url);
+  await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').first().waitFor();
+  return page;
+}
+
+for (const width of [360, 1280]) {
+  test(`inputs in the link at ${width} px: keys and the layout check survive a reload; Reset`, async () => {
+    const page = await open(`${explorer.site.url}${MODULE}braced-grammar/`, width);
+    const keys = page.locator('[data-experiment="keys"]');
+    await keys.getByLabel('Queue name', { exact: true }).fill('fills');
+    await keys.getByRole('button', { name: 'Enqueue on the sandbox' }).click();
+    const layout = page.locator('[data-experiment="layout"]');
+    await layout.getByLabel('Verb').selectOption('claim');
+    await layout.getByLabel('Key 2').fill('emq:{orders}:activX');
+    await layout.getByRole('button', { name: 'Call EMQ.CLAIM' }).click();
+    await layout.locator('[data-node="standalone"] .xp-badge').waitFor();
+    const link = page.url();
+    assert.match(link, /keys\.queue=fills/);
+    assert.match(link, /layout\.verb=claim/);
+
+    // the link opened afresh reproduces the inputs
+    const again = await open(link, width);
+    assert.equal(
+      await again.locator('[data-experiment="keys"]').getByLabel('Queue name', { exact: true }).inputValue(),
+      'fills',
+    );
+    const layoutAgain = again.locator('[data-experiment="layout"]');
+    assert.equal(await layoutAgain.getByLabel('Verb').inputValue(), 'claim');
+    assert.equal(await layoutAgain.getByLabel('Key 2').inputValue(), 'emq:{orders}:activX');
+
+    await layoutAgain.getByRole('button', { name: 'Reset to the defaults' }).click();
+    assert.equal(await layoutAgain.getByLabel('Verb').inputValue(), 'enqueue');
+    assert.equal(await layoutAgain.getByLabel('Key 2').inputValue(), 'emq:{orders}:pending');
+    assert.doesNotMatch(again.url(), /layout\./);
+    assert.match(again.url(), /keys\.queue=fills/, 'only the experiment reset forgets its inputs');
+    await again.close();
+    await page.close();
+  });
+}
