@@ -37,7 +37,7 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
-export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 8000): Promise<ShardNode[]> {
+export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 12_000): Promise<ShardNode[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -74,7 +74,7 @@ export async function withQueueSlot<T>(
         const result = await work({ slot: n, shards, owner });
         return { ...result, leftBehind: await cleanUp(runtime, queue, n) };
       } catch (error) {
-        if (isTransient(error)) await waitClusterHealthy(runtime).catch(() => {});
+        if (isTransient(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
         await cleanUp(runtime, queue, n).catch(() => {});
         if (attempt >= 2 || !isTransient(error)) throw error;
       }

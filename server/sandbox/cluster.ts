@@ -174,8 +174,9 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<S
             maxmemory: options.maxmemory ?? '64mb',
             args: options.args,
             settings: {
-              // A node restarted by its supervisor is back well within this, so no peer marks it failed.
-              'cluster-node-timeout': '5000',
+              // A node restarted by its supervisor is back well within this, even on a loaded machine, so
+              // no peer marks it failed (which would take the whole cluster down for twice as long again).
+              'cluster-node-timeout': '15000',
               ...options.settings,
             },
           }),
