@@ -2,6 +2,7 @@
 // SANDBOX_DOWN (or no answer at all) marks the sandbox down and polls /api/sandbox until it answers
 // again; every other refusal comes back as the API's own code and message.
 
+import { keepState } from './experiment-state.ts';
 export type Outcome<T> = { ok: true; result: T } | { ok: false; code: string; message: string };
 
 const POLL_MS = 2000;
@@ -88,4 +89,36 @@ export async function busy<T>(form: HTMLFormElement, work: () => Promise<T>): Pr
     form.removeAttribute('aria-busy');
     if (button) button.disabled = false;
   }
+}
+
+/** One API per explorer, shared by its experiments (one status line, one poll while it is down). */
+const apis = new WeakMap<HTMLElement, ExplorerApi>();
+
+function apiFor(root: HTMLElement): ExplorerApi {
+  let api = apis.get(root);
+  if (!api) apis.set(root, (api = new ExplorerApi(root)));
+  return api;
+}
+
+/**
+ * Defines an experiment's custom element, e.g. <emq-keys-experiment> around KeysExperiment.astro's
+ * section: it wires its section (and keeps its inputs in the link) when connected inside a live explorer — the fallback (data-sandbox
+ * "loading") stays inert; the server island's HTML upgrades by itself on insertion — and once only.
+ */
+export function defineExperiment(tag: string, wire: (section: HTMLElement, api: ExplorerApi) => void): void {
+  customElements.define(
+    tag,
+    class extends HTMLElement {
+      #wired = false;
+
+      connectedCallback() {
+        const root = this.closest<HTMLElement>('[data-explorer]');
+        if (this.#wired || !root || root.dataset.sandbox === 'loading') return;
+        this.#wired = true;
+        const section = this.querySelector<HTMLElement>('[data-experiment]')!;
+        wire(section, apiFor(root));
+        keepState(section);
+      }
+    },
+  );
 }

@@ -1,23 +1,13 @@
-// The island's script: defines <emq-explorer>, which wires each experiment of an explorer once the
-// island has arrived (the fallback before it is inert), switches the module page's views; and lets the
-// part picker's links open them.
-import { ExplorerApi } from './explorer-api.ts';
-import { keepState } from './experiment-state.ts';
-import { wireKeys } from './keys-experiment.ts';
-import { wireLayout } from './layout-experiment.ts';
-import { wireReserve } from './reserve-experiment.ts';
-import { wireRoute } from './route-experiment.ts';
-import { wireSlot } from './slot-experiment.ts';
-import { wireTwoExecutors } from './two-executors-experiment.ts';
-
-const WIRES: Record<string, (section: HTMLElement, api: ExplorerApi) => void> = {
-  keys: wireKeys,
-  slot: wireSlot,
-  layout: wireLayout,
-  reserve: wireReserve,
-  route: wireRoute,
-  'two-executors': wireTwoExecutors,
-};
+// The island's script: defines <emq-explorer> and, through their modules, each experiment's element;
+// the explorer switches the module page's views, and the part picker's links open them.
+// Each experiment defines its own element (<emq-keys-experiment>…) beside its wiring; loading them here
+// keeps the explorer one script.
+import './keys-experiment.ts';
+import './layout-experiment.ts';
+import './reserve-experiment.ts';
+import './route-experiment.ts';
+import './slot-experiment.ts';
+import './two-executors-experiment.ts';
 
 function showView(root: HTMLElement, view: string) {
   for (const panel of root.querySelectorAll<HTMLElement>('[data-view]'))
@@ -27,9 +17,8 @@ function showView(root: HTMLElement, view: string) {
 }
 
 /**
- * <emq-explorer>: one explorer's root. It wires its experiments when it is connected — the fallback
- * (data-sandbox="loading") stays inert, and the server island's HTML, which replaces it after the page,
- * upgrades by itself on insertion — and once only, whatever moves it later.
+ * <emq-explorer>: one explorer's root. Once the island has arrived (the fallback, data-sandbox
+ * "loading", stays inert) it switches the module page's views; its experiments wire themselves.
  */
 class ExplorerElement extends HTMLElement {
   #wired = false;
@@ -37,11 +26,6 @@ class ExplorerElement extends HTMLElement {
   connectedCallback() {
     if (this.#wired || this.dataset.sandbox === 'loading') return;
     this.#wired = true;
-    const api = new ExplorerApi(this);
-    for (const section of this.querySelectorAll<HTMLElement>('[data-experiment]')) {
-      WIRES[section.dataset.experiment!]?.(section, api);
-      keepState(section);
-    }
     for (const radio of this.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')) {
       radio.addEventListener('change', () => showView(this, radio.value));
     }

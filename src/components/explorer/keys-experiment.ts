@@ -1,7 +1,7 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
 import type { KeysResult } from '../../../server/experiments/keys.ts';
 import { hashtag, slot } from '../../../server/keyspace/index.ts';
-import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import { wireView } from './wire-view.ts';
 import { esc, keyList, refusalText } from './explorer-view.ts';
 
@@ -61,3 +61,5 @@ ${keyList(r.keys, compact)}`,
     });
   });
 }
+
+defineExperiment('emq-keys-experiment', wireKeys);

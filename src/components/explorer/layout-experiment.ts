@@ -3,7 +3,7 @@
 import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
 import { exactCall } from '../../../server/executors/exact-call.ts';
 import { KeyspaceError } from '../../../server/keyspace/index.ts';
-import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
 import { acceptedText, esc, markedKey, refusalText, replyText } from './explorer-view.ts';
@@ -109,3 +109,5 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
     });
   });
 }
+
+defineExperiment('emq-layout-experiment', wireLayout);

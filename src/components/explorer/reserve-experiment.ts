@@ -1,5 +1,5 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
-import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { ReserveResult } from '../../../server/experiments/reserve.ts';
 import { refusalText, reserveTimeline } from './explorer-view.ts';
 
@@ -19,3 +19,5 @@ export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
     });
   });
 }
+
+defineExperiment('emq-reserve-experiment', wireReserve);

@@ -4,7 +4,7 @@
 import type { ReshardResult } from '../../../server/experiments/reshard.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
 import { KeyspaceError, queueKey, slot, validQueue } from '../../../server/keyspace/index.ts';
-import type { ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { refusalText } from './explorer-view.ts';
 import { nodeStrip, reshardView, routePins, routeView, sharedSlotNote } from './node-view.ts';
 
@@ -56,3 +56,5 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
     }
   });
 }
+
+defineExperiment('emq-route-experiment', wireRoute);

@@ -13,7 +13,7 @@ import {
 } from '../../../server/keyspace/index.ts';
 import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-safe/cross-slot.ts';
 import type { SlotResult } from '../../../server/experiments/slot.ts';
-import type { ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { crcHex, crossSlot, queuePins, refusalText, slotMap } from './explorer-view.ts';
 
 const DEBOUNCE_MS = 250;
@@ -115,3 +115,5 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   section.closest('[data-explorer]')!.addEventListener('explorer:up', update);
   form.addEventListener('submit', (event) => event.preventDefault());
 }
+
+defineExperiment('emq-slot-experiment', wireSlot);

@@ -1,5 +1,5 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
-import { busy, show, type ExplorerApi } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
 import { esc, executorRuns, refusalText } from './explorer-view.ts';
 
@@ -52,3 +52,5 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
     });
   });
 }
+
+defineExperiment('emq-two-executors-experiment', wireTwoExecutors);
