@@ -3,6 +3,7 @@
 // again; every other refusal comes back as the API's own code and message.
 
 import { keepState } from './experiment-state.ts';
+
 export type Outcome<T> = { ok: true; result: T } | { ok: false; code: string; message: string };
 
 const POLL_MS = 2000;
