@@ -10,16 +10,8 @@ import type { KeyView } from '../../../server/experiments/browser-safe/segments.
 import type { ReserveStep } from '../../../server/experiments/reserve.ts';
 import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
 import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
+import { esc } from './escape.ts';
 import { wireView } from './wire-view.ts';
-
-export function esc(value: unknown): string {
-  return String(value)
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
 
 const SEGMENT_TITLES: Record<string, string> = {
   prefix: 'the prefix',

@@ -3,7 +3,8 @@ import type { KeysResult } from '../../../server/experiments/keys.ts';
 import { hashtag, slot } from '../../../server/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import { wireView } from './wire-view.ts';
-import { esc, keyList, refusalText } from './explorer-view.ts';
+import { esc } from './escape.ts';
+import { keyList, refusalText } from './explorer-view.ts';
 
 /** For a brace in the name: the key the grammar would have built, and the hashtag a cluster would read from it. */
 function wouldBe(queue: string, code: string): string {

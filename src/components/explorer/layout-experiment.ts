@@ -6,7 +6,8 @@ import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
-import { acceptedText, esc, markedKey, refusalText, replyText } from './explorer-view.ts';
+import { esc } from './escape.ts';
+import { acceptedText, markedKey, refusalText, replyText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
 
 /** A node's verdict as the layout experiment returns it, with the commands that node received. */

@@ -7,7 +7,8 @@
 import type { ReshardResult } from '../../../server/experiments/reshard.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
 import { SLOT_COUNT } from '../../../server/keyspace/index.ts';
-import { esc, replyText } from './explorer-view.ts';
+import { esc } from './escape.ts';
+import { replyText } from './explorer-view.ts';
 
 export interface NodePin {
   label: string;

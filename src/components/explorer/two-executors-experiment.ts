@@ -1,7 +1,8 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
 import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
-import { esc, executorRuns, refusalText } from './explorer-view.ts';
+import { esc } from './escape.ts';
+import { executorRuns, refusalText } from './explorer-view.ts';
 
 export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
