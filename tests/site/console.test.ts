@@ -5,27 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { launchBrowser } from '../support/site.ts';
+import { openPage, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const GRAMMAR = '/protocol/the-owned-keyspace/braced-grammar/';
 const HASHTAG = '/protocol/the-owned-keyspace/hashtag-and-slot/';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const chromium = useBrowser();
 
 async function open(route: string, width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  page.on('close', () => void context.close());
-  await page.goto(explorer.site.url + route);
+  const page = await openPage(chromium.browser, explorer.site.url + route, { width, colorScheme });
   await page.locator('emq-console button[type="submit"]:not([disabled])').waitFor();
   return page;
 }

@@ -4,27 +4,18 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { launchBrowser } from '../support/site.ts';
+import { openPage, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
 const GRAMMAR = `${MODULE}braced-grammar/`;
 
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const chromium = useBrowser();
 
 async function open(route: string, width: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  page.on('close', () => void context.close());
-  await page.goto(explorer.site.url + route);
+  const page = await openPage(chromium.browser, explorer.site.url + route, { width });
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   return page;
 }

@@ -6,11 +6,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { Valkey } from 'iovalkey';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
 import { seededRandom } from '../../server/seeded-random.ts';
 import { COURSE_ROUTES } from '../../scripts/site.ts';
-import { launchBrowser } from '../support/site.ts';
+import { openPage, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -19,20 +19,11 @@ const HASHTAG = `${MODULE}hashtag-and-slot/`;
 const RESERVE = `${MODULE}reserve/`;
 const SEED = Number(process.env.TEST_SEED ?? Date.now() % 100_000);
 
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const chromium = useBrowser();
 
 /** A page with its island arrived and wired. */
 async function open(route: string, width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  page.on('close', () => void context.close());
-  await page.goto(explorer.site.url + route);
+  const page = await openPage(chromium.browser, explorer.site.url + route, { width, colorScheme });
   await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   return page;
@@ -262,7 +253,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
 test('no layout shift: the island takes exactly the fallback’s box, at 360 and 1280 px', async () => {
   for (const width of [360, 1280]) {
     for (const route of COURSE_ROUTES.slice(1)) {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      const page = await chromium.browser.newPage({ viewport: { width, height: 900 } });
       // hold the island back until the fallback has been measured
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
@@ -287,7 +278,7 @@ test('no layout shift: the island takes exactly the fallback’s box, at 360 and
 });
 
 test('a failed island request turns "Connecting…" into a plain message, and the browser-computed keys stay', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.clock.install();
   await page.route('**/_server-islands/**', (route) => route.abort());

@@ -5,18 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { useCourse } from '../support/site.ts';
+import { openPage, useCourse } from '../support/site.ts';
 
 const course = useCourse();
 const MODULE = '/protocol/the-owned-keyspace/';
 const GRAMMAR = `${MODULE}braced-grammar/`;
 
 async function open(route: string, width: number, colorScheme: 'light' | 'dark'): Promise<Page> {
-  const context = await course.browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  // the context goes with its page; after the last test the browser may already be closing
-  page.on('close', () => void context.close().catch(() => {}));
-  await page.goto(course.site.url + route);
+  const page = await openPage(course.browser, course.site.url + route, { width, colorScheme });
   await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
   return page;
 }

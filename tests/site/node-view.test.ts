@@ -6,30 +6,20 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Valkey } from 'iovalkey';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { launchBrowser } from '../support/site.ts';
+import { openPage, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const HASHTAG = '/protocol/the-owned-keyspace/hashtag-and-slot/';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const chromium = useBrowser();
 
 async function open(javaScript = true): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
+  const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, {
     javaScriptEnabled: javaScript,
   });
-  const page = await context.newPage();
-  page.on('close', () => void context.close());
-  await page.goto(explorer.site.url + HASHTAG);
   if (javaScript) await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
   return page;
 }

@@ -1,7 +1,7 @@
 // The site tests' browser: Debian's Chromium through playwright-core, the viewports the tests use, and
 // the built site with a Chromium for one test file. Building and starting the site is scripts/site.ts's.
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startSite, type Site } from '../../scripts/site.ts';
 
 export function launchBrowser(): Promise<Browser> {
@@ -23,16 +23,54 @@ export const VIEWPORTS: Record<'phone' | 'desktop', BrowserContextOptions['viewp
   desktop: { width: 1280, height: 900 },
 };
 
-/** The built site and a Chromium for one test file: started before its tests, stopped after them. */
-export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; readonly browser: Browser } {
-  let site: Site | undefined;
+/** A Chromium for one test file: launched before its tests, closed after them. */
+export function useBrowser(): { readonly browser: Browser } {
   let browser: Browser | undefined;
   before(async () => {
-    site = await startSite(env);
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
+  });
+  return {
+    get browser() {
+      return browser!;
+    },
+  };
+}
+
+export interface PageOptions {
+  width?: number;
+  colorScheme?: 'light' | 'dark';
+  javaScriptEnabled?: boolean;
+}
+
+/** A page at `url` in a browser context of its own, which closes with the page. */
+export async function openPage(
+  browser: Browser,
+  url: string,
+  { width = 1280, colorScheme = 'light', javaScriptEnabled = true }: PageOptions = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width, height: 900 },
+    colorScheme,
+    javaScriptEnabled,
+  });
+  const page = await context.newPage();
+  // After a file's last test the browser may already be closing, and the context with it.
+  page.on('close', () => void context.close().catch(() => {}));
+  await page.goto(url);
+  return page;
+}
+
+/** The built site and a Chromium for one test file: started before its tests, stopped after them. */
+export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; readonly browser: Browser } {
+  let site: Site | undefined;
+  before(async () => {
+    site = await startSite(env);
+  });
+  const chromium = useBrowser();
+  after(async () => {
     await site?.close();
   });
   return {
@@ -40,7 +78,7 @@ export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; r
       return site!;
     },
     get browser() {
-      return browser!;
+      return chromium.browser;
     },
   };
 }
