@@ -52,10 +52,10 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     });
     if (refusal) return { queue, accepted: false as const, refusal, wire, proof };
 
-    // The row base emq:{q}:job: is a prefix the scripts derive rows from, never a key of its own.
-    const keys: Array<KeyView & { type: string }> = queueKeys(queue)
-      .filter(({ type }) => type !== 'job:')
-      .map(({ type, key }) => ({ type, ...viewKey(key) }));
+    const keys: Array<KeyView & { type: string }> = queueKeys(queue).map(({ type, key }) => ({
+      type,
+      ...viewKey(key),
+    }));
     const row = { type: 'job row', ...viewKey(jobKey(queue, jobId)) };
     const live = await dumpKeyspace(lease!.client);
     return {

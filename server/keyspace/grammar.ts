@@ -17,9 +17,15 @@ export function queueKey(queue: string, type: KeyType): string {
   return `${PREFIX}{${queue}}:${type}`;
 }
 
-/** Every fixed-type key of a queue, in the registry's order: what a queue can own besides its rows and lanes. */
+/**
+ * Every fixed-type key of a queue, in the registry's order: what a queue can own besides its rows and
+ * lanes. The row base `job:` is left out: it is a prefix the scripts derive rows from (see rowBase),
+ * never a key that is stored.
+ */
 export function queueKeys(queue: string): Array<{ type: FixedKeyType; key: string }> {
-  return (Object.keys(KEY_TYPES) as FixedKeyType[]).map((type) => ({ type, key: queueKey(queue, type) }));
+  return (Object.keys(KEY_TYPES) as FixedKeyType[])
+    .filter((type) => type !== 'job:')
+    .map((type) => ({ type, key: queueKey(queue, type) }));
 }
 
 /** `emq:{q}:job:` — the declared base a script derives a job row from, on the queue's slot. */

@@ -36,7 +36,7 @@ export function proofText(proof: WireProof | null): string {
       : proof.reached > proof.listed
         ? ` (${proof.reached}: a script’s own calls count too)`
         : ` (${proof.reached}: a command refused before it ran, such as MOVED or CROSSSLOT, is not counted)`;
-  return `the server received ${proof.bytesReceived} bytes — exactly these ${proof.listed} command${proof.listed === 1 ? '' : 's'}${extra}`;
+  return `the server received ${proof.bytesReceived} bytes — ${proof.listed === 1 ? 'exactly this command' : `exactly these ${proof.listed} commands`}${extra}`;
 }
 
 /** The commands a run sent, collapsible, redis-cli style, each with its reply (and its node on a cluster). */
