@@ -22,4 +22,5 @@ fi
 node scripts/build-site.ts
 
 say "tests: node --test (unit, integration against valkey-server, site in Chromium)"
-node --test --test-concurrency=2 'tests/**/*.test.ts'
+# --test-force-exit: a file whose tests are done ends even if a handle lingers (see tests/support/teardown.ts)
+node --test --test-concurrency=2 --test-force-exit 'tests/**/*.test.ts'

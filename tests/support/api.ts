@@ -4,6 +4,7 @@
 import { after, before } from 'node:test';
 import { explorerRuntime } from '../../server/experiments/runtime.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
+import { boundedTeardown } from './teardown.ts';
 
 export interface ApiUnderTest {
   readonly sandbox: Sandbox;
@@ -22,10 +23,12 @@ export function useApi(): ApiUnderTest {
     process.env.EXPLORER_BURST = '100000';
     ({ handleExperiment: handle } = await import('../../server/experiments/http.ts'));
   });
-  after(async () => {
-    await (await explorerRuntime()).close();
-    await sandbox?.stop();
-  });
+  after(() =>
+    boundedTeardown(async () => {
+      await (await explorerRuntime()).close();
+      await sandbox?.stop();
+    }),
+  );
   return {
     get sandbox() {
       return sandbox!;

@@ -5,6 +5,7 @@ import { after, before } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
+import { boundedTeardown } from './teardown.ts';
 
 export interface ExplorerUnderTest {
   readonly site: Site;
@@ -26,10 +27,12 @@ export function useExplorer(env: NodeJS.ProcessEnv = {}, { seeds = 3 } = {}): Ex
       ...env,
     });
   });
-  after(async () => {
-    await site?.close();
-    await sandbox?.stop();
-  });
+  after(() =>
+    boundedTeardown(async () => {
+      await site?.close();
+      await sandbox?.stop();
+    }),
+  );
   return {
     get site() {
       return site!;

@@ -7,6 +7,7 @@ import { after, before } from 'node:test';
 import { Cluster, Valkey } from 'iovalkey';
 import { clusterClient } from '../../server/sandbox/cluster.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../server/sandbox/sandbox.ts';
+import { boundedTeardown } from './teardown.ts';
 
 export interface TestSandbox {
   readonly sandbox: Sandbox;
@@ -24,10 +25,12 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
   before(async () => {
     sandbox = await startSandbox(options);
   });
-  after(async () => {
-    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
-    await sandbox?.stop();
-  });
+  after(() =>
+    boundedTeardown(async () => {
+      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+      await sandbox?.stop();
+    }),
+  );
   const open = (url: string, db = 0) => {
     const client = new Valkey(url, { db, maxRetriesPerRequest: 1 });
     clients.push(client);

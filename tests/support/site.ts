@@ -3,6 +3,7 @@
 import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startSite, type Site } from '../../scripts/site.ts';
+import { boundedTeardown } from './teardown.ts';
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -29,9 +30,7 @@ export function useBrowser(): { readonly browser: Browser } {
   before(async () => {
     browser = await launchBrowser();
   });
-  after(async () => {
-    await browser?.close();
-  });
+  after(() => boundedTeardown(async () => browser?.close()));
   return {
     get browser() {
       return browser!;
@@ -70,9 +69,7 @@ export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; r
     site = await startSite(env);
   });
   const chromium = useBrowser();
-  after(async () => {
-    await site?.close();
-  });
+  after(() => boundedTeardown(async () => site?.close()));
   return {
     get site() {
       return site!;
