@@ -18,7 +18,7 @@ import { ScriptedExecutor } from '../server/executors/scripted.ts';
 import { CORE_TRANSITIONS, type CoreTransition } from '../server/executors/transitions.ts';
 import { versionKey, WIRE6_IDENTITY } from '../server/keyspace/index.ts';
 import { freePort } from '../server/sandbox/free-port.ts';
-import { nativeModulePath } from '../server/sandbox/valkey-process.ts';
+import { nativeModulePath, untilAnswers } from '../server/sandbox/valkey-process.ts';
 import { runChunked, runPlain, WORKLOADS } from './workloads.ts';
 
 const run = promisify(execFile);
@@ -85,18 +85,8 @@ async function dumped(): Promise<string> {
 }
 
 try {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if (client.status !== 'ready') await client.connect();
-      await client.ping();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      client.disconnect();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  // Under callgrind the server boots slowly.
+  await untilAnswers(client, 60_000, 200);
   const executors: Record<'scripted' | 'native', Executor> = {
     scripted: new ScriptedExecutor(client),
     native: new NativeExecutor(client),

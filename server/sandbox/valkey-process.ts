@@ -153,24 +153,32 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
 }
 
 async function waitReady(url: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
   const client = new Valkey(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  // Refused connections while the server boots are expected; the loop below retries them.
+  // Refused connections while the server boots are expected; untilAnswers retries them.
   client.on('error', () => {});
   try {
-    for (;;) {
-      try {
-        if (client.status !== 'ready') await client.connect();
-        await client.ping();
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        client.disconnect();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
+    await untilAnswers(client, 10_000, 20);
   } finally {
     client.disconnect();
+  }
+}
+
+/**
+ * Connects `client` (lazy, without retries of its own) and PINGs until a server that is still booting
+ * answers; past `timeoutMs` the last error is thrown.
+ */
+export async function untilAnswers(client: Valkey, timeoutMs: number, pollMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (client.status !== 'ready') await client.connect();
+      await client.ping();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      client.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
   }
 }
 
