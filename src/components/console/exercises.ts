@@ -2,8 +2,15 @@
 // sent through the console as a real call (the module's own layout check, CLUSTER KEYSLOT, a GET) and
 // the reply says whether it holds. Free of Node and DOM APIs: the page and the tests read the same list.
 
+import { jobKey, queueKey, versionKey, WIRE6_IDENTITY } from '../../../server/keyspace/index.ts';
+
 const MODULE = '/protocol/the-owned-keyspace/';
 const ID = 'JOB0Nb1VTbfnu4';
+const ORDERS_ROW = jobKey('orders', ID);
+const ORDERS_PENDING = queueKey('orders', 'pending');
+
+/** A reader's answer as one console argument, single-quoted the redis-cli way. */
+const arg = (answer: string) => `'${answer.replaceAll("'", "\\'")}'`;
 
 /** What the console answered for the exercise's lines (the parts an exercise reads). */
 export interface ConsoleAnswer {
@@ -46,9 +53,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Type the key of queue billing’s schedule set.',
       placeholder: 'emq:…',
       node: 'standalone',
-      lines: (answer) => [
-        `EMQ.SCHEDULE 2 emq:{billing}:job:${ID} '${answer.replaceAll("'", "\\'")}' ${ID} x 0`,
-      ],
+      lines: (answer) => [`EMQ.SCHEDULE 2 ${jobKey('billing', ID)} ${arg(answer)} ${ID} x 0`],
       check: (result) => {
         const line = first(result);
         return line.outcome === 'reply'
@@ -61,7 +66,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: `Type the row key of job ${ID} in queue orders.`,
       placeholder: 'emq:…',
       node: 'standalone',
-      lines: (answer) => [`EMQ.ENQUEUE 2 '${answer.replaceAll("'", "\\'")}' emq:{orders}:pending ${ID} x`],
+      lines: (answer) => [`EMQ.ENQUEUE 2 ${arg(answer)} ${ORDERS_PENDING} ${ID} x`],
       check: (result) => {
         const line = first(result);
         return line.outcome === 'reply'
@@ -74,10 +79,10 @@ export const EXERCISES: Record<string, Exercise[]> = {
     },
     {
       id: 'grammar-byte-7',
-      question: `Make the native module refuse at byte 7: change key 2 of EMQ.ENQUEUE 2 emq:{orders}:job:${ID} emq:{orders}:pending ${ID} x.`,
-      placeholder: 'emq:{orders}:pending',
+      question: `Make the native module refuse at byte 7: change key 2 of EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x.`,
+      placeholder: ORDERS_PENDING,
       node: 'standalone',
-      lines: (answer) => [`EMQ.ENQUEUE 2 emq:{orders}:job:${ID} '${answer.replaceAll("'", "\\'")}' ${ID} x`],
+      lines: (answer) => [`EMQ.ENQUEUE 2 ${ORDERS_ROW} ${arg(answer)} ${ID} x`],
       check: (result) => {
         const line = first(result);
         return /^EMQKEY key 2 differs at byte 7:/.test(line.error?.message ?? '')
@@ -92,7 +97,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Find a queue name whose keys land on a slot from 0 to 100.',
       placeholder: 'a queue name',
       node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT 'emq:{${answer.replaceAll("'", "\\'")}}:pending'`],
+      lines: (answer) => [`CLUSTER KEYSLOT ${arg(`emq:{${answer}}:pending`)}`],
       check: (result, answer) =>
         noBraces(answer)
           ? slotBetween(0, 100)(result)
@@ -106,7 +111,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Type a key other than 123456789 that lands on slot 12739, the slot of 123456789.',
       placeholder: 'a key',
       node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT '${answer.replaceAll("'", "\\'")}'`],
+      lines: (answer) => [`CLUSTER KEYSLOT ${arg(answer)}`],
       check: (result, answer) =>
         answer === '123456789'
           ? {
@@ -121,7 +126,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       choices: ['EMQWIRE', 'MOVED'],
       node: 'cluster',
       // The live call shows it: the node that does not own the slot answers before any module runs.
-      lines: () => [`EMQ.ENQUEUE 2 emq:{orders}:job:${ID} emq:{orders}:pending ${ID} x`],
+      lines: () => [`EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x`],
       check: (result, answer) =>
         answer === 'MOVED'
           ? {
@@ -140,11 +145,11 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Type the key that holds the wire identity.',
       placeholder: 'a key',
       node: 'standalone',
-      lines: (answer) => [`GET '${answer.replaceAll("'", "\\'")}'`],
+      lines: (answer) => [`GET ${arg(answer)}`],
       check: (result) => {
         const line = first(result);
-        return line.reply === 'echomq:6.0.0'
-          ? { ok: true, why: 'GET answered echomq:6.0.0, the identity installed on your keyspace.' }
+        return line.reply === WIRE6_IDENTITY
+          ? { ok: true, why: `GET answered ${WIRE6_IDENTITY}, the identity installed on your keyspace.` }
           : { ok: false, why: `GET answered ${said(line)}.` };
       },
     },
@@ -153,7 +158,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Which slot does {emq}:version land on? Type the number.',
       placeholder: '0–16383',
       node: 'standalone',
-      lines: () => ['CLUSTER KEYSLOT {emq}:version'],
+      lines: () => [`CLUSTER KEYSLOT ${versionKey()}`],
       check: (result, answer) => {
         const line = first(result);
         return String(line.reply) === answer.trim()
@@ -166,7 +171,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Type a queue name whose keys share the reserve’s slot (but never its keys).',
       placeholder: 'a queue name',
       node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT 'emq:{${answer.replaceAll("'", "\\'")}}:pending'`],
+      lines: (answer) => [`CLUSTER KEYSLOT ${arg(`emq:{${answer}}:pending`)}`],
       check: (result, answer) =>
         noBraces(answer)
           ? slotBetween(9051, 9051)(result)
