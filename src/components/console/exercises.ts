@@ -2,12 +2,13 @@
 // sent through the console as a real call (the module's own layout check, CLUSTER KEYSLOT, a GET) and
 // the reply says whether it holds. Free of Node and DOM APIs: the page and the tests read the same list.
 
-import { jobKey, queueKey, versionKey, WIRE6_IDENTITY } from '../../../server/keyspace/index.ts';
-
 const MODULE = '/protocol/the-owned-keyspace/';
 const ID = 'JOB0Nb1VTbfnu4';
-const ORDERS_ROW = jobKey('orders', ID);
-const ORDERS_PENDING = queueKey('orders', 'pending');
+// Typed out, not built by the keyspace module: importing it here puts it in the every-page script,
+// over that script's byte budget (tests/site/reader-features.test.ts).
+const ORDERS_ROW = `emq:{orders}:job:${ID}`;
+const ORDERS_PENDING = 'emq:{orders}:pending';
+const IDENTITY = 'echomq:6.0.0';
 
 /** A reader's answer as one console argument, single-quoted the redis-cli way. */
 const arg = (answer: string) => `'${answer.replaceAll("'", "\\'")}'`;
@@ -53,7 +54,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Type the key of queue billing’s schedule set.',
       placeholder: 'emq:…',
       node: 'standalone',
-      lines: (answer) => [`EMQ.SCHEDULE 2 ${jobKey('billing', ID)} ${arg(answer)} ${ID} x 0`],
+      lines: (answer) => [`EMQ.SCHEDULE 2 emq:{billing}:job:${ID} ${arg(answer)} ${ID} x 0`],
       check: (result) => {
         const line = first(result);
         return line.outcome === 'reply'
@@ -148,8 +149,8 @@ export const EXERCISES: Record<string, Exercise[]> = {
       lines: (answer) => [`GET ${arg(answer)}`],
       check: (result) => {
         const line = first(result);
-        return line.reply === WIRE6_IDENTITY
-          ? { ok: true, why: `GET answered ${WIRE6_IDENTITY}, the identity installed on your keyspace.` }
+        return line.reply === IDENTITY
+          ? { ok: true, why: `GET answered ${IDENTITY}, the identity installed on your keyspace.` }
           : { ok: false, why: `GET answered ${said(line)}.` };
       },
     },
@@ -158,7 +159,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       question: 'Which slot does {emq}:version land on? Type the number.',
       placeholder: '0–16383',
       node: 'standalone',
-      lines: () => [`CLUSTER KEYSLOT ${versionKey()}`],
+      lines: () => ['CLUSTER KEYSLOT {emq}:version'],
       check: (result, answer) => {
         const line = first(result);
         return String(line.reply) === answer.trim()
