@@ -7,10 +7,15 @@
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startSite } from '../scripts/site.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);
-const LEVELS = [1, 10, 50];
+const LEVELS = (process.env.EXPLORER_BENCH_CLIENTS ?? '1,10,50').split(',').map(Number);
+/** Which experiments and worker counts to run (all of them unless narrowed, e.g. for a profile). */
+const ONLY = process.env.EXPLORER_BENCH_ONLY?.split(',');
+const WORKER_COUNTS = (process.env.EXPLORER_BENCH_WORKERS ?? '1,2').split(',').map(Number);
 
 const WORKLOADS: Array<{ name: string; body: (i: number) => unknown }> = [
   { name: 'keys', body: (i) => ({ queue: `bench-${i % 97}` }) },
@@ -36,6 +41,46 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/**
+ * One POST on a kept-alive connection, asking for compression as a browser does; the answer is
+ * decompressed and parsed as the page would. node:http, not fetch: the bench shares the cores with the
+ * site, and undici's fetch cost more CPU per request than the site's own handling of it.
+ */
+function post(agent: Agent, url: URL, body: string): Promise<{ status: number; payload: any }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'accept-encoding': 'br, gzip',
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          try {
+            const raw = Buffer.concat(chunks);
+            const encoding = response.headers['content-encoding'];
+            const text =
+              encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'gzip' ? gunzipSync(raw) : raw;
+            resolve({ status: response.statusCode!, payload: JSON.parse(text.toString('utf8')) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 async function load(
   url: string,
   name: string,
@@ -46,26 +91,24 @@ async function load(
   let next = 0;
   const latencies: number[] = [];
   const failures = new Map<string, number>();
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const target = new URL(`${url}/api/experiments/${name}`);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       for (let i = next++; i < requests; i = next++) {
         const t0 = performance.now();
-        const response = await fetch(`${url}/api/experiments/${name}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body(i)),
-        });
-        const payload = (await response.json()) as { error?: { code: string } };
+        const { status, payload } = await post(agent, target, JSON.stringify(body(i)));
         latencies.push(performance.now() - t0);
-        if (!response.ok) {
-          const code = `${response.status} ${payload.error?.code}`;
+        if (status !== 200) {
+          const code = `${status} ${payload.error?.code}`;
           failures.set(code, (failures.get(code) ?? 0) + 1);
         }
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
   latencies.sort((a, b) => a - b);
   return {
     p50: percentile(latencies, 50),
@@ -111,7 +154,7 @@ function cpuBelow(root: number): { node: number; valkey: number } | null {
 }
 
 // One process, then WORKERS=2 (two processes behind one port, leasing keyspaces through Valkey).
-for (const workers of [1, 2]) {
+for (const workers of WORKER_COUNTS) {
   const site = await startSite({
     VALKEY_URL: '',
     VALKEY_CLUSTER_URL: '',
@@ -129,17 +172,22 @@ for (const workers of [1, 2]) {
     console.log(
       `\nexplorer load, WORKERS=${workers}: ${REQUESTS} requests per experiment and concurrency level, own sandbox\n`,
     );
-    console.log('experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run   refusals');
-    for (const { name, body } of WORKLOADS) {
+    console.log(
+      'experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run  bench ms/run   refusals',
+    );
+    for (const { name, body } of WORKLOADS.filter(({ name }) => !ONLY || ONLY.includes(name))) {
       await load(site.url, name, body, 5, 20); // warm up: scripts loaded, connections open
       for (const clients of LEVELS) {
         const before = cpuBelow(site.pid);
+        const benchBefore = process.cpuUsage();
         const r = await load(site.url, name, body, clients);
+        const benchCpu = process.cpuUsage(benchBefore);
         const after = cpuBelow(site.pid);
+        const benchPerRun = ((benchCpu.user + benchCpu.system) / 1000 / REQUESTS).toFixed(2);
         const perRun = (kind: 'node' | 'valkey') =>
           before && after ? ((after[kind] - before[kind]) / REQUESTS).toFixed(2) : '-';
         console.log(
-          `${name.padEnd(15)} ${String(clients).padStart(7)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${perRun('node').padStart(12)} ${perRun('valkey').padStart(14)}   ${r.failures}`,
+          `${name.padEnd(15)} ${String(clients).padStart(7)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${perRun('node').padStart(12)} ${perRun('valkey').padStart(14)} ${benchPerRun.padStart(12)}   ${r.failures}`,
         );
       }
     }

@@ -6,6 +6,8 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { POOL_SIZE } from './experiments/runtime.ts';
+import { isApiPath } from './experiments/http.ts';
+import { serveApi } from './front/api.ts';
 import { createFront, type Handler } from './front/front.ts';
 import { fileLimit, frontSettings } from './front/settings.ts';
 import { startSandbox } from './sandbox/sandbox.ts';
@@ -45,7 +47,7 @@ async function serve(): Promise<Server> {
   // @ts-ignore — dist/ exists only after `astro build`.
   const { handler } = (await import('../dist/server/entry.mjs')) as { handler: Handler };
   const settings = frontSettings(process.env, workers);
-  const server = createFront(handler, settings);
+  const server = createFront(handler, { owns: isApiPath, serve: serveApi }, settings);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

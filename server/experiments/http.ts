@@ -1,6 +1,8 @@
-// The JSON API of the experiments, on web-standard Request and Response so it is tested without a
-// framework. Every refusal is JSON — { "error": { "code", "message" } } — with a 4xx status; a sandbox
-// outage is a 503 that says so; no stack trace ever leaves the server.
+// The JSON API under /api/: its routes, and the experiments' runs, as plain answers (status, body,
+// headers) that any HTTP server can write, so it is tested without one; the front writes them
+// (server/front/api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is JSON —
+// { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
+// stack trace ever leaves the server.
 
 import { commandArities } from '../catalogue/commands.ts';
 import { ERROR_CODES } from '../catalogue/error-codes.ts';
@@ -15,11 +17,23 @@ import { explorerRuntime, RUN_DEADLINE_MS } from './runtime.ts';
 // bound, a little later, covers runs that lease nothing.
 const RUN_TIMEOUT_MS = RUN_DEADLINE_MS + 1000;
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-  });
+/** An answer of the JSON API, before any HTTP server writes it (the front does, server/front/api.ts). */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** What the API reads of a request: its method, its content type, and its body up to a limit. */
+export interface Asked {
+  method: string;
+  contentType: string;
+  /** The body's bytes, or null when it is over `limit` bytes (by Content-Length or as read). */
+  readBody(limit: number): Promise<Uint8Array | null>;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return { status, body, headers };
 }
 
 export function refusal(
@@ -27,38 +41,11 @@ export function refusal(
   code: string,
   message: string,
   extra: Record<string, unknown> = {},
-): Response {
+): Answer {
   return json(status, { error: { code, message, ...extra } });
 }
 
-/** Reads at most `limit` bytes, whatever Content-Length claims. */
-async function readBody(request: Request, limit: number): Promise<Uint8Array | null> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > limit) return null;
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return body;
-}
-
-export function catalogue(): Response {
+export function catalogue(): Answer {
   const experiments = Object.entries(EXPERIMENTS).map(([name, { summary, input, example, bodyBytes }]) => ({
     name,
     method: 'POST',
@@ -71,7 +58,7 @@ export function catalogue(): Response {
   return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
 }
 
-export async function handleExperiment(request: Request, name: string | undefined): Promise<Response> {
+export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
   const experiment = name !== undefined && Object.hasOwn(EXPERIMENTS, name) ? EXPERIMENTS[name] : undefined;
   if (!experiment) {
     return refusal(
@@ -80,19 +67,19 @@ export async function handleExperiment(request: Request, name: string | undefine
       `no experiment named ${JSON.stringify(name ?? '')}; the experiments are: ${Object.keys(EXPERIMENTS).join(', ')}`,
     );
   }
-  if (request.method !== 'POST') {
+  if (asked.method !== 'POST') {
     return json(
       405,
       {
         error: {
           code: 'METHOD',
-          message: `experiments run with POST and a JSON body, not ${request.method}`,
+          message: `experiments run with POST and a JSON body, not ${asked.method}`,
         },
       },
       { allow: 'POST' },
     );
   }
-  const type = request.headers.get('content-type') ?? '';
+  const type = asked.contentType;
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     return refusal(
       415,
@@ -101,7 +88,7 @@ export async function handleExperiment(request: Request, name: string | undefine
     );
   }
   const limit = experiment.bodyBytes ?? LIMITS.bodyBytes;
-  const bytes = await readBody(request, limit);
+  const bytes = await asked.readBody(limit);
   if (bytes === null) return refusal(413, 'TOO_LARGE', `the body is over ${limit} bytes`);
   let body: unknown;
   try {
@@ -137,7 +124,7 @@ export async function handleExperiment(request: Request, name: string | undefine
 }
 
 /** A failure as an honest JSON answer; a bug of ours is logged (rate-limited), never sent. */
-export function failed(what: string, error: unknown): Response {
+export function failed(what: string, error: unknown): Answer {
   const failure = classify(error);
   if (failure.bug) logLimited(`${what} failed`, String((error as Error)?.message ?? error), error);
   const headers: Record<string, string> =
@@ -146,7 +133,7 @@ export function failed(what: string, error: unknown): Response {
 }
 
 /** Whether the sandbox answers, for the island's status line. */
-export async function sandboxStatus(): Promise<Response> {
+export async function sandboxStatus(): Promise<Answer> {
   try {
     const runtime = await explorerRuntime();
     return json(200, { sandbox: (await runtime.health()) ? 'up' : 'down', native: runtime.native() });
@@ -156,10 +143,44 @@ export async function sandboxStatus(): Promise<Response> {
 }
 
 /** A 405 that says which methods the path takes, in `allow` and in words. */
-export function methodNotAllowed(method: string, allow: string, hint: string): Response {
+export function methodNotAllowed(method: string, allow: string, hint: string): Answer {
   return json(
     405,
     { error: { code: 'METHOD', message: `${method} is not served here: ${hint}` } },
     { allow },
   );
+}
+
+/** Whether `path` is the API's: /api and everything under it. */
+export function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
+const EXPERIMENTS_PATH = '/api/experiments';
+
+/** The API's routes: the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
+export async function answerApi(path: string, asked: Asked): Promise<Answer> {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const reads = asked.method === 'GET' || asked.method === 'HEAD';
+  if (trimmed === EXPERIMENTS_PATH) {
+    return reads
+      ? catalogue()
+      : methodNotAllowed(asked.method, 'GET, HEAD', 'POST to /api/experiments/<name>; GET here lists them');
+  }
+  if (trimmed.startsWith(`${EXPERIMENTS_PATH}/`)) {
+    const raw = trimmed.slice(EXPERIMENTS_PATH.length + 1);
+    let name = raw;
+    try {
+      name = decodeURIComponent(raw);
+    } catch {
+      // Not percent-encoding: the name as sent, which names no experiment.
+    }
+    return answerExperiment(asked, name);
+  }
+  if (trimmed === '/api/sandbox') {
+    return reads
+      ? sandboxStatus()
+      : methodNotAllowed(asked.method, 'GET, HEAD', 'GET here answers whether the sandbox is up');
+  }
+  return refusal(404, 'NOT_FOUND', `no API at ${path}; see GET /api/experiments for what there is`);
 }

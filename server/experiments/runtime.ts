@@ -58,14 +58,19 @@ export interface ExplorerRuntime {
   close(): Promise<void>;
 }
 
-let started: Promise<ExplorerRuntime> | undefined;
+/**
+ * One runtime per process, kept on the process itself: the JSON API loads this file from server/, and
+ * Astro's bundle of the server islands carries a copy of it; both must lease from one pool.
+ */
+const RUNTIME = Symbol.for('the-owned-keyspace:explorer-runtime');
+const shared = globalThis as { [RUNTIME]?: Promise<ExplorerRuntime> };
 
 export function explorerRuntime(): Promise<ExplorerRuntime> {
-  started ??= start().catch((error) => {
-    started = undefined; // the next request tries again
+  shared[RUNTIME] ??= start().catch((error) => {
+    shared[RUNTIME] = undefined; // the next request tries again
     throw error;
   });
-  return started;
+  return shared[RUNTIME];
 }
 
 /**
@@ -191,7 +196,7 @@ async function start(): Promise<ExplorerRuntime> {
       for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
       for (const node of nodeInstalls) node.admin.disconnect();
       await sandbox.stop();
-      started = undefined;
+      shared[RUNTIME] = undefined;
     },
   };
 }

@@ -1,7 +1,8 @@
 // Our own HTTP server in front of Astro's handler: it holds the limits that keep one client from
 // locking everyone out — connection caps (per address and overall, below the file limit), short header,
 // body and keep-alive timeouts — the one rate limiter in front of every route that starts work on the
-// sandbox, the JSON answers for what Astro cannot take (TRACE, the image endpoint), and compression.
+// sandbox, the JSON API (handed past Astro: a run's answer is all the request is for), the JSON answers
+// for what Astro cannot take (TRACE, the image endpoint), and compression.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { logLimited } from '../log.ts';
@@ -11,6 +12,12 @@ import { RateLimiter } from './rate-limit.ts';
 import type { FrontSettings } from './settings.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
+
+/** The routes the front hands past Astro: the JSON API (`owns` says which paths are its). */
+export interface Api {
+  owns(path: string): boolean;
+  serve(request: IncomingMessage, response: ServerResponse, path: string): Promise<void>;
+}
 
 /** Methods a web-standard Request can carry; Astro fails on the others (TRACE, CONNECT, TRACK…). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
@@ -40,7 +47,7 @@ function sendJson(
   response.end(body);
 }
 
-export function createFront(handler: Handler, settings: FrontSettings): Server {
+export function createFront(handler: Handler, api: Api, settings: FrontSettings): Server {
   const limiter = new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
   const trusted = (address: string | undefined) =>
     settings.trustProxy.includes(address?.replace(/^::ffff:/, '') ?? '');
@@ -70,9 +77,11 @@ export function createFront(handler: Handler, settings: FrontSettings): Server {
         });
       }
     }
-    compressResponse(request, response);
+    // The API writes its JSON whole, compressed in one call; Astro's answers are compressed as they stream.
+    const toApi = api.owns(path);
+    if (!toApi) compressResponse(request, response);
     Promise.resolve()
-      .then(() => handler(request, response))
+      .then(() => (toApi ? api.serve(request, response, path) : handler(request, response)))
       .catch((error: unknown) => {
         logLimited('request failed', `${method} ${path}`, error);
         if (!response.headersSent) sendJson(response, 500, 'INTERNAL', 'the server failed; it was logged');

@@ -13,7 +13,7 @@ export interface ApiUnderTest {
 
 export function useApi(): ApiUnderTest {
   let sandbox: Sandbox | undefined;
-  let handle: typeof import('../../server/experiments/http.ts').handleExperiment;
+  let handle: typeof import('../../server/experiments/http.ts').answerExperiment;
   before(async () => {
     sandbox = await startSandbox({ databases: 32 });
     process.env.VALKEY_URL = sandbox.standalone.url;
@@ -21,7 +21,7 @@ export function useApi(): ApiUnderTest {
     process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url.split(',')[0];
     // Read when the handler's module loads, so it is loaded after this: the tests are not about the limiter.
     process.env.EXPLORER_BURST = '100000';
-    ({ handleExperiment: handle } = await import('../../server/experiments/http.ts'));
+    ({ answerExperiment: handle } = await import('../../server/experiments/http.ts'));
   });
   after(() =>
     boundedTeardown(async () => {
@@ -34,13 +34,17 @@ export function useApi(): ApiUnderTest {
       return sandbox!;
     },
     async post(name, body) {
-      const request = new Request(`http://test/api/experiments/${name}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const response = await handle(request, name);
-      return { status: response.status, body: await response.json() };
+      const bytes = Buffer.from(JSON.stringify(body));
+      const answer = await handle(
+        {
+          method: 'POST',
+          contentType: 'application/json',
+          readBody: async (limit) => (bytes.length > limit ? null : bytes),
+        },
+        name,
+      );
+      // As the front sends it: through JSON.
+      return { status: answer.status, body: JSON.parse(JSON.stringify(answer.body)) };
     },
   };
 }

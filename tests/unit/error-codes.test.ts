@@ -1,6 +1,6 @@
 // The error-code catalogue (server/catalogue/error-codes.ts) against what really answers: docs/wire.md's
 // table, the host's own errors, the native module's messages (its Rust tests' literals and the shared
-// fixture's layout vectors), the API's refusals as handleExperiment sends them, and every refusal code
+// fixture's layout vectors), the API's refusals as answerExperiment sends them, and every refusal code
 // in the source. The catalogue is what llms-full.txt and GET /api/experiments publish.
 
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { commandArities } from '../../server/catalogue/commands.ts';
 import { ERROR_CODES, textPattern, type ErrorCode } from '../../server/catalogue/error-codes.ts';
 import { plan } from '../../server/experiments/console/allow-list.ts';
-import { catalogue, handleExperiment } from '../../server/experiments/http.ts';
+import { answerExperiment, catalogue } from '../../server/experiments/http.ts';
 import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
 import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
@@ -96,12 +96,12 @@ describe('the error-code catalogue', () => {
 
   it('matches the API’s refusals as the handler sends them, status included', async () => {
     const post = (name: string, body: string, type = 'application/json', method = 'POST') =>
-      handleExperiment(
-        new Request(`http://x/api/experiments/${name}`, {
+      answerExperiment(
+        {
           method,
-          headers: { 'content-type': type },
-          body: method === 'POST' ? body : undefined,
-        }),
+          contentType: type,
+          readBody: async (limit) => (Buffer.byteLength(body) > limit ? null : Buffer.from(body)),
+        },
         name,
       );
     const responses = [
@@ -114,7 +114,7 @@ describe('the error-code catalogue', () => {
     ];
     const codes: string[] = [];
     for (const response of responses) {
-      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      const { error } = response.body as { error: { code: string; message: string } };
       const rows = rowsFor(error.code, error.message);
       assert.equal(rows.length, 1, `${error.code}: ${error.message}`);
       assert.equal(rows[0]!.status, response.status, error.code);
@@ -150,7 +150,7 @@ describe('the error-code catalogue', () => {
   });
 
   it('lists every refusal code the API source can send, with its status', () => {
-    const sources = [...files('server', '.ts'), ...files('src/pages/api', '.ts')];
+    const sources = files('server', '.ts');
     let found = 0;
     for (const file of sources) {
       for (const [, status, code] of read(file).matchAll(
@@ -166,7 +166,7 @@ describe('the error-code catalogue', () => {
   });
 
   it('is published by GET /api/experiments with the EMQ.* arity table', async () => {
-    const body = (await catalogue().json()) as { errors: ErrorCode[]; commands: unknown[] };
+    const body = catalogue().body as { errors: ErrorCode[]; commands: unknown[] };
     assert.deepEqual(body.errors, ERROR_CODES);
     assert.deepEqual(body.commands, commandArities());
   });

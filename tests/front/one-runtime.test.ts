@@ -1,0 +1,53 @@
+// The JSON API is served from server/ by the front, and the server island from Astro's bundle, which
+// carries its own copy of the runtime module: both must run on one runtime — one sandbox, one pool of
+// leases — never two. A site that starts its own sandbox shows it in its process tree.
+
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { startSite, type Site } from '../../scripts/site.ts';
+import { boundedTeardown } from '../support/teardown.ts';
+
+/** The valkey-servers under `root`, by walking /proc's parent links. */
+function valkeyServersBelow(root: number): number {
+  const parents = new Map<number, { ppid: number; comm: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(entry), { ppid, comm });
+    } catch {
+      // ended while read
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let at = parents.get(pid); at; at = parents.get(at.ppid)) if (at.ppid === root) return true;
+    return false;
+  };
+  return [...parents].filter(([pid, { comm }]) => comm.startsWith('valkey-serv') && below(pid)).length;
+}
+
+let site: Site | undefined;
+before(async () => {
+  site = await startSite({ VALKEY_URL: '', VALKEY_CLUSTER_URL: '' });
+});
+after(() => boundedTeardown(async () => site?.close()));
+
+it('the island and the API share one sandbox: one standalone node and three cluster nodes', async () => {
+  const html = await (await fetch(`${site!.url}/protocol/the-owned-keyspace/`)).text();
+  const island = /\/_server-islands\/[^"]+/.exec(html)?.[0]?.replaceAll('&amp;', '&');
+  assert.ok(island, 'the module page has a server island');
+  const islandAnswer = await fetch(site!.url + island);
+  assert.equal(islandAnswer.status, 200, await islandAnswer.text());
+  const run = await fetch(`${site!.url}/api/experiments/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ queue: 'orders' }),
+  });
+  assert.equal(run.status, 200, await run.text());
+  const status = await (await fetch(`${site!.url}/api/sandbox`)).json();
+  assert.equal(status.sandbox, 'up');
+  assert.equal(valkeyServersBelow(site!.pid), 4);
+});
