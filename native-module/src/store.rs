@@ -12,7 +12,7 @@
 
 use std::ffi::CStr;
 use std::marker::PhantomData;
-use std::os::raw::{c_char, c_int};
+use std::os::raw::{c_char, c_int, c_longlong};
 use std::ptr::{self, NonNull};
 
 use valkey_module::{raw, Context, KeyType, NotifyEvent, ValkeyError, ValkeyString};
@@ -180,12 +180,9 @@ impl<'c> Key<'c> {
         }
     }
 
-    /// The bytes of a string key, borrowed while the key is open; `None` when the key is missing
-    /// or not a string.
-    pub fn read_string(&self) -> Option<&[u8]> {
-        if self.kind() != KeyType::String {
-            return None;
-        }
+    /// The bytes of a key the caller found to be a string (its type is looked up once, by the
+    /// caller), borrowed while the key is open.
+    pub fn string_bytes(&self) -> Option<&[u8]> {
         let mut len = 0;
         let dma = raw::string_dma(self.inner, &mut len, raw::KeyMode::READ);
         if dma.is_null() {
@@ -295,20 +292,20 @@ impl<'c> Key<'c> {
         }
         // The double's own integer value (every integral double below 2^63 is one; 2^63 itself
         // saturates to i64::MAX, which ZADD parses back to 2^63): the replica stores the same score.
-        let shared = crate::shared::shared();
-        let printed;
-        let score_string = if score == 0.0 {
-            shared.zero
-        } else {
-            printed = Owned::integer(self.ctx, score as i64);
-            printed.str()
-        };
-        self.effect(
-            c"ZADD",
-            &[score_string.raw(), member.raw()],
-            NotifyEvent::ZSET,
-            c"zadd",
-        );
+        // 0 is the string made at load; any other score goes as a number (`l`), printed by the
+        // server straight into the effect, so no string is made and freed here for it.
+        let (ctx, name, member) = (self.ctx.get_raw(), self.name.raw(), member.raw());
+        let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
+        unsafe {
+            if score == 0.0 {
+                let zero = crate::shared::shared().zero.raw();
+                replicate(ctx, c"ZADD".as_ptr(), c"sss".as_ptr(), name, zero, member);
+            } else {
+                let score = score as i64 as c_longlong;
+                replicate(ctx, c"ZADD".as_ptr(), c"sls".as_ptr(), name, score, member);
+            }
+        }
+        self.notify(NotifyEvent::ZSET, c"zadd");
     }
 
     /// `ZREM key member`; true when the member was there. Only a real removal is an effect.

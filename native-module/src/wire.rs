@@ -100,7 +100,17 @@ pub fn parse_integer(value: &[u8]) -> Option<i64> {
     if !canonical {
         return None;
     }
-    std::str::from_utf8(value).ok()?.parse().ok()
+    // Accumulated toward the sign, so i64::MIN parses and one past either end does not.
+    let negative = digits.len() < value.len();
+    digits.iter().try_fold(0i64, |n, &d| {
+        let d = i64::from(d - b'0');
+        let n = n.checked_mul(10)?;
+        if negative {
+            n.checked_sub(d)
+        } else {
+            n.checked_add(d)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -170,6 +180,7 @@ mod tests {
         assert_eq!(parse_integer(b"-5"), Some(-5));
         assert_eq!(parse_integer(b"30000"), Some(30000));
         assert_eq!(parse_integer(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_integer(b"-9223372036854775808"), Some(i64::MIN));
         for bad in [
             &b""[..],
             b"-",
@@ -180,6 +191,8 @@ mod tests {
             b"1e3",
             b"0x10",
             b"9223372036854775808",
+            b"-9223372036854775809",
+            b"99999999999999999999",
         ] {
             assert_eq!(parse_integer(bad), None, "{}", escape(bad));
         }

@@ -86,7 +86,7 @@ fn read_identity(ctx: &Context) -> Result<(), ValkeyError> {
     let version = Key::open_read(ctx, shared().version_key);
     let found = match version.kind() {
         KeyType::Empty => Identity::Absent,
-        KeyType::String => Identity::Value(version.read_string().unwrap_or_default()),
+        KeyType::String => Identity::Value(version.string_bytes().unwrap_or_default()),
         other => Identity::OtherType(type_name(other)),
     };
     wire::check_identity(found).map_err(ValkeyError::String)
