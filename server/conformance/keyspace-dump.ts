@@ -31,17 +31,40 @@ export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string)
   } while (cursor !== '0');
   keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
+  // Two pipelines, whatever the number of keys: every TYPE, then every read.
+  const types = await replies(keys.reduce((p, key) => p.type(key), client.pipeline()));
+  const reads = await replies(
+    keys.reduce((p, key, i) => {
+      const type = types[i];
+      if (type === 'hash') return p.hgetall(key);
+      if (type === 'zset') return p.zrange(key, 0, -1, 'WITHSCORES');
+      if (type === 'list') return p.lrange(key, 0, -1);
+      if (type === 'set') return p.smembers(key);
+      if (type === 'string') return p.get(key);
+      return p; // gone since the SCAN, or a type this dump does not read
+    }, client.pipeline()),
+  );
   const dump: KeyspaceDump = {};
-  for (const key of keys) {
-    const type = await client.type(key);
-    if (type === 'hash') dump[key] = { type, value: sortObject(await client.hgetall(key)) };
-    else if (type === 'zset')
-      dump[key] = { type, value: pairs(await client.zrange(key, 0, -1, 'WITHSCORES')) };
-    else if (type === 'list') dump[key] = { type, value: await client.lrange(key, 0, -1) };
-    else if (type === 'set') dump[key] = { type, value: (await client.smembers(key)).sort() };
-    else if (type === 'string') dump[key] = { type, value: await client.get(key) };
-  }
+  let read = 0;
+  keys.forEach((key, i) => {
+    const type = types[i];
+    if (type === 'hash') dump[key] = { type, value: sortObject(reads[read++] as Record<string, string>) };
+    else if (type === 'zset') dump[key] = { type, value: pairs(reads[read++] as string[]) };
+    else if (type === 'list') dump[key] = { type, value: reads[read++] as string[] };
+    else if (type === 'set') dump[key] = { type, value: (reads[read++] as string[]).sort() };
+    else if (type === 'string') dump[key] = { type, value: reads[read++] as string | null };
+  });
   return dump;
+}
+
+/** A pipeline's replies, or its first error thrown. */
+async function replies(pipeline: ReturnType<Valkey['pipeline']>): Promise<unknown[]> {
+  if (pipeline.length === 0) return [];
+  const results = (await pipeline.exec()) ?? [];
+  return results.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
 }
 
 function sortObject(record: Record<string, string>): Record<string, string> {

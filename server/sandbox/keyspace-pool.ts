@@ -4,7 +4,8 @@
 // The leases live in Valkey itself (database 0, as the admin), never in one process's memory: a lease is
 // a key set with NX and an expiry, so any number of site processes on one VALKEY_URL never hand one
 // database to two runs, and a process that dies mid-run strands nothing — its leases expire after the
-// run's deadline plus a bound, and the next run to take the database flushes it first.
+// run's deadline plus a bound, and the next run to take the database flushes it first. Both flushes
+// happen inside the lease scripts, as the admin, in the same step as the take and the give.
 //
 // A run's connections are the explorer's, and the explorer may not SELECT: each is opened as the admin
 // on its database (SELECT n) and then switched to the explorer with AUTH, so it keeps db=n and any
@@ -46,24 +47,50 @@ export interface PoolOptions {
   first?: number;
 }
 
-/** Takes `count` free leases at once, or none: KEYS are the lease keys, ARGV token, ttl, count. */
+/**
+ * Takes `count` free leases at once, or none, and flushes their databases (a lease that expired with
+ * its process was never flushed): KEYS are the lease keys, ARGV the token, ttl, count, then each key's
+ * database. Scripts may SELECT; it changes only the script's own database.
+ */
 const TAKE = `local got = {}
 for i = 1, #KEYS do
   if redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2], 'NX') then
     got[#got + 1] = i
-    if #got == tonumber(ARGV[3]) then return got end
+    if #got == tonumber(ARGV[3]) then
+      for _, j in ipairs(got) do
+        redis.call('SELECT', ARGV[3 + j])
+        redis.call('FLUSHDB')
+      end
+      return got
+    end
   end
 end
 for _, i in ipairs(got) do redis.call('DEL', KEYS[i]) end
 return {}`;
 
-/** Gives a lease back only while it is still ours (it may have expired and been taken since). */
-const GIVE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/**
+ * Flushes each database and gives its lease back, only while the lease is still ours (it may have
+ * expired and been taken since: that run's keyspace is not ours to flush). KEYS are the lease keys,
+ * ARGV the token, then each key's database.
+ */
+const GIVE = `local given = 0
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then
+    redis.call('SELECT', ARGV[1 + i])
+    redis.call('FLUSHDB')
+    redis.call('SELECT', 0)
+    given = given + redis.call('DEL', KEYS[i])
+  end
+end
+return given`;
 
 const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
 const GIVE_SHA = createHash('sha1').update(GIVE).digest('hex');
 
 const reconnect = (times: number) => Math.min(times * 100, 1000);
+
+/** How often the first run in line looks for leases other processes gave back. */
+const POLL_MS = 50;
 
 export function leaseKey(db: number): string {
   return `sandbox:lease:${db}`;
@@ -76,9 +103,15 @@ export class KeyspacePool {
   private readonly explorer: PoolOptions['explorer'];
   private readonly dbs: number[];
   private readonly clients = new Map<number, Valkey>();
-  /** Lease keys and flushes, as the admin; flushes pipeline SELECT n + FLUSHDB, never interleaved. */
+  /**
+   * Lease scripts (which flush), as the admin; auto-pipelined: the takes and gives of concurrent runs
+   * go out in one write.
+   */
   private readonly admin: Valkey;
-  private readonly flusher: Valkey;
+  /** Runs of this process waiting for leases, in the order they came. */
+  private readonly line: Array<{ wake(): void }> = [];
+  /** Leases given back by runs of this process since the first in line last tried. */
+  private freed = 0;
 
   /** Databases first..first+size-1 of the server at `adminUrl` (a URL with the admin's credentials). */
   constructor(adminUrl: string, size: number, options: PoolOptions) {
@@ -94,12 +127,9 @@ export class KeyspacePool {
       autoResendUnfulfilledCommands: false,
       retryStrategy: reconnect,
     };
-    this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
-    this.flusher = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
-    for (const client of [this.admin, this.flusher]) {
-      client.on('error', () => {});
-      client.setMaxListeners(0); // every waiting run listens for its `ready`
-    }
+    this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true, enableAutoPipelining: true });
+    this.admin.on('error', () => {});
+    this.admin.setMaxListeners(0); // every waiting run listens for its `ready`
   }
 
   get size(): number {
@@ -118,7 +148,6 @@ export class KeyspacePool {
     let timer: NodeJS.Timeout | undefined;
     try {
       for (const db of dbs) leases.push(await this.lease(db));
-      await Promise.all(leases.map((lease) => this.flush(lease.db, lease.client)));
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           // Cut the run's connections: what it had in flight fails, and nothing more of it is sent.
@@ -129,25 +158,18 @@ export class KeyspacePool {
       return await Promise.race([work(leases), deadline]);
     } finally {
       clearTimeout(timer);
-      await Promise.all(
-        dbs.map(async (db) => {
-          try {
-            await this.flush(db, leases.find((lease) => lease.db === db)?.client);
-            await this.admin.call('EVALSHA', GIVE_SHA, 1, leaseKey(db), token).catch(async (error) => {
-              if (!String(error).includes('NOSCRIPT')) throw error;
-              await this.admin.eval(GIVE, 1, leaseKey(db), token);
-            });
-          } catch {
-            // Not flushed (a busy or restarting server): the lease stays taken until it expires, and
-            // whoever takes it next flushes it first. A lease is never given back unflushed.
-          }
-        }),
-      );
+      try {
+        await this.script(GIVE, GIVE_SHA, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
+        this.gaveBack(count);
+      } catch {
+        // Not flushed (a busy or restarting server): the leases stay taken until they expire, and
+        // whoever takes one next flushes it first. A lease is never given back unflushed.
+      }
     }
   }
 
   async close(): Promise<void> {
-    const all = [...this.clients.values(), this.admin, this.flusher];
+    const all = [...this.clients.values(), this.admin];
     await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
 
@@ -156,44 +178,71 @@ export class KeyspacePool {
     if (client.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
   }
 
+  /**
+   * Takes `count` leases. Runs of this process that find none free wait in line, first come first
+   * served: the first in line tries again as soon as a run of this process gives leases back, and every
+   * `POLL_MS` for those other processes give back.
+   */
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
     await this.connected(this.admin);
+    if (this.line.length === 0) {
+      const got = await this.take(count, token);
+      if (got) return got;
+    }
     const started = Date.now();
-    for (let attempt = 0; ; attempt += 1) {
-      // Start at a random database so processes do not all contend for the first ones.
-      const offset = Math.floor(Math.random() * this.dbs.length);
-      const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
-      const args = [order.length, ...order.map(leaseKey), token, this.ttlMs, count];
-      // EVALSHA first; the script is sent whole only the first time a server sees it.
-      const got = (await this.admin.call('EVALSHA', TAKE_SHA, ...args).catch((error) => {
-        if (!String(error).includes('NOSCRIPT')) throw error;
-        return this.admin.eval(TAKE, ...(args as [number, ...Array<string | number>]));
-      })) as number[];
-      if (got.length === count) return got.map((i) => order[i - 1]!);
-      const waited = Date.now() - started;
-      if (waited >= waitMs) throw new PoolBusyError(waited);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 20 + attempt * 20)));
+    const place = { wake: () => {} };
+    this.line.push(place);
+    try {
+      for (;;) {
+        const waited = Date.now() - started;
+        if (waited >= waitMs) throw new PoolBusyError(waited);
+        if (this.line[0] !== place) {
+          await new Promise<void>((resolve) => (place.wake = resolve));
+          continue;
+        }
+        const got = await this.take(count, token);
+        if (got) {
+          this.freed = Math.max(0, this.freed - count);
+          return got;
+        }
+        this.freed = 0;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(POLL_MS, waitMs - waited));
+          place.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      this.line.splice(this.line.indexOf(place), 1);
+      // The next in line tries at once if leases came back meanwhile; otherwise when they do.
+      if (this.freed > 0) this.line[0]?.wake();
     }
   }
 
-  /**
-   * Flushes `db` on the run's own connection (the explorer may FLUSHDB its own database), or, when that
-   * connection was cut (a run ended at its deadline), through the admin's flusher.
-   */
-  private async flush(db: number, own?: Valkey): Promise<void> {
-    if (own && own.status === 'ready' && explorerState.get(own)?.explorer) {
-      try {
-        await this.asExplorer(own);
-        await own.flushdb();
-        return;
-      } catch {
-        // fall through to the admin's flusher
-      }
-    }
-    await this.connected(this.flusher);
-    const replies = await this.flusher.pipeline().select(db).flushdb().exec();
-    const failed = replies?.find(([error]) => error);
-    if (failed) throw failed[0];
+  /** One try at `count` free leases at once (all or none), or null. */
+  private async take(count: number, token: string): Promise<number[] | null> {
+    // Start at a random database so processes do not all contend for the first ones.
+    const offset = Math.floor(Math.random() * this.dbs.length);
+    const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
+    const args = [order.length, ...order.map(leaseKey), token, this.ttlMs, count, ...order];
+    const got = (await this.script(TAKE, TAKE_SHA, args)) as number[];
+    return got.length === count ? got.map((i) => order[i - 1]!) : null;
+  }
+
+  /** A lease script, as the admin: EVALSHA first, the script sent whole only when the server lacks it. */
+  private script(source: string, sha: string, args: Array<string | number>): Promise<unknown> {
+    return this.admin.call('EVALSHA', sha, ...args).catch((error) => {
+      if (!String(error).includes('NOSCRIPT')) throw error;
+      return this.admin.eval(source, ...(args as [number, ...Array<string | number>]));
+    });
+  }
+
+  /** A run of this process gave `count` leases back: the first in line may have them. */
+  private gaveBack(count: number): void {
+    this.freed += count;
+    this.line[0]?.wake();
   }
 
   /** The run's connection to `db`, as the explorer (reused across runs of this process). */

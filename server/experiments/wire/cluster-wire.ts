@@ -7,6 +7,7 @@ import type { Cluster, Valkey } from 'iovalkey';
 import {
   CLIENT_INFO_BYTES,
   clientCounters,
+  countersNow,
   recordWire,
   type WireCommand,
   type WireProof,
@@ -64,7 +65,7 @@ export async function clusterWireDuring(
   // Connected to every primary, with the slot map read, before anything is recorded.
   if (cluster.status !== 'ready') await new Promise((resolve) => cluster.once('ready', resolve));
   const nodes = cluster.nodes('master');
-  const before = await Promise.all(nodes.map(clientCounters));
+  const before = await Promise.all(nodes.map(countersNow));
   const wire: WireCommand[] = [];
   const recordings = nodes.map((node) => recordWire(node, { sink: wire, node: address(node) }));
   try {

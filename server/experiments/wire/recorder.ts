@@ -53,12 +53,56 @@ export function respLength(argv: readonly Uint8Array[]): number {
 /** CLIENT INFO's own bytes, which the second reading counts. */
 export const CLIENT_INFO_BYTES = respLength([encoder.encode('CLIENT'), encoder.encode('INFO')]);
 
-export async function clientCounters(client: Valkey): Promise<{ commands: number; bytesIn: number }> {
+export interface Counters {
+  commands: number;
+  bytesIn: number;
+}
+
+/** Reads the connection's counters from the server (CLIENT INFO) and keeps the reading. */
+export async function clientCounters(client: Valkey): Promise<Counters> {
+  const ledger = tap(client).ledger;
   const info = String(await client.call('CLIENT', 'INFO'));
   const commands = / tot-cmds=(\d+)/.exec(info);
   const bytesIn = / tot-net-in=(\d+)/.exec(info);
   if (!commands || !bytesIn) throw new Error('CLIENT INFO did not report tot-cmds and tot-net-in');
-  return { commands: Number(commands[1]), bytesIn: Number(bytesIn[1]) };
+  const counters = { commands: Number(commands[1]), bytesIn: Number(bytesIn[1]) };
+  const socket = client.stream;
+  readings.set(client, { socket, written: socket.bytesWritten, ledger: { ...ledger }, counters });
+  return counters;
+}
+
+/**
+ * The last CLIENT INFO reading of each connection, with its socket, the bytes that socket had written
+ * and the connection's ledger when the reading came back.
+ */
+const readings = new WeakMap<
+  Valkey,
+  { socket: { bytesWritten: number }; written: number; ledger: Ledger; counters: Counters }
+>();
+
+/**
+ * The connection's counters as a CLIENT INFO sent now would read them: the last reading plus the
+ * commands the ledger saw written since, when those are all the socket wrote (same socket, same byte
+ * count) and none ran a script or a module command (whose inner calls the server counts too); else a
+ * fresh reading. A run starts from it instead of asking again: one round trip less per connection, and
+ * the closing reading still checks it — a wrong start would show as bytes that do not add up.
+ */
+export async function countersNow(client: Valkey): Promise<Counters> {
+  const known = readings.get(client);
+  const now = tap(client).ledger;
+  const socket = client.stream;
+  if (
+    known &&
+    known.socket === socket &&
+    now.inner === known.ledger.inner &&
+    socket.bytesWritten - known.written === now.bytes - known.ledger.bytes
+  ) {
+    return {
+      commands: known.counters.commands + now.commands - known.ledger.commands,
+      bytesIn: known.counters.bytesIn + now.bytes - known.ledger.bytes,
+    };
+  }
+  return clientCounters(client);
 }
 
 /** Replies over this many characters are cut (INFO's ready-check reply is 4 KB of server detail). */
@@ -87,65 +131,110 @@ function redacted(name: string, argv: Uint8Array[]): Uint8Array[] {
   return argv;
 }
 
-/** Records every command `client` sends until stop(); the replies fill in as they arrive. */
-export function recordWire(
-  client: Valkey,
-  options: { sink?: WireCommand[]; node?: string } = {},
-): { commands: WireCommand[]; bytes(): number; stop(): void } {
-  const commands: WireCommand[] = options.sink ?? [];
-  let bytes = 0;
+/** What a connection has written, as counted at its one tap. */
+interface Ledger {
+  commands: number;
+  bytes: number;
+  /** Commands that run others inside the server (scripts, module commands). */
+  inner: number;
+}
+
+interface Recording {
+  commands: WireCommand[];
+  bytes: number;
+  node?: string;
+}
+
+interface Tap {
+  ledger: Ledger;
+  recordings: Set<Recording>;
+}
+
+const taps = new WeakMap<Valkey, Tap>();
+
+/** Commands the server counts with the calls they make inside it. */
+const RUNS_OTHERS = /^(eval|evalsha|eval_ro|evalsha_ro|fcall|fcall_ro|emq\.)/i;
+
+/**
+ * The connection's one tap, where iovalkey hands each command to its socket (pipelines and handshakes
+ * included): it keeps the ledger of everything written and feeds the recordings running.
+ */
+function tap(client: Valkey): Tap {
+  let found = taps.get(client);
+  if (found) return found;
+  const state: Tap = { ledger: { commands: 0, bytes: 0, inner: 0 }, recordings: new Set() };
+  taps.set(client, state);
   const original = client.sendCommand;
-  const patched = function (this: Valkey, command: SentCommand, ...rest: unknown[]) {
+  (client as unknown as { sendCommand: unknown }).sendCommand = function (
+    this: Valkey,
+    command: SentCommand,
+    ...rest: unknown[]
+  ) {
     const sent = (original as (...args: unknown[]) => unknown).call(this, command, ...rest);
-    // Only a command written to the socket is recorded: one queued while the connection is not ready
+    // Only a command written to the socket counts: one queued while the connection is not ready
     // comes back through here when the queue is flushed, and a rejected one never left.
     const queue = (this as unknown as { commandQueue: { peekBack(): { command: unknown } | undefined } })
       .commandQueue;
     if (queue.peekBack()?.command !== command) return sent;
     const argv = [encoder.encode(command.name), ...command.args.map(asBytes)];
-    const entry: WireCommand = {
-      line: reprCommand(redacted(command.name, argv)),
-      reply: null,
-      ...(options.node ? { node: options.node } : {}),
-    };
-    bytes += respLength(argv);
-    commands.push(entry);
-    // This send's own answer: a cluster client sends one command again after MOVED or ASK, so the
-    // answer is caught as it arrives (then the handlers before ours run) rather than from its promise.
-    const { resolve, reject } = command;
-    command.resolve = (value) => {
-      Object.assign(command, { resolve, reject });
-      entry.reply = settled(value);
-      resolve.call(command, value);
-    };
-    command.reject = (error) => {
-      Object.assign(command, { resolve, reject });
-      entry.reply = { error: error.message };
-      reject.call(command, error);
-    };
+    const bytes = respLength(argv);
+    state.ledger.commands += 1;
+    state.ledger.bytes += bytes;
+    if (RUNS_OTHERS.test(command.name)) state.ledger.inner += 1;
+    if (state.recordings.size > 0) record(command, argv, bytes, state.recordings);
     return sent;
   };
-  (client as unknown as { sendCommand: unknown }).sendCommand = patched;
+  return state;
+}
+
+function record(command: SentCommand, argv: Uint8Array[], bytes: number, recordings: Set<Recording>) {
+  const line = reprCommand(redacted(command.name, argv));
+  const entries = [...recordings].map((recording) => {
+    const entry: WireCommand = { line, reply: null, ...(recording.node ? { node: recording.node } : {}) };
+    recording.bytes += bytes;
+    recording.commands.push(entry);
+    return entry;
+  });
+  // This send's own answer: a cluster client sends one command again after MOVED or ASK, so the
+  // answer is caught as it arrives (then the handlers before ours run) rather than from its promise.
+  const { resolve, reject } = command;
+  command.resolve = (value) => {
+    Object.assign(command, { resolve, reject });
+    for (const entry of entries) entry.reply = settled(value);
+    resolve.call(command, value);
+  };
+  command.reject = (error) => {
+    Object.assign(command, { resolve, reject });
+    for (const entry of entries) entry.reply = { error: error.message };
+    reject.call(command, error);
+  };
+}
+
+/** Records every command `client` sends until stop(); the replies fill in as they arrive. */
+export function recordWire(
+  client: Valkey,
+  options: { sink?: WireCommand[]; node?: string } = {},
+): { commands: WireCommand[]; bytes(): number; stop(): void } {
+  const recording: Recording = { commands: options.sink ?? [], bytes: 0, node: options.node };
+  const { recordings } = tap(client);
+  recordings.add(recording);
   return {
-    commands,
-    bytes: () => bytes,
-    stop: () => {
-      // Only our own patch is undone: the prototype's method shows through again.
-      if ((client as unknown as { sendCommand: unknown }).sendCommand === patched)
-        delete (client as unknown as { sendCommand?: unknown }).sendCommand;
-    },
+    commands: recording.commands,
+    bytes: () => recording.bytes,
+    stop: () => void recordings.delete(recording),
   };
 }
 
 /**
- * Runs `act` with the connection's wire recorded, between two CLIENT INFO calls (not recorded), and
- * answers the commands with the server's own counts of them.
+ * Runs `act` with the connection's wire recorded, between two CLIENT INFO readings (not recorded; the
+ * first may be the last run's closing one, when nothing was sent since), and answers the commands
+ * with the server's own counts of them.
  */
 export async function wireDuring(
   client: Valkey,
   act: () => Promise<void>,
 ): Promise<{ wire: WireCommand[]; proof: WireProof }> {
-  const before = await clientCounters(client);
+  const before = await countersNow(client);
   const recording = recordWire(client);
   try {
     await act();
