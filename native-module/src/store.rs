@@ -310,7 +310,7 @@ impl<'c> Key<'c> {
 
     /// `ZREM key member`; true when the member was there. Only a real removal is an effect.
     pub fn zrem(&self, member: Str) -> bool {
-        self.remove_member(member, c"zrem")
+        self.remove_member(member, c"zrem", true)
     }
 
     /// The member `ZPOPMIN` would pop (the lowest score, then the lowest bytes), left in place so
@@ -335,10 +335,57 @@ impl<'c> Key<'c> {
     /// Pops `member` as `ZPOPMIN` would (its event), replicated as the `ZREM` of that member so a
     /// replica never has to agree on which one.
     pub fn zpop(&self, member: Str) -> bool {
-        self.remove_member(member, c"zpopmin")
+        self.remove_member(member, c"zpopmin", true)
     }
 
-    fn remove_member(&self, member: Str, event: &CStr) -> bool {
+    /// A sweep's move out: `ZREM key member` with its event, the effect left to
+    /// [`Key::replicate_batch`], which says the whole batch's removals in one `ZREM`.
+    pub fn zrem_batched(&self, member: Str) -> bool {
+        self.remove_member(member, c"zrem", false)
+    }
+
+    /// A sweep's move in: `ZADD key 0 member` with its event, the effect left to
+    /// [`Key::replicate_batch`], which says the whole batch's adds in one `ZADD`.
+    pub fn zadd_zero_batched(&self, member: Str) {
+        let mut flags: c_int = 0;
+        unsafe {
+            raw::RedisModule_ZsetAdd.unwrap()(self.inner, 0.0, member.raw(), &mut flags);
+        }
+        self.notify(NotifyEvent::ZSET, c"zadd");
+    }
+
+    /// One effect for a batch of `zrem_batched` (`ZREM key m…`) or `zadd_zero_batched`
+    /// (`ZADD key 0 m 0 m…`, when `command` is `ZADD`): for the replicas and the AOF, one command
+    /// says what one per member would (the dataset is the same), and each effect costs the server
+    /// a command lookup and an argument vector.
+    pub fn replicate_batch(&self, command: &CStr, members: &[Owned]) {
+        let zero = crate::shared::shared().zero.raw();
+        let scored = command == c"ZADD";
+        let (ctx, cmd, key) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw());
+        let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
+        match members {
+            [] => {}
+            // One member needs no vector.
+            [member] if scored => unsafe {
+                replicate(ctx, cmd, c"sss".as_ptr(), key, zero, member.str().raw());
+            },
+            [member] => unsafe {
+                replicate(ctx, cmd, c"ss".as_ptr(), key, member.str().raw());
+            },
+            _ => {
+                let mut args = Vec::with_capacity(members.len() * (1 + usize::from(scored)));
+                for member in members {
+                    if scored {
+                        args.push(zero);
+                    }
+                    args.push(member.str().raw());
+                }
+                unsafe { replicate(ctx, cmd, c"sv".as_ptr(), key, args.as_mut_ptr(), args.len()) };
+            }
+        }
+    }
+
+    fn remove_member(&self, member: Str, event: &CStr, replicate: bool) -> bool {
         if self.kind() != KeyType::ZSet {
             return false;
         }
@@ -349,7 +396,11 @@ impl<'c> Key<'c> {
         if deleted == 0 {
             return false;
         }
-        self.effect(c"ZREM", &[member.raw()], NotifyEvent::ZSET, event);
+        if replicate {
+            self.effect(c"ZREM", &[member.raw()], NotifyEvent::ZSET, event);
+        } else {
+            self.notify(NotifyEvent::ZSET, event);
+        }
         // The API deletes a sorted set it emptied; the command would also have said `del`.
         if !self.exists() {
             self.notify(NotifyEvent::GENERIC, c"del");

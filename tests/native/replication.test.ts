@@ -107,4 +107,36 @@ describe('effects replication', () => {
     assert.equal(await copy.exists(`emq:{${queue}}:pending`), 0);
     assert.ok((await copy.dbsize()) > 1, 'the replica holds the dataset');
   });
+
+  it('a sweep reaches the replica as one ZREM and one ZADD for its batch, and each row its HSET', async () => {
+    const main = open(primary.url);
+    const copy = open(replica.url);
+    await installWireIdentity(main);
+    const jobs = new Jobs(new NativeExecutor(main));
+    const queue = 'sweeps';
+    const due = Array.from({ length: 40 }, () => minter.mint());
+    for (const id of due) await jobs.schedule(queue, id, `p ${id}`, 0);
+    // One more than the batch: it stays scheduled, so the batch's limit holds on both sides.
+    const batch = due.length - 1;
+    await converged(main, copy, 'schedule');
+    const calls = async () => {
+      const stats = String(await copy.info('commandstats'));
+      const of = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { zrem: of('zrem'), zadd: of('zadd'), hset: of('hset') };
+    };
+    await copy.call('CONFIG', 'RESETSTAT');
+    assert.equal(await jobs.promote(queue, batch), batch);
+    await converged(main, copy, 'promote, a batch');
+    assert.deepEqual(await calls(), { zrem: 1, zadd: 1, hset: batch });
+    assert.equal(await copy.zcard(`emq:{${queue}}:schedule`), 1);
+
+    // Claimed with a lease already over, then reaped back in one sweep.
+    for (let i = 0; i < batch; i += 1) assert.ok(await jobs.claim(queue, 0));
+    await converged(main, copy, 'claim');
+    await copy.call('CONFIG', 'RESETSTAT');
+    assert.equal(await jobs.reap(queue, batch), batch);
+    await converged(main, copy, 'reap, a batch');
+    assert.deepEqual(await calls(), { zrem: 1, zadd: 1, hset: batch });
+    assert.equal(await copy.exists(`emq:{${queue}}:active`), 0, 'the emptied set is gone on the replica too');
+  });
 });

@@ -43,10 +43,14 @@ fn move_due(ctx: &Context, layout: &'static Layout, argv: &[Str]) -> ValkeyResul
             row.expect(KeyType::Hash).map(|()| row)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Each id's writes and events come in the script's order; the moves reach the replicas as one
+    // `ZREM from id…` and one `ZADD pending 0 id…` for the batch (each row's `HSET` is its own).
     for (id, row) in ids.iter().zip(&rows) {
-        from.zrem(id.str());
-        pending.zadd(0, id.str());
+        from.zrem_batched(id.str());
+        pending.zadd_zero_batched(id.str());
         row.hset(&[(s.state, s.pending)]);
     }
+    from.replicate_batch(c"ZREM", &ids);
+    pending.replicate_batch(c"ZADD", &ids);
     Ok(ValkeyValue::Integer(ids.len() as i64))
 }
