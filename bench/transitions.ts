@@ -7,6 +7,7 @@
 // machine, medians of 3 moved by ±100% between runs; the fastest of 7 by about ±10%). A second table
 // repeats them with a replica attached. Prints figures (or `--json`); asserts nothing (timings are not tests).
 
+import { availableParallelism, loadavg } from 'node:os';
 import type { Valkey } from 'iovalkey';
 import { Valkey as Client } from 'iovalkey';
 import type { Executor } from '../server/executors/executor.ts';
@@ -139,8 +140,14 @@ let replica: ValkeyNode | null = null;
 let replicaClient: Valkey | null = null;
 try {
   const version = String(await client.info('server')).match(/valkey_version:(\S+)/)?.[1];
+  // Timings on a shared machine mean little without its load: printed at the start and at the end.
+  const load = () => loadavg().map((l) => Number(l.toFixed(2)));
+  const loadAtStart = load();
   if (!JSON_OUTPUT) {
-    console.log(`valkey ${version}; ${OPS} transitions per cell, pipelined ${BATCH} at a time;`);
+    console.log(
+      `valkey ${version}; load average ${loadAtStart.join(' ')} (1, 5, 15 min) on ${availableParallelism()} cores;`,
+    );
+    console.log(`${OPS} transitions per cell, pipelined ${BATCH} at a time;`);
     console.log(`fastest of ${ROUNDS} interleaved rounds; server µs per transition from INFO commandstats`);
     if (!module) console.log('native module not built: run `npm test` or `npm start` once to build it');
     console.log('');
@@ -158,13 +165,17 @@ try {
     console.log(
       'native÷floor: what native costs over the same work sent as plain commands (1.00x is the floor).',
     );
+    console.log(`load average at the end: ${load().join(' ')}`);
   } else {
     const transitions = CORE_TRANSITIONS.map((name) => ({
       name,
       ...alone.get(name)!,
       replica: replicated.get(name)!,
     }));
-    console.log(JSON.stringify({ valkey: version, ops: OPS, rounds: ROUNDS, transitions }, null, 2));
+    const loadAverage = { start: loadAtStart, end: load() };
+    console.log(
+      JSON.stringify({ valkey: version, ops: OPS, rounds: ROUNDS, loadAverage, transitions }, null, 2),
+    );
   }
 } finally {
   await replicaClient?.quit();
