@@ -1,6 +1,7 @@
 // The native executor: the same call, sent as the module's EMQ.<VERB> instead of EVALSHA <sha>.
 
 import { verdicts, type Client, type Executor } from './executor.ts';
+import { routedCommand, sendRouted, type CommandSink } from './routed.ts';
 import { TRANSITIONS, type Call, type Reply } from './transitions.ts';
 import { WireError } from './wire-error.ts';
 
@@ -14,12 +15,8 @@ export class NativeExecutor implements Executor {
 
   async run(call: Call): Promise<Reply> {
     try {
-      return (await this.client.call(
-        commandFor(call),
-        call.keys.length,
-        ...call.keys,
-        ...call.args,
-      )) as Reply;
+      const args = [call.keys.length, ...call.keys, ...call.args];
+      return (await sendRouted(this.client, commandFor(call), call.keys, args)) as Reply;
     } catch (error) {
       throw WireError.from(error);
     }
@@ -27,7 +24,10 @@ export class NativeExecutor implements Executor {
 
   async runMany(calls: readonly Call[]): Promise<Array<Reply | WireError>> {
     const pipeline = this.client.pipeline();
-    for (const call of calls) pipeline.call(commandFor(call), call.keys.length, ...call.keys, ...call.args);
+    for (const call of calls) {
+      const args = [call.keys.length, ...call.keys, ...call.args];
+      (pipeline as unknown as CommandSink).sendCommand(routedCommand(commandFor(call), call.keys, args));
+    }
     return verdicts(await pipeline.exec());
   }
 }

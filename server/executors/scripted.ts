@@ -7,6 +7,7 @@
 
 import { Cluster } from 'iovalkey';
 import { verdicts, type Client, type Executor } from './executor.ts';
+import { routedCommand, sendRouted, type CommandSink } from './routed.ts';
 import { scriptFor } from './scripts.ts';
 import { TRANSITIONS, type Call, type Reply, type TransitionName } from './transitions.ts';
 import { WireError } from './wire-error.ts';
@@ -72,13 +73,15 @@ export class ScriptedExecutor implements Executor {
 
   private async evalsha(call: Call): Promise<Reply> {
     const { sha } = scriptFor(call.transition);
-    return (await this.client.call('EVALSHA', sha, call.keys.length, ...call.keys, ...call.args)) as Reply;
+    const args = [sha, call.keys.length, ...call.keys, ...call.args];
+    return (await sendRouted(this.client, 'EVALSHA', call.keys, args)) as Reply;
   }
 
   private async pipeline(calls: readonly Call[]): Promise<Array<Reply | WireError>> {
     const pipeline = this.client.pipeline();
     for (const call of calls) {
-      pipeline.call('EVALSHA', scriptFor(call.transition).sha, call.keys.length, ...call.keys, ...call.args);
+      const args = [scriptFor(call.transition).sha, call.keys.length, ...call.keys, ...call.args];
+      (pipeline as unknown as CommandSink).sendCommand(routedCommand('EVALSHA', call.keys, args));
     }
     return verdicts(await pipeline.exec());
   }

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Cluster } from 'iovalkey';
+import { sendRouted } from '../executors/routed.ts';
 
 export class LockBusyError extends Error {
   constructor(name: string, waitedMs: number) {
@@ -50,7 +51,8 @@ export class RunLocks {
       try {
         return await work();
       } finally {
-        await this.admin.call('EVAL', RELEASE, 1, RunLocks.key(name), token).catch(() => {});
+        const key = RunLocks.key(name);
+        await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, token]).catch(() => {});
       }
     } finally {
       done();
