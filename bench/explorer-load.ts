@@ -7,9 +7,8 @@
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startSite } from '../scripts/site.ts';
+import { KeepAliveClient } from './keep-alive-client.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);
 const LEVELS = (process.env.EXPLORER_BENCH_CLIENTS ?? '1,10,50').split(',').map(Number);
@@ -41,46 +40,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/**
- * One POST on a kept-alive connection, asking for compression as a browser does; the answer is
- * decompressed and parsed as the page would. node:http, not fetch: the bench shares the cores with the
- * site, and undici's fetch cost more CPU per request than the site's own handling of it.
- */
-function post(agent: Agent, url: URL, body: string): Promise<{ status: number; payload: any }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'accept-encoding': 'br, gzip',
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          try {
-            const raw = Buffer.concat(chunks);
-            const encoding = response.headers['content-encoding'];
-            const text =
-              encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'gzip' ? gunzipSync(raw) : raw;
-            resolve({ status: response.statusCode!, payload: JSON.parse(text.toString('utf8')) });
-          } catch (error) {
-            reject(error);
-          }
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 async function load(
   url: string,
   name: string,
@@ -91,24 +50,24 @@ async function load(
   let next = 0;
   const latencies: number[] = [];
   const failures = new Map<string, number>();
-  const agent = new Agent({ keepAlive: true, maxSockets: clients });
-  const target = new URL(`${url}/api/experiments/${name}`);
+  const path = `/api/experiments/${name}`;
+  const readers = Array.from({ length: clients }, () => new KeepAliveClient(url));
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: clients }, async () => {
+    readers.map(async (reader) => {
       for (let i = next++; i < requests; i = next++) {
         const t0 = performance.now();
-        const { status, payload } = await post(agent, target, JSON.stringify(body(i)));
+        const answer = await reader.post(path, JSON.stringify(body(i)));
         latencies.push(performance.now() - t0);
-        if (status !== 200) {
-          const code = `${status} ${payload.error?.code}`;
+        if (answer.status !== 200) {
+          const code = `${answer.status} ${(answer.body as { error?: { code: string } }).error?.code}`;
           failures.set(code, (failures.get(code) ?? 0) + 1);
         }
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
+  for (const reader of readers) reader.close();
   latencies.sort((a, b) => a - b);
   return {
     p50: percentile(latencies, 50),
