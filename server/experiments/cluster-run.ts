@@ -18,14 +18,9 @@ export function slotLock(n: number): string {
   return `slot:${n}`;
 }
 
-/** Keys of `queue` the node owning `n` holds (a run's own, since runs on a slot take turns). */
-export async function queueKeysOnSlot(runtime: ExplorerRuntime, queue: string, n: number): Promise<string[]> {
-  const owner = ownerOf(await readShards(runtime.clusterAdmin), n);
-  if (!owner) return [];
-  const node = runtime.clusterAdminNode(owner.address);
-  const prefix = queueKey(queue, 'pending').slice(0, -'pending'.length);
-  const keys = (await node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000)) as string[];
-  return keys.filter((key) => key.startsWith(prefix));
+/** What every key of `queue` starts with (`emq:{queue}:`). */
+function queuePrefix(queue: string): string {
+  return queueKey(queue, 'pending').slice(0, -'pending'.length);
 }
 
 /** A node restarting (killed and brought back by its supervisor): worth waiting for, not a failure. */
@@ -57,7 +52,9 @@ export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 1
 /**
  * Runs `work` holding the slot of `queue`, with the cluster's layout read live; afterwards deletes every
  * key of the queue and answers how many outlived the clean-up (0 unless something is wrong). A node
- * that dies mid-run is restarted by its supervisor: the run waits for the cluster and runs once more.
+ * that dies mid-run is restarted by its supervisor: the run waits until every node says the cluster is
+ * ok and runs once more. (The first attempt does not ask every node first: a failing node shows
+ * itself as a transient error, and a healthy cluster is not asked three times per run.)
  */
 export async function withQueueSlot<T>(
   runtime: ExplorerRuntime,
@@ -67,12 +64,14 @@ export async function withQueueSlot<T>(
   const n = slot(queueKey(queue, 'pending'));
   return runtime.locks.with(slotLock(n), async () => {
     for (let attempt = 1; ; attempt += 1) {
+      let owner: ShardNode | null = null;
       try {
-        const shards = await waitClusterHealthy(runtime);
-        const owner = ownerOf(shards, n);
+        const shards =
+          attempt === 1 ? await readShards(runtime.clusterAdmin) : await waitClusterHealthy(runtime);
+        owner = ownerOf(shards, n);
         if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
         const result = await work({ slot: n, shards, owner });
-        return { ...result, leftBehind: await cleanUp(runtime, queue, n) };
+        return { ...result, leftBehind: await cleanUp(runtime, queue, n, owner) };
       } catch (error) {
         if (isTransient(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
         await cleanUp(runtime, queue, n).catch(() => {});
@@ -82,8 +81,25 @@ export async function withQueueSlot<T>(
   });
 }
 
-async function cleanUp(runtime: ExplorerRuntime, queue: string, n: number): Promise<number> {
-  const keys = await queueKeysOnSlot(runtime, queue, n);
-  if (keys.length > 0) await runtime.clusterAdmin.del(...keys);
-  return (await queueKeysOnSlot(runtime, queue, n)).length;
+/**
+ * Deletes the queue's keys from the slot's owner (read live unless the run knows it), then reads the
+ * slot again: the delete and the second read go out together.
+ */
+async function cleanUp(
+  runtime: ExplorerRuntime,
+  queue: string,
+  n: number,
+  known?: ShardNode,
+): Promise<number> {
+  const owner = known ?? ownerOf(await readShards(runtime.clusterAdmin), n);
+  if (!owner) return 0;
+  const node = runtime.clusterAdminNode(owner.address);
+  const ours = (keys: string[]) => keys.filter((key) => key.startsWith(queuePrefix(queue)));
+  const keys = ours((await node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000)) as string[]);
+  if (keys.length === 0) return 0;
+  const [, left] = await Promise.all([
+    node.del(...keys),
+    node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000) as Promise<string[]>,
+  ]);
+  return ours(left).length;
 }

@@ -144,33 +144,38 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
     const enqueue = callFor('enqueue', queue, { id: jobId, payload: '{"hello":"cluster"}' });
     const countKeys = () => adminOwner.exists(...enqueue.keys);
     const countSlot = async () => Number(await adminOwner.call('CLUSTER', 'COUNTKEYSINSLOT', n));
-    const [keysBefore, slotKeysBefore] = [await countKeys(), await countSlot()];
+    const [keysBefore, slotKeysBefore] = await Promise.all([countKeys(), countSlot()]);
     const nonOwnerReply = await errorOf(() => new NativeExecutor(asOther).run(enqueue));
     const ownerReply = await errorOf(() => new NativeExecutor(asOwner).run(enqueue));
-    const [keysAfter, slotKeysAfter] = [await countKeys(), await countSlot()];
+    const [keysAfter, slotKeysAfter] = await Promise.all([countKeys(), countSlot()]);
 
     // The same enqueue and a claim through the scripted executor on a cluster client: it routes each
     // call to the owner. After each, the keys it wrote are looked for on every node directly: the node
     // that holds one answers 1, the others answer MOVED.
-    const locate = async (written: string) => {
-      let storedOn = 'none';
-      for (const shard of shards) {
-        const found = await runtime
-          .clusterAdminNode(shard.address)
-          .exists(written)
-          .catch(() => 0);
-        if (found === 1) storedOn = shard.address;
-      }
-      return { key: written, storedOn };
-    };
+    // Every node is asked for each key, at once: the node that holds it says 1.
+    const locate = (written: string[]) =>
+      Promise.all(
+        written.map(async (key) => {
+          const found = await Promise.all(
+            shards.map(({ address }) =>
+              runtime
+                .clusterAdminNode(address)
+                .exists(key)
+                .catch(() => 0),
+            ),
+          );
+          const at = found.lastIndexOf(1);
+          return { key, storedOn: at < 0 ? 'none' : shards[at]!.address };
+        }),
+      );
     const scripted = new ScriptedExecutor(runtime.cluster);
     const claim = callFor('claim', queue, { lease_ms: 30_000 });
     const steps: Array<{ command: Words; reply: Reply }> = [];
     const keys: Array<{ key: string; storedOn: string }> = [];
     steps.push({ command: evalWords(enqueue, scriptFor('enqueue').sha), reply: await scripted.run(enqueue) });
-    for (const written of enqueue.keys) keys.push(await locate(written));
+    keys.push(...(await locate(enqueue.keys)));
     steps.push({ command: evalWords(claim, scriptFor('claim').sha), reply: await scripted.run(claim) });
-    keys.push(await locate(claim.keys[1]!));
+    keys.push(...(await locate([claim.keys[1]!])));
 
     // The counterfactual: the claim's keys without braces hash whole, each to a slot of its own.
     const bare = claim.keys.map((braced) => braced.replace(`{${queue}}`, queue));

@@ -135,7 +135,9 @@ async function start(): Promise<ExplorerRuntime> {
   const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
 
   const clusterAdmin = clusterClient(clusterPart.seeds, { redisOptions: adminOptions });
-  const adminNodes = nodeConnections(adminOptions);
+  // What a run asks several nodes at once (where a key is, how many keys a slot holds) goes out in one
+  // write per node.
+  const adminNodes = nodeConnections({ ...adminOptions, enableAutoPipelining: true });
   let nativeLoaded = false;
   const standalone = adminFor(standaloneUrl, password, (native) => (nativeLoaded = native));
   // Every node of the cluster gets the account (and again after a restart), read from CLUSTER SHARDS, so

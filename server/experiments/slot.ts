@@ -54,12 +54,16 @@ export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
 }
 
 async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInput) {
-  const reserve = { ...viewKey(versionKey()), serverSlot: await serverSlot(cluster, versionKey()) };
+  const reserveSlot = serverSlot(cluster, versionKey());
   if ('key' in input) {
     const view = viewKey(input.key);
-    const confirmed = await serverSlot(cluster, input.key);
-    return { key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot }, reserve };
+    const [reserved, confirmed] = await Promise.all([reserveSlot, serverSlot(cluster, input.key)]);
+    return {
+      key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot },
+      reserve: { ...viewKey(versionKey()), serverSlot: reserved },
+    };
   }
+  const reserve = { ...viewKey(versionKey()), serverSlot: await reserveSlot };
 
   for (const [field, name] of [
     ['queue', input.queue],

@@ -89,6 +89,10 @@ const GIVE_SHA = createHash('sha1').update(GIVE).digest('hex');
 
 const reconnect = (times: number) => Math.min(times * 100, 1000);
 
+/** Whose a lease is: this host and process (a random part, as pids are reused), then a run number. */
+const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+let runs = 0;
+
 /** How often the first run in line looks for leases other processes gave back. */
 const POLL_MS = 50;
 
@@ -142,7 +146,7 @@ export class KeyspacePool {
    */
   async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = 5000): Promise<T> {
     if (count > this.size) throw new RangeError(`a run may lease at most ${this.size} keyspaces`);
-    const token = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    const token = `${PROCESS_TOKEN}:${(runs += 1)}`;
     const dbs = await this.acquire(count, token, waitMs);
     const leases: Lease[] = [];
     let timer: NodeJS.Timeout | undefined;

@@ -176,6 +176,7 @@ describe('the reserve', () => {
 describe('two executors', () => {
   it('runs one sequence through both and finds the same keys with the same contents after each step', async () => {
     const { body } = await explorer.post('two-executors', {});
+    assert.ok(body.result, JSON.stringify(body));
     const result = body.result;
     assert.equal(
       result.same,

@@ -18,8 +18,18 @@ export interface KeyView {
   slot: number;
 }
 
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const decoder = new TextDecoder();
+
+/** Bytes as the explorer shows them: two hex digits each, spaced. */
+function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 1) out += i === 0 ? HEX[bytes[i]!] : ` ${HEX[bytes[i]!]}`;
+  return out;
+}
+
 function segment(part: Segment['part'], text: string): Segment {
-  return { part, text, hex: [...utf8(text)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ') };
+  return { part, text, hex: hex(utf8(text)) };
 }
 
 export function viewKey(key: string): KeyView {
@@ -39,7 +49,7 @@ export function viewKey(key: string): KeyView {
     key,
     bytes: utf8(key).length,
     segments,
-    hashtag: new TextDecoder().decode(tag),
+    hashtag: decoder.decode(tag),
     crc16: checksum,
     slot: checksum % SLOT_COUNT,
   };

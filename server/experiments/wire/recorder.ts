@@ -50,6 +50,16 @@ export function respLength(argv: readonly Uint8Array[]): number {
   return length;
 }
 
+/** `respLength` of a command as iovalkey sends it, without copying its arguments. */
+function sentLength(command: SentCommand): number {
+  const item = (length: number) => String(length).length + length + 5; // $<len>\r\n<bytes>\r\n
+  let length = String(command.args.length + 1).length + 3 + item(Buffer.byteLength(command.name));
+  for (const arg of command.args) {
+    length += item(arg instanceof Uint8Array ? arg.length : Buffer.byteLength(String(arg)));
+  }
+  return length;
+}
+
 /** CLIENT INFO's own bytes, which the second reading counts. */
 export const CLIENT_INFO_BYTES = respLength([encoder.encode('CLIENT'), encoder.encode('INFO')]);
 
@@ -176,12 +186,13 @@ function tap(client: Valkey): Tap {
     const queue = (this as unknown as { commandQueue: { peekBack(): { command: unknown } | undefined } })
       .commandQueue;
     if (queue.peekBack()?.command !== command) return sent;
-    const argv = [encoder.encode(command.name), ...command.args.map(asBytes)];
-    const bytes = respLength(argv);
+    const bytes = sentLength(command);
     state.ledger.commands += 1;
     state.ledger.bytes += bytes;
     if (RUNS_OTHERS.test(command.name)) state.ledger.inner += 1;
-    if (state.recordings.size > 0) record(command, argv, bytes, state.recordings);
+    if (state.recordings.size > 0) {
+      record(command, [encoder.encode(command.name), ...command.args.map(asBytes)], bytes, state.recordings);
+    }
     return sent;
   };
   return state;
