@@ -339,13 +339,13 @@ impl<'c> Key<'c> {
     }
 
     /// A sweep's move out: `ZREM key member` with its event, the effect left to
-    /// [`Key::replicate_batch`], which says the whole batch's removals in one `ZREM`.
+    /// [`Key::replicate_zrem_batch`].
     pub fn zrem_batched(&self, member: Str) -> bool {
         self.remove_member(member, c"zrem", false)
     }
 
     /// A sweep's move in: `ZADD key 0 member` with its event, the effect left to
-    /// [`Key::replicate_batch`], which says the whole batch's adds in one `ZADD`.
+    /// [`Key::replicate_zadd_zero_batch`].
     pub fn zadd_zero_batched(&self, member: Str) {
         let mut flags: c_int = 0;
         unsafe {
@@ -354,30 +354,43 @@ impl<'c> Key<'c> {
         self.notify(NotifyEvent::ZSET, c"zadd");
     }
 
-    /// One effect for a batch of `zrem_batched` (`ZREM key m…`) or `zadd_zero_batched`
-    /// (`ZADD key 0 m 0 m…`, when `command` is `ZADD`): for the replicas and the AOF, one command
-    /// says what one per member would (the dataset is the same), and each effect costs the server
-    /// a command lookup and an argument vector.
-    pub fn replicate_batch(&self, command: &CStr, members: &[Owned]) {
-        let zero = crate::shared::shared().zero.raw();
-        let scored = command == c"ZADD";
+    /// The effect of a batch of [`Key::zrem_batched`]: one `ZREM key m…`.
+    pub fn replicate_zrem_batch(&self, members: &[Owned]) {
+        self.replicate_members(c"ZREM", None, members);
+    }
+
+    /// The effect of a batch of [`Key::zadd_zero_batched`]: one `ZADD key 0 m 0 m…`.
+    pub fn replicate_zadd_zero_batch(&self, members: &[Owned]) {
+        self.replicate_members(c"ZADD", Some(crate::shared::shared().zero), members);
+    }
+
+    /// `command key [score] m [score] m…` as one effect: for the replicas and the AOF one command
+    /// says what one per member would (the dataset is the same), and each effect costs the server a
+    /// command lookup and an argument vector.
+    fn replicate_members(&self, command: &CStr, score: Option<Str>, members: &[Owned]) {
         let (ctx, cmd, key) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw());
         let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
-        match members {
-            [] => {}
+        match (members, score) {
+            ([], _) => {}
             // One member needs no vector.
-            [member] if scored => unsafe {
-                replicate(ctx, cmd, c"sss".as_ptr(), key, zero, member.str().raw());
+            ([member], Some(score)) => unsafe {
+                replicate(
+                    ctx,
+                    cmd,
+                    c"sss".as_ptr(),
+                    key,
+                    score.raw(),
+                    member.str().raw(),
+                );
             },
-            [member] => unsafe {
+            ([member], None) => unsafe {
                 replicate(ctx, cmd, c"ss".as_ptr(), key, member.str().raw());
             },
             _ => {
-                let mut args = Vec::with_capacity(members.len() * (1 + usize::from(scored)));
+                let mut args =
+                    Vec::with_capacity(members.len() * (1 + usize::from(score.is_some())));
                 for member in members {
-                    if scored {
-                        args.push(zero);
-                    }
+                    args.extend(score.map(Str::raw));
                     args.push(member.str().raw());
                 }
                 unsafe { replicate(ctx, cmd, c"sv".as_ptr(), key, args.as_mut_ptr(), args.len()) };

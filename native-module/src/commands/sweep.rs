@@ -50,7 +50,7 @@ fn move_due(ctx: &Context, layout: &'static Layout, argv: &[Str]) -> ValkeyResul
         pending.zadd_zero_batched(id.str());
         row.hset(&[(s.state, s.pending)]);
     }
-    from.replicate_batch(c"ZREM", &ids);
-    pending.replicate_batch(c"ZADD", &ids);
+    from.replicate_zrem_batch(&ids);
+    pending.replicate_zadd_zero_batch(&ids);
     Ok(ValkeyValue::Integer(ids.len() as i64))
 }
