@@ -2,6 +2,7 @@
 // two such dumps, with sorted-set scores from the server clock allowed to differ within a window.
 
 import type { Valkey } from 'iovalkey';
+import { layoutValueType } from '../keyspace/index.ts';
 
 export type DumpedValue =
   | { type: 'hash'; value: Record<string, string> }
@@ -31,40 +32,61 @@ export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string)
   } while (cursor !== '0');
   keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
-  // Two pipelines, whatever the number of keys: every TYPE, then every read.
-  const types = await replies(keys.reduce((p, key) => p.type(key), client.pipeline()));
-  const reads = await replies(
-    keys.reduce((p, key, i) => {
-      const type = types[i];
-      if (type === 'hash') return p.hgetall(key);
-      if (type === 'zset') return p.zrange(key, 0, -1, 'WITHSCORES');
-      if (type === 'list') return p.lrange(key, 0, -1);
-      if (type === 'set') return p.smembers(key);
-      if (type === 'string') return p.get(key);
-      return p; // gone since the SCAN, or a type this dump does not read
-    }, client.pipeline()),
-  );
+  // Each key's TYPE goes out with the read its place in the layout calls for, in one pipeline; a key
+  // the layout does not place, or whose TYPE says otherwise, is read in a second.
+  type Pipeline = ReturnType<Valkey['pipeline']>;
+  const read = (p: Pipeline, key: string, type: unknown): boolean => {
+    if (type === 'hash') p.hgetall(key);
+    else if (type === 'zset') p.zrange(key, 0, -1, 'WITHSCORES');
+    else if (type === 'list') p.lrange(key, 0, -1);
+    else if (type === 'set') p.smembers(key);
+    else if (type === 'string') p.get(key);
+    else return false; // gone since the SCAN, or a type this dump does not read
+    return true;
+  };
+  const guesses = keys.map(layoutValueType);
+  const first = client.pipeline();
+  const typeAt: number[] = [];
+  const at: Array<number | null> = [];
+  keys.forEach((key, i) => {
+    typeAt.push(first.length);
+    first.type(key);
+    at.push(read(first, key, guesses[i]) ? first.length - 1 : null);
+  });
+  const answers = keys.length === 0 ? [] : (((await first.exec()) ?? []) as Array<[Error | null, unknown]>);
+  const types = typeAt.map((index) => settledOf(answers[index]!));
+  const values = new Map<number, unknown>();
+  const second = client.pipeline();
+  const again: number[] = [];
+  keys.forEach((key, i) => {
+    if (at[i] !== null && types[i] === guesses[i]) values.set(i, settledOf(answers[at[i]!]!));
+    else if (read(second, key, types[i])) again.push(i);
+  });
+  (await replies(second)).forEach((value, n) => values.set(again[n]!, value));
+
   const dump: KeyspaceDump = {};
-  let read = 0;
   keys.forEach((key, i) => {
     const type = types[i];
-    if (type === 'hash') dump[key] = { type, value: sortObject(reads[read++] as Record<string, string>) };
-    else if (type === 'zset') dump[key] = { type, value: pairs(reads[read++] as string[]) };
-    else if (type === 'list') dump[key] = { type, value: reads[read++] as string[] };
-    else if (type === 'set') dump[key] = { type, value: (reads[read++] as string[]).sort() };
-    else if (type === 'string') dump[key] = { type, value: reads[read++] as string | null };
+    const value = values.get(i);
+    if (type === 'hash') dump[key] = { type, value: sortObject(value as Record<string, string>) };
+    else if (type === 'zset') dump[key] = { type, value: pairs(value as string[]) };
+    else if (type === 'list') dump[key] = { type, value: value as string[] };
+    else if (type === 'set') dump[key] = { type, value: (value as string[]).sort() };
+    else if (type === 'string') dump[key] = { type, value: value as string | null };
   });
   return dump;
+}
+
+/** A reply, or its error thrown. */
+function settledOf([error, value]: [Error | null, unknown]): unknown {
+  if (error) throw error;
+  return value;
 }
 
 /** A pipeline's replies, or its first error thrown. */
 async function replies(pipeline: ReturnType<Valkey['pipeline']>): Promise<unknown[]> {
   if (pipeline.length === 0) return [];
-  const results = (await pipeline.exec()) ?? [];
-  return results.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
+  return ((await pipeline.exec()) ?? []).map((answer) => settledOf(answer as [Error | null, unknown]));
 }
 
 function sortObject(record: Record<string, string>): Record<string, string> {

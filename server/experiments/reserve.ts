@@ -14,7 +14,7 @@ import { mintJobId, versionKey } from '../keyspace/index.ts';
 import type { Valkey } from 'iovalkey';
 import { RESERVE_STEPS, type ReservePlanStep } from './browser-safe/reserve-plan.ts';
 import { fields } from './input.ts';
-import { wireDuring, type WireCommand, type WireProof } from './wire/recorder.ts';
+import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from './wire/recorder.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ReserveStep extends ReservePlanStep {
@@ -34,27 +34,39 @@ export function parseReserveInput(body: unknown): Record<string, never> {
   return {};
 }
 
+/** What {emq}:version holds after a step: read in the same write as the step's closing CLIENT INFO. */
+const IDENTITY_AFTER: ReadAfter = ['GET', versionKey()];
+
+/** A step's wire and proof, and the identity read behind them. */
+function stepWire({ wire, proof, read }: Awaited<ReturnType<typeof wireDuring>>) {
+  return { wire, proof, identity: (read ?? null) as string | null };
+}
+
 /** A connector's step: its fence runs on the leased keyspace's own connection, recorded whole. */
 async function connector(
   client: Valkey,
   connect: () => Promise<{ fence: { outcome: string; steps: FenceStep[] }; close(): Promise<void> }>,
 ) {
   let result: { outcome: 'ok' | 'refused'; commands: FenceStep[]; message: string } | undefined;
-  const recorded = await wireDuring(client, async () => {
-    try {
-      const connection = await connect();
-      await connection.close();
-      result = {
-        outcome: 'ok',
-        commands: connection.fence.steps,
-        message: `fence ${connection.fence.outcome}`,
-      };
-    } catch (error) {
-      if (!(error instanceof FenceError)) throw error;
-      result = { outcome: 'refused', commands: error.steps, message: error.message };
-    }
-  });
-  return { ...result!, ...recorded };
+  const recorded = await wireDuring(
+    client,
+    async () => {
+      try {
+        const connection = await connect();
+        await connection.close();
+        result = {
+          outcome: 'ok',
+          commands: connection.fence.steps,
+          message: `fence ${connection.fence.outcome}`,
+        };
+      } catch (error) {
+        if (!(error instanceof FenceError)) throw error;
+        result = { outcome: 'refused', commands: error.steps, message: error.message };
+      }
+    },
+    IDENTITY_AFTER,
+  );
+  return { ...result!, ...stepWire(recorded) };
 }
 
 async function nativeWrite(client: Valkey) {
@@ -64,54 +76,55 @@ async function nativeWrite(client: Valkey) {
     reply: null as string | null,
   };
   let reply: unknown;
-  const { wire, proof } = await wireDuring(client, async () => {
-    reply = await settle(() => new NativeExecutor(client).run(call));
-  });
+  const recorded = await wireDuring(
+    client,
+    async () => {
+      reply = await settle(() => new NativeExecutor(client).run(call));
+    },
+    IDENTITY_AFTER,
+  );
   if (reply instanceof WireError) {
     return {
       outcome: 'refused' as const,
       commands: [{ ...command, reply: reply.message }],
       message: reply.message,
-      wire,
-      proof,
+      ...stepWire(recorded),
     };
   }
   return {
     outcome: 'ok' as const,
     commands: [{ ...command, reply: String(reply) }],
     message: `enqueued (${String(reply)})`,
-    wire,
-    proof,
+    ...stepWire(recorded),
   };
 }
 
 export async function runReserve(runtime: ExplorerRuntime) {
   return runtime.pool.with(2, async ([a, b]) => {
     const steps: ReserveStep[] = [];
-    const record = async (
-      planned: ReservePlanStep,
-      result: Omit<ReserveStep, keyof ReservePlanStep | 'identity'>,
-    ) => {
-      const identity = await (planned.keyspace === 'A' ? a! : b!).client.get(versionKey());
-      steps.push({ ...planned, ...result, identity });
-    };
+    const record = (planned: ReservePlanStep, result: Omit<ReserveStep, keyof ReservePlanStep>) =>
+      steps.push({ ...planned, ...result });
 
-    await record(RESERVE_STEPS.claim, await connector(a!.client, () => connectWire4(a!.client)));
-    if (runtime.native()) await record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
-    await record(RESERVE_STEPS.readUninstalled, await connector(b!.client, () => connectWire6(b!.client)));
+    record(RESERVE_STEPS.claim, await connector(a!.client, () => connectWire4(a!.client)));
+    if (runtime.native()) record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
+    record(RESERVE_STEPS.readUninstalled, await connector(b!.client, () => connectWire6(b!.client)));
     let install: Awaited<ReturnType<typeof installWireIdentity>> | undefined;
-    const installed = await wireDuring(b!.client, async () => {
-      install = await installWireIdentity(b!.client);
-    });
-    await record(RESERVE_STEPS.install, {
+    const installed = await wireDuring(
+      b!.client,
+      async () => {
+        install = await installWireIdentity(b!.client);
+      },
+      IDENTITY_AFTER,
+    );
+    record(RESERVE_STEPS.install, {
       outcome: 'ok',
       commands: [{ command: `SET ${versionKey()} ${install!.identity} NX GET`, reply: install!.previous }],
       message: `installed ${install!.identity}`,
-      ...installed,
+      ...stepWire(installed),
     });
-    await record(RESERVE_STEPS.readInstalled, await connector(b!.client, () => connectWire6(b!.client)));
-    if (runtime.native()) await record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
-    await record(RESERVE_STEPS.refuseNative, await connector(b!.client, () => connectWire4(b!.client)));
+    record(RESERVE_STEPS.readInstalled, await connector(b!.client, () => connectWire6(b!.client)));
+    if (runtime.native()) record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
+    record(RESERVE_STEPS.refuseNative, await connector(b!.client, () => connectWire4(b!.client)));
     return { native: runtime.native(), steps };
   });
 }

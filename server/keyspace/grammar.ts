@@ -2,6 +2,7 @@
 
 import { assertBrandedId } from './branded-id.ts';
 import { KeyspaceError } from './errors.ts';
+import { versionKey } from './reserve.ts';
 import { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType } from './types.ts';
 
 export const PREFIX = 'emq:';
@@ -74,4 +75,16 @@ export function splitQueueKey(key: string): QueueKeyParts | null {
     close: '}:',
     type: key.slice(close + 2),
   };
+}
+
+/** The Valkey type a key holds where the layout places it, or undefined for a key it does not place. */
+export function layoutValueType(key: string): 'hash' | 'zset' | 'list' | 'set' | 'string' | undefined {
+  if (key === versionKey()) return 'string';
+  const type = splitQueueKey(key)?.type;
+  if (type === undefined) return undefined;
+  if (type.startsWith('job:')) return 'hash';
+  if (isLaneType(type)) return 'zset';
+  if (!isFixedKeyType(type)) return undefined;
+  const kind = KEY_TYPES[type].split(':', 1)[0];
+  return kind === 'sorted set' ? 'zset' : kind === 'hash' ? 'hash' : kind === 'list' ? 'list' : 'set';
 }

@@ -21,6 +21,7 @@ export {
   queueKey,
   queueKeys,
   rowBase,
+  layoutValueType,
   splitQueueKey,
   type QueueKeyParts,
 } from './grammar.ts';

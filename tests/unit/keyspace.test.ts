@@ -12,6 +12,7 @@ import {
   KEY_TYPES,
   KeyspaceError,
   laneKey,
+  layoutValueType,
   parseId,
   queueKey,
   quoteBytes,
@@ -162,5 +163,22 @@ describe('branded ids', () => {
 describe('quoting bytes in messages', () => {
   it("escapes everything outside printable ASCII, and ' and \\", () => {
     assert.equal(quoteBytes("a'b\\c\u0000é"), "'a\\x27b\\x5cc\\x00\\xc3\\xa9'");
+  });
+});
+
+describe('the value type the layout gives a key', () => {
+  it('follows each fixed key type’s description, and places rows, lanes and the reserve', () => {
+    const words = { 'sorted set': 'zset', hash: 'hash', list: 'list', set: 'set' } as Record<string, string>;
+    for (const [type, description] of Object.entries(KEY_TYPES)) {
+      if (type === 'job:') continue;
+      const kind = words[description.split(':', 1)[0]!];
+      assert.ok(kind, `${type}: ${description}`);
+      assert.equal(layoutValueType(queueKey('orders', type as KeyType)), kind, type);
+    }
+    assert.equal(layoutValueType(jobKey('orders', 'JOB0Nb1VTbfnu4')), 'hash');
+    assert.equal(layoutValueType(laneKey('orders', 'JOB0Nb1VTbfnu4')), 'zset');
+    assert.equal(layoutValueType(versionKey()), 'string');
+    for (const outside of ['foo', 'emq:{orders}:nope', 'emq:orders:pending', 'emq:{orders}:g:short:pending'])
+      assert.equal(layoutValueType(outside), undefined, outside);
   });
 });

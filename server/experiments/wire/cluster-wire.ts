@@ -73,7 +73,7 @@ export async function clusterWireDuring(
   } finally {
     for (const recording of recordings) recording.stop();
   }
-  const after = await Promise.all(nodes.map(clientCounters));
+  const after = await Promise.all(nodes.map((node) => clientCounters(node)));
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   return {
     wire,

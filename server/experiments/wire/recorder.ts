@@ -68,17 +68,56 @@ export interface Counters {
   bytesIn: number;
 }
 
-/** Reads the connection's counters from the server (CLIENT INFO) and keeps the reading. */
-export async function clientCounters(client: Valkey): Promise<Counters> {
+/** A plain read sent in the same write as a closing CLIENT INFO, just before it: its reply comes back too. */
+export type ReadAfter = [name: string, ...args: string[]];
+
+/**
+ * Reads the connection's counters from the server (CLIENT INFO) and keeps the reading; with `after`,
+ * that read goes out in the same write, just ahead of the CLIENT INFO, and its reply is answered too.
+ * (Ahead, not behind: the server counts a read's bytes when they arrive, so a command arriving with
+ * the CLIENT INFO would be in its byte count even behind it.) The counters answered are as if the read
+ * had not been sent; the next reading finds it in the ledger.
+ */
+export async function clientCounters(client: Valkey): Promise<Counters>;
+export async function clientCounters(
+  client: Valkey,
+  after: ReadAfter,
+): Promise<{ counters: Counters; read: unknown }>;
+export async function clientCounters(client: Valkey, after?: ReadAfter) {
   const ledger = tap(client).ledger;
-  const info = String(await client.call('CLIENT', 'INFO'));
-  const commands = / tot-cmds=(\d+)/.exec(info);
-  const bytesIn = / tot-net-in=(\d+)/.exec(info);
+  let info: unknown;
+  let read: unknown;
+  if (after) {
+    const answers = ((await client
+      .pipeline()
+      .call(...after)
+      .call('CLIENT', 'INFO')
+      .exec()) ?? []) as Array<[Error | null, unknown]>;
+    const [readError, readReply] = answers[0] ?? [new Error(`no answer to ${after[0]}`), null];
+    const [infoError, infoReply] = answers[1] ?? [new Error('no answer to CLIENT INFO'), null];
+    if (infoError) throw infoError;
+    if (readError) throw readError;
+    [info, read] = [infoReply, readReply];
+  } else {
+    info = await client.call('CLIENT', 'INFO');
+  }
+  const commands = / tot-cmds=(\d+)/.exec(String(info));
+  const bytesIn = / tot-net-in=(\d+)/.exec(String(info));
   if (!commands || !bytesIn) throw new Error('CLIENT INFO did not report tot-cmds and tot-net-in');
-  const counters = { commands: Number(commands[1]), bytesIn: Number(bytesIn[1]) };
+  const afterBytes = after ? respLength(after.map((word) => encoder.encode(word))) : 0;
+  const afterCommands = after ? 1 : 0;
+  const counters = {
+    commands: Number(commands[1]) - afterCommands,
+    bytesIn: Number(bytesIn[1]) - afterBytes,
+  };
   const socket = client.stream;
-  readings.set(client, { socket, written: socket.bytesWritten, ledger: { ...ledger }, counters });
-  return counters;
+  readings.set(client, {
+    socket,
+    written: socket.bytesWritten - afterBytes,
+    ledger: { ...ledger, commands: ledger.commands - afterCommands, bytes: ledger.bytes - afterBytes },
+    counters,
+  });
+  return after ? { counters, read } : counters;
 }
 
 /**
@@ -239,12 +278,13 @@ export function recordWire(
 /**
  * Runs `act` with the connection's wire recorded, between two CLIENT INFO readings (not recorded; the
  * first may be the last run's closing one, when nothing was sent since), and answers the commands
- * with the server's own counts of them.
+ * with the server's own counts of them; `readAfter` is read in the same write as the closing reading.
  */
 export async function wireDuring(
   client: Valkey,
   act: () => Promise<void>,
-): Promise<{ wire: WireCommand[]; proof: WireProof }> {
+  readAfter?: ReadAfter,
+): Promise<{ wire: WireCommand[]; proof: WireProof; read?: unknown }> {
   const before = await countersNow(client);
   const recording = recordWire(client);
   try {
@@ -252,7 +292,10 @@ export async function wireDuring(
   } finally {
     recording.stop();
   }
-  const after = await clientCounters(client);
+  const closing = readAfter
+    ? await clientCounters(client, readAfter)
+    : { counters: await clientCounters(client) };
+  const after = closing.counters;
   return {
     wire: recording.commands,
     proof: {
@@ -262,5 +305,6 @@ export async function wireDuring(
       bytesReceived: after.bytesIn - before.bytesIn - CLIENT_INFO_BYTES,
       bytesListed: recording.bytes(),
     },
+    ...('read' in closing ? { read: closing.read } : {}),
   };
 }
