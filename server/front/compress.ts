@@ -47,6 +47,11 @@ function addVary(response: ServerResponse): void {
 
 /** Quality 5 of 11: most of the gain for a fraction of the time, on every request. */
 const BROTLI_QUALITY = 5;
+/**
+ * A run's answer is made once and read once: quality 3 costs two thirds of 5's time for about a
+ * tenth more bytes (a 6 KB answer: 943 bytes against 847).
+ */
+const BROTLI_QUALITY_WHOLE = 3;
 const GZIP_LEVEL = 6;
 
 /**
@@ -69,7 +74,7 @@ export function sendWhole(
         encoding === 'br'
           ? brotliCompressSync(body, {
               params: {
-                [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+                [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY_WHOLE,
                 [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
               },
             })

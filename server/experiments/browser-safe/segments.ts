@@ -32,7 +32,24 @@ function segment(part: Segment['part'], text: string): Segment {
   return { part, text, hex: hex(utf8(text)) };
 }
 
+/**
+ * Views already made, by key: a queue's keys come back run after run, and a view is a pure function of
+ * its key. Bounded (emptied when full); a view is shared, so it is never changed after it is made.
+ */
+const views = new Map<string, Readonly<KeyView>>();
+const VIEWS_KEPT = 4096;
+
 export function viewKey(key: string): KeyView {
+  let view = views.get(key);
+  if (!view) {
+    if (views.size >= VIEWS_KEPT) views.clear();
+    view = makeView(key);
+    views.set(key, view);
+  }
+  return view;
+}
+
+function makeView(key: string): KeyView {
   const parts = splitQueueKey(key);
   const segments = parts
     ? [
