@@ -2,6 +2,7 @@
 // so, on a cluster, the node that owns them — only for command names it knows, spelled in lowercase;
 // EVALSHA and EMQ.* go out as the course spells them, so without this a cluster client sent them to a
 // random node, met MOVED, sent them again and read the whole slot map anew on a connection of its own.
+// The console sends what a reader types (any case) the same way, by the keys its allow-list found.
 
 import { Command } from 'iovalkey';
 import { slot } from '../keyspace/index.ts';
@@ -14,10 +15,10 @@ export interface CommandSink {
 /** `name`, then `args` (the keys among them); a cluster routes it by `keys[0]`'s slot. */
 export function routedCommand(
   name: string,
-  keys: readonly string[],
-  args: ReadonlyArray<string | number>,
+  keys: ReadonlyArray<string | Uint8Array>,
+  args: ReadonlyArray<string | number | Uint8Array>,
 ): Command {
-  const command = new Command(name, [...args], { replyEncoding: 'utf8' });
+  const command = new Command(name, [...args] as Array<string | number | Buffer>, { replyEncoding: 'utf8' });
   if (keys.length > 0) Object.assign(command, { slot: slot(keys[0]!) });
   return command;
 }
@@ -26,8 +27,8 @@ export function routedCommand(
 export function sendRouted(
   client: CommandSink,
   name: string,
-  keys: readonly string[],
-  args: ReadonlyArray<string | number>,
+  keys: ReadonlyArray<string | Uint8Array>,
+  args: ReadonlyArray<string | number | Uint8Array>,
 ): Promise<unknown> {
   const command = routedCommand(name, keys, args);
   client.sendCommand(command);

@@ -3,6 +3,7 @@
 // a refused line reaches no server, which the server's own command count shows. Every line answers
 // with its reply or error, the slot of each key it named, and the commands that went over the wire.
 
+import { sendRouted } from '../../executors/routed.ts';
 import type { Cluster, Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../connectors/install.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
@@ -99,9 +100,10 @@ async function send(client: Valkey | Cluster, planned: Planned): Promise<WireRep
       return reply as WireReply;
     }
     // A numkeys the server refuses before it looks for the script: let it say so.
-    return (await client.call('EVALSHA', scriptFor(planned.script).sha, ...args.slice(1))) as WireReply;
+    const evalArgs = [scriptFor(planned.script).sha, ...args.slice(1)];
+    return (await sendRouted(client, 'EVALSHA', planned.keys, evalArgs)) as WireReply;
   }
-  return (await client.call(name!.toString('latin1'), ...args)) as WireReply;
+  return (await sendRouted(client, name!.toString('latin1'), planned.keys, args)) as WireReply;
 }
 
 /** Where a line runs and how its wire is recorded: a standalone connection, or the run's own cluster client. */
