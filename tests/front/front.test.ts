@@ -203,3 +203,55 @@ describe('compression', () => {
     assert.match(String(icon.headers.vary), /accept-encoding/i);
   });
 });
+
+describe('the body limit of an experiment, at it and one past it', () => {
+  const LIMIT = 4096; // LIMITS.bodyBytes
+  const body = (bytes: number) => {
+    const json = JSON.stringify({ queue: 'orders' });
+    return json + ' '.repeat(bytes - json.length); // JSON allows trailing whitespace
+  };
+  /** One POST on a connection of its own, written raw: with Content-Length, or in chunks without it. */
+  const post = (from: string, text: string, chunked: boolean) =>
+    new Promise<{ head: string; body: string; closed: boolean }>((resolve, reject) => {
+      const { port } = new URL(explorer.site.url);
+      const socket: Socket = connect({ port: Number(port), host: '127.0.0.1', localAddress: from });
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      socket.on('error', reject);
+      const framing = chunked
+        ? `transfer-encoding: chunked\r\n\r\n${text.length.toString(16)}\r\n${text}\r\n0\r\n\r\n`
+        : `content-length: ${text.length}\r\n\r\n${text}`;
+      socket.write(
+        `POST /api/experiments/keys HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${framing}`,
+      );
+      // The answer is whole when its Content-Length is in; then wait a moment for a close.
+      const poll = setInterval(() => {
+        const end = received.indexOf('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? -1);
+        if (end < 0 || length < 0 || received.length < end + 4 + length) return;
+        clearInterval(poll);
+        const answer = { head: received.slice(0, end), body: received.slice(end + 4, end + 4 + length) };
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve({ ...answer, closed: false });
+        }, 300);
+        socket.once('close', () => {
+          clearTimeout(timer);
+          resolve({ ...answer, closed: true });
+        });
+      }, 10);
+    });
+
+  for (const chunked of [false, true]) {
+    it(`${chunked ? 'chunked' : 'with Content-Length'}: ${LIMIT} bytes run, ${LIMIT + 1} are refused`, async () => {
+      const at = await post(`127.0.4.${chunked ? 2 : 1}`, body(LIMIT), chunked);
+      assert.match(at.head, /^HTTP\/1\.1 200 /, at.head);
+      assert.equal(JSON.parse(at.body).result.queue, 'orders');
+      const past = await post(`127.0.4.${chunked ? 4 : 3}`, body(LIMIT + 1), chunked);
+      assert.match(past.head, /^HTTP\/1\.1 413 /, past.head);
+      assert.match(past.head, /content-type: application\/json/i);
+      assert.equal(JSON.parse(past.body).error.code, 'TOO_LARGE');
+      assert.match(JSON.parse(past.body).error.message, /over 4096 bytes/);
+    });
+  }
+});

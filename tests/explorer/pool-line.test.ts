@@ -1,0 +1,94 @@
+// The keyspace pool at its size and past it: runs that find every lease taken wait in line and get one,
+// first come first served, as soon as a run gives one back; a run that waits too long is told the
+// sandbox is busy; a run may not ask for more keyspaces than there are. A real server, a pool of two.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/sandbox/explorer-user.ts';
+import { KeyspacePool, PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
+import { useSandbox } from '../support/sandbox.ts';
+
+const sandbox = useSandbox();
+let pool: KeyspacePool;
+
+/** A run that holds its lease until told to finish; `started` settles when it has the lease. */
+function heldRun(name: string, order: string[], waitMs?: number) {
+  let finish!: () => void;
+  let started!: () => void;
+  const startedPromise = new Promise<void>((resolve) => (started = resolve));
+  const done = pool.with(
+    1,
+    async ([lease]) => {
+      order.push(name);
+      await lease!.client.set('{emq}:run', name); // the keyspace is the run's own
+      started();
+      await new Promise<void>((resolve) => (finish = resolve));
+      return lease!.db;
+    },
+    waitMs,
+  );
+  return { started: startedPromise, finish: () => finish(), done };
+}
+
+describe('the keyspace pool at its size and past it', () => {
+  before(async () => {
+    const password = newPassword();
+    await installExplorerUser(sandbox.standalone(0), password);
+    pool = new KeyspacePool(sandbox.sandbox.standalone.url, 2, {
+      explorer: { username: EXPLORER_USER, password },
+    });
+  });
+  after(() => pool?.close());
+
+  it('two runs hold both leases; three more wait and get them in the order they came', async () => {
+    const order: string[] = [];
+    const a = heldRun('a', order);
+    const b = heldRun('b', order);
+    await Promise.all([a.started, b.started]);
+    const waiting = ['c', 'd', 'e'].map((name) => heldRun(name, order));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(order, ['a', 'b'], 'nobody past the size runs while both leases are held');
+
+    a.finish();
+    await waiting[0]!.started;
+    b.finish();
+    await waiting[1]!.started;
+    waiting[0]!.finish();
+    await waiting[2]!.started;
+    assert.deepEqual(order, ['a', 'b', 'c', 'd', 'e']);
+    waiting[1]!.finish();
+    waiting[2]!.finish();
+    const dbs = await Promise.all([a.done, b.done, ...waiting.map((run) => run.done)]);
+    assert.ok(
+      dbs.every((db) => db === 1 || db === 2),
+      `databases ${dbs}`,
+    );
+  });
+
+  it('a run that finds none given back in time is told the sandbox is busy', async () => {
+    const order: string[] = [];
+    const a = heldRun('a', order);
+    const b = heldRun('b', order);
+    await Promise.all([a.started, b.started]);
+    await assert.rejects(
+      pool.with(1, async () => 'never', 300),
+      (error: Error) =>
+        error instanceof PoolBusyError && /every sandbox keyspace is in use/.test(error.message),
+    );
+    a.finish();
+    b.finish();
+    await Promise.all([a.done, b.done]);
+    assert.equal(await pool.with(1, async ([lease]) => lease!.client.get('{emq}:run')), null, 'flushed');
+  });
+
+  it('a run may take as many keyspaces as there are, and not one more', async () => {
+    assert.equal(
+      (await pool.with(2, async (leases) => leases.map((lease) => lease.db).sort())).join(),
+      '1,2',
+    );
+    await assert.rejects(
+      pool.with(3, async () => 'never'),
+      RangeError,
+    );
+  });
+});
