@@ -5,6 +5,7 @@
 
 import { LeaseDeadlineError, PoolBusyError } from '../sandbox/keyspace-pool.ts';
 import { LockBusyError } from '../sandbox/run-lock.ts';
+import { ClusterBusyError } from './wire/cluster-wire.ts';
 
 export interface Failure {
   status: number;
@@ -35,7 +36,7 @@ const DOWN =
 const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
-  if (error instanceof PoolBusyError || error instanceof LockBusyError)
+  if (error instanceof PoolBusyError || error instanceof LockBusyError || error instanceof ClusterBusyError)
     return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
   if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };

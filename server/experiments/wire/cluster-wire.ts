@@ -21,36 +21,91 @@ export function ownCluster(shared: Cluster): Cluster {
 }
 
 /**
- * Idle run clients per shared cluster. A run has its client to itself while it runs, which is all the
- * wire needs (it counts by difference), so clients are kept for the next run instead of a fresh client
- * per run: connecting to every node and reading the slot map cost a run about 5 ms of the site's CPU.
+ * Run clients per shared cluster. A run has its client to itself while it runs, which is all the wire
+ * needs (it counts by difference), so clients are kept for the next run instead of a fresh client per
+ * run: connecting to every node and reading the slot map cost a run about 5 ms of the site's CPU. At
+ * most `CLIENTS_MAX` exist at once; a run that finds them all busy waits in line for one (making a
+ * 51st client for the 51st reader, then dropping it, cost more than the wait).
  */
-const IDLE_MAX = 16;
-const idle = new WeakMap<Cluster, Cluster[]>();
+const CLIENTS_MAX = 32;
+/** How long a run waits in line for a client before it is told the sandbox is busy. */
+const CLIENT_WAIT_MS = 5000;
 
-function idleOf(shared: Cluster): Cluster[] {
-  let pool = idle.get(shared);
-  if (!pool) {
-    const clients: Cluster[] = (pool = []);
-    idle.set(shared, clients);
+interface RunClients {
+  idle: Cluster[];
+  /** Clients made and not yet dropped, idle or running. */
+  made: number;
+  line: Array<(client: Cluster | null) => void>;
+}
+
+const clientsOf = new WeakMap<Cluster, RunClients>();
+
+function runClients(shared: Cluster): RunClients {
+  let clients = clientsOf.get(shared);
+  if (!clients) {
+    const made: RunClients = (clients = { idle: [], made: 0, line: [] });
+    clientsOf.set(shared, made);
     // The runtime closing its cluster closes the kept clients too, so nothing holds the process open.
-    shared.once('end', () => clients.splice(0).forEach((client) => client.disconnect()));
+    shared.once('end', () => made.idle.splice(0).forEach((client) => client.disconnect()));
   }
-  return pool;
+  return clients;
+}
+
+export class ClusterBusyError extends Error {
+  constructor(waitedMs: number) {
+    super(`every cluster client of the sandbox is in use; waited ${waitedMs} ms. Try again in a moment.`);
+    this.name = 'ClusterBusyError';
+  }
+}
+
+async function takeClient(shared: Cluster, clients: RunClients): Promise<Cluster> {
+  const idle = clients.idle.pop();
+  if (idle) return idle;
+  if (clients.made < CLIENTS_MAX) {
+    clients.made += 1;
+    return ownCluster(shared);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const handed = await new Promise<Cluster | null>((resolve) => {
+    clients.line.push(resolve);
+    timer = setTimeout(() => {
+      clients.line.splice(clients.line.indexOf(resolve), 1);
+      resolve(null);
+    }, CLIENT_WAIT_MS);
+  });
+  clearTimeout(timer);
+  if (!handed) throw new ClusterBusyError(CLIENT_WAIT_MS);
+  return handed;
+}
+
+function giveClient(shared: Cluster, clients: RunClients, client: Cluster, keep: boolean): void {
+  if (!keep) {
+    client.disconnect();
+    clients.made -= 1;
+    // Room for one more: the first in line makes its own.
+    const next = clients.line.shift();
+    if (next) {
+      clients.made += 1;
+      next(ownCluster(shared));
+    }
+    return;
+  }
+  const next = clients.line.shift();
+  if (next) next(client);
+  else clients.idle.push(client);
 }
 
 export async function withOwnCluster<T>(shared: Cluster, work: (cluster: Cluster) => Promise<T>): Promise<T> {
-  const pool = idleOf(shared);
-  const cluster = pool.pop() ?? ownCluster(shared);
+  const clients = runClients(shared);
+  const cluster = await takeClient(shared, clients);
   let keep = false;
   try {
     const result = await work(cluster);
     // Only a client that finished its run cleanly and is still connected serves the next one.
-    keep = cluster.status === 'ready' && shared.status !== 'end' && pool.length < IDLE_MAX;
+    keep = cluster.status === 'ready' && shared.status !== 'end';
     return result;
   } finally {
-    if (keep) pool.push(cluster);
-    else cluster.disconnect();
+    giveClient(shared, clients, cluster, keep);
   }
 }
 
