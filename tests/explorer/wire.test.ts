@@ -109,3 +109,25 @@ describe('the wire of every experiment', () => {
     assert.match(stale.native.reply.error, /^EMQSTALE/);
   });
 });
+
+describe('run clients on the cluster', () => {
+  it('at most 32 at once: 40 simultaneous slot runs all answer, the 8 past the bound after a wait', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => api.post('slot', { queue: `bound-${i}`, other: 'fills' })),
+    );
+    for (const { status, body } of runs) {
+      assert.equal(status, 200, JSON.stringify(body));
+      assertProved('slot', body.result, false);
+    }
+    // Each run client holds one connection per node: on any node, the explorer's connections are the
+    // bound, plus the shared cluster client's and the runtime's own one per node.
+    const node = new Valkey(api.sandbox.cluster!.url.split(',')[0]!);
+    try {
+      const list = String(await node.client('LIST'));
+      const explorers = list.split('\n').filter((line) => / user=explorer /.test(line)).length;
+      assert.ok(explorers >= 32 && explorers <= 32 + 3, `${explorers} explorer connections on one node`);
+    } finally {
+      node.disconnect();
+    }
+  });
+});
