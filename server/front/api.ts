@@ -5,9 +5,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerApi, type Answer, type Asked } from '../experiments/http.ts';
 import { sendWhole } from './compress.ts';
 
+/** Requests whose body was over the limit and left unread. */
+const leftUnread = new WeakSet<IncomingMessage>();
+
 /** Reads at most `limit` bytes, whatever Content-Length claims; what is over is left unread. */
 function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array | null> {
-  if (Number(request.headers['content-length'] ?? 0) > limit) return Promise.resolve(null);
+  if (Number(request.headers['content-length'] ?? 0) > limit) {
+    leftUnread.add(request); // not read, nor drained: however long it says it is
+    return Promise.resolve(null);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -15,6 +21,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array |
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
       request.off('data', onData).pause();
+      leftUnread.add(request);
       resolve(null);
     };
     request.on('data', onData);
@@ -37,9 +44,9 @@ export function writeAnswer(request: IncomingMessage, response: ServerResponse, 
     'cache-control': 'no-store',
     ...answer.headers,
   };
-  // A body left unread (one over the limit) cannot be skipped on a kept-alive connection: this answer
-  // is its last.
-  if (!request.complete) headers.connection = 'close';
+  // A body left unread past the limit cannot be skipped on a kept-alive connection: this answer is its
+  // last. (One never read at all, as for a 404, Node reads and drops itself; the connection stays.)
+  if (leftUnread.has(request)) headers.connection = 'close';
   sendWhole(request, response, answer.status, headers, Buffer.from(JSON.stringify(answer.body)));
 }
 
