@@ -93,6 +93,19 @@ const reconnect = (times: number) => Math.min(times * 100, 1000);
 const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 let runs = 0;
 
+/** A run waiting in line: woken to try at once (leases came back) or to start waiting as the first. */
+interface Place {
+  tryNow: boolean;
+  wake(tryNow: boolean): void;
+}
+
+function wakeWith(place: Place, resolve: () => void): Place['wake'] {
+  return (tryNow) => {
+    place.tryNow = tryNow;
+    resolve();
+  };
+}
+
 /** How often the first run in line looks for leases other processes gave back. */
 const POLL_MS = 50;
 
@@ -113,7 +126,7 @@ export class KeyspacePool {
    */
   private readonly admin: Valkey;
   /** Runs of this process waiting for leases, in the order they came. */
-  private readonly line: Array<{ wake(): void }> = [];
+  private readonly line: Place[] = [];
   /** Leases given back by runs of this process since the first in line last tried. */
   private freed = 0;
 
@@ -185,7 +198,8 @@ export class KeyspacePool {
   /**
    * Takes `count` leases. Runs of this process that find none free wait in line, first come first
    * served: the first in line tries again as soon as a run of this process gives leases back, and every
-   * `POLL_MS` for those other processes give back.
+   * `POLL_MS` for those other processes give back. A run leaving the line (served, or out of time)
+   * hands the head to the next, which tries at once only if leases came back meanwhile.
    */
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
     await this.connected(this.admin);
@@ -194,34 +208,36 @@ export class KeyspacePool {
       if (got) return got;
     }
     const started = Date.now();
-    const place = { wake: () => {} };
+    const place: Place = { tryNow: false, wake: () => {} };
     this.line.push(place);
     try {
       for (;;) {
         const waited = Date.now() - started;
         if (waited >= waitMs) throw new PoolBusyError(waited);
         if (this.line[0] !== place) {
-          await new Promise<void>((resolve) => (place.wake = resolve));
+          await new Promise<void>((resolve) => (place.wake = wakeWith(place, resolve)));
           continue;
         }
-        const got = await this.take(count, token);
-        if (got) {
-          this.freed = Math.max(0, this.freed - count);
-          return got;
+        if (place.tryNow) {
+          const got = await this.take(count, token);
+          if (got) {
+            this.freed = Math.max(0, this.freed - count);
+            return got;
+          }
+          this.freed = 0;
         }
-        this.freed = 0;
+        place.tryNow = true; // after the wait below, whatever ends it
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(POLL_MS, waitMs - waited));
-          place.wake = () => {
+          place.wake = wakeWith(place, () => {
             clearTimeout(timer);
             resolve();
-          };
+          });
         });
       }
     } finally {
       this.line.splice(this.line.indexOf(place), 1);
-      // The next in line tries at once if leases came back meanwhile; otherwise when they do.
-      if (this.freed > 0) this.line[0]?.wake();
+      this.line[0]?.wake(this.freed > 0);
     }
   }
 
@@ -246,7 +262,7 @@ export class KeyspacePool {
   /** A run of this process gave `count` leases back: the first in line may have them. */
   private gaveBack(count: number): void {
     this.freed += count;
-    this.line[0]?.wake();
+    this.line[0]?.wake(true);
   }
 
   /** The run's connection to `db`, as the explorer (reused across runs of this process). */

@@ -10,6 +10,7 @@ import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();
 let pool: KeyspacePool;
+let password: string;
 
 /** A run that holds its lease until told to finish; `started` settles when it has the lease. */
 function heldRun(name: string, order: string[], waitMs?: number) {
@@ -32,7 +33,7 @@ function heldRun(name: string, order: string[], waitMs?: number) {
 
 describe('the keyspace pool at its size and past it', () => {
   before(async () => {
-    const password = newPassword();
+    password = newPassword();
     await installExplorerUser(sandbox.standalone(0), password);
     pool = new KeyspacePool(sandbox.sandbox.standalone.url, 2, {
       explorer: { username: EXPLORER_USER, password },
@@ -80,6 +81,37 @@ describe('the keyspace pool at its size and past it', () => {
     await Promise.all([a.done, b.done]);
     assert.equal(await pool.with(1, async ([lease]) => lease!.client.get('{emq}:run')), null, 'flushed');
   });
+
+  // Bounded: before the fix, the next in line slept for ever (nobody in this process gave back).
+  it(
+    'leases another process holds: the next in line, behind a run out of time, gets one when it comes back',
+    { timeout: 20_000 },
+    async () => {
+      // A second pool on the same server and databases stands for another site process.
+      const other = new KeyspacePool(sandbox.sandbox.standalone.url, 2, {
+        explorer: { username: EXPLORER_USER, password },
+      });
+      try {
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let holding!: () => void;
+        const held = new Promise<void>((resolve) => (holding = resolve));
+        const elsewhere = other.with(2, async () => {
+          holding();
+          await released;
+        });
+        await held;
+        const outOfTime = pool.with(1, async () => 'never', 300);
+        const next = pool.with(1, async ([lease]) => lease!.db, 5000);
+        await assert.rejects(outOfTime, PoolBusyError);
+        release();
+        await elsewhere;
+        assert.ok([1, 2].includes(await next), 'the next in line got a lease the other process gave back');
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('a run may take as many keyspaces as there are, and not one more', async () => {
     assert.equal(
