@@ -35,7 +35,7 @@ const IN_SCRIPTS = [
 const OTHERS = [
   ...['ping', 'client|info', 'client|setinfo', 'client|setname', 'quit'],
   ...['get', 'set', 'evalsha'],
-  ...['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize', 'flushdb'],
+  ...['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize'],
   ...['cluster|keyslot', 'cluster|slots', 'cluster|info', 'asking'],
   ...['zscore', 'ttl', 'echo'],
 ];
