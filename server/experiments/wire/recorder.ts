@@ -43,25 +43,21 @@ function asBytes(arg: unknown): Uint8Array {
   return encoder.encode(String(arg));
 }
 
-/** The length of a command as RESP puts it on the wire: *<n>, then $<len> and the bytes per argument. */
-export function respLength(argv: readonly Uint8Array[]): number {
-  let length = `*${argv.length}\r\n`.length;
-  for (const arg of argv) length += `$${arg.length}\r\n`.length + arg.length + 2;
-  return length;
-}
-
-/** `respLength` of a command as iovalkey sends it, without copying its arguments. */
-function sentLength(command: SentCommand): number {
-  const item = (length: number) => String(length).length + length + 5; // $<len>\r\n<bytes>\r\n
-  let length = String(command.args.length + 1).length + 3 + item(Buffer.byteLength(command.name));
-  for (const arg of command.args) {
-    length += item(arg instanceof Uint8Array ? arg.length : Buffer.byteLength(String(arg)));
+/**
+ * The length of a command as RESP puts it on the wire: *<n>, then $<len> and the bytes per word. A word
+ * is bytes, or what iovalkey sends for it (a string's UTF-8, a number's digits); nothing is copied.
+ */
+function respLength(words: readonly unknown[]): number {
+  let length = String(words.length).length + 3; // *<n>\r\n
+  for (const word of words) {
+    const bytes = word instanceof Uint8Array ? word.length : Buffer.byteLength(String(word));
+    length += String(bytes).length + bytes + 5; // $<len>\r\n<bytes>\r\n
   }
   return length;
 }
 
 /** CLIENT INFO's own bytes, which the second reading counts. */
-export const CLIENT_INFO_BYTES = respLength([encoder.encode('CLIENT'), encoder.encode('INFO')]);
+export const CLIENT_INFO_BYTES = respLength(['CLIENT', 'INFO']);
 
 export interface Counters {
   commands: number;
@@ -104,7 +100,7 @@ export async function clientCounters(client: Valkey, after?: ReadAfter) {
   const commands = / tot-cmds=(\d+)/.exec(String(info));
   const bytesIn = / tot-net-in=(\d+)/.exec(String(info));
   if (!commands || !bytesIn) throw new Error('CLIENT INFO did not report tot-cmds and tot-net-in');
-  const afterBytes = after ? respLength(after.map((word) => encoder.encode(word))) : 0;
+  const afterBytes = after ? respLength(after) : 0;
   const afterCommands = after ? 1 : 0;
   const counters = {
     commands: Number(commands[1]) - afterCommands,
@@ -225,7 +221,7 @@ function tap(client: Valkey): Tap {
     const queue = (this as unknown as { commandQueue: { peekBack(): { command: unknown } | undefined } })
       .commandQueue;
     if (queue.peekBack()?.command !== command) return sent;
-    const bytes = sentLength(command);
+    const bytes = respLength([command.name, ...command.args]);
     state.ledger.commands += 1;
     state.ledger.bytes += bytes;
     if (RUNS_OTHERS.test(command.name)) state.ledger.inner += 1;
