@@ -55,6 +55,30 @@ const BROTLI_QUALITY_WHOLE = 3;
 const GZIP_LEVEL = 6;
 
 /**
+ * The encoding a compressible answer goes out in, or null: the client's choice, except for a HEAD, an
+ * answer without a body, one already encoded, or one under MIN_BYTES (a length not known yet, NaN, is
+ * worth compressing).
+ */
+function encodingFor(
+  request: IncomingMessage,
+  status: number,
+  encoded: boolean,
+  length: number,
+): Encoding | null {
+  const encoding = chooseEncoding(request.headers['accept-encoding'] as string | undefined);
+  if (!encoding || request.method === 'HEAD' || status === 204 || status === 304 || status < 200) return null;
+  if (encoded || length < MIN_BYTES) return null;
+  return encoding;
+}
+
+function brotliParams(quality: number, length: number) {
+  return {
+    [constants.BROTLI_PARAM_QUALITY]: quality,
+    ...(length > 0 ? { [constants.BROTLI_PARAM_SIZE_HINT]: length } : {}),
+  };
+}
+
+/**
  * Writes a whole body known up front (the JSON API's answers), compressed in one synchronous call when
  * it is worth it: a few tens of µs for a few KB, against a stream and its thread-pool round trip.
  */
@@ -68,16 +92,11 @@ export function sendWhole(
   let out = body;
   if (isCompressible(headers['content-type'] ?? '')) {
     headers.vary = 'Accept-Encoding';
-    const encoding = chooseEncoding(request.headers['accept-encoding'] as string | undefined);
-    if (encoding && request.method !== 'HEAD' && body.length >= MIN_BYTES) {
+    const encoding = encodingFor(request, status, Boolean(headers['content-encoding']), body.length);
+    if (encoding) {
       out =
         encoding === 'br'
-          ? brotliCompressSync(body, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY_WHOLE,
-                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-              },
-            })
+          ? brotliCompressSync(body, { params: brotliParams(BROTLI_QUALITY_WHOLE, body.length) })
           : gzipSync(body, { level: GZIP_LEVEL });
       headers['content-encoding'] = encoding;
     }
@@ -92,7 +111,6 @@ type Callback = (error?: Error | null) => void;
 
 /** Wraps `response` so that what a handler writes to it goes out compressed when it should. */
 export function compressResponse(request: IncomingMessage, response: ServerResponse): void {
-  const encoding = chooseEncoding(request.headers['accept-encoding'] as string | undefined);
   const write = response.write.bind(response) as (chunk: Chunk, cb?: Callback) => boolean;
   const end = response.end.bind(response) as (chunk?: Chunk | Callback, cb?: Callback) => ServerResponse;
   const writeHead = response.writeHead.bind(response) as (status: number, message?: string) => ServerResponse;
@@ -105,19 +123,13 @@ export function compressResponse(request: IncomingMessage, response: ServerRespo
     decided = true;
     if (!isCompressible(String(response.getHeader('content-type') ?? ''))) return;
     addVary(response);
-    const status = response.statusCode;
-    if (!encoding || request.method === 'HEAD' || status === 204 || status === 304 || status < 200) return;
-    if (response.getHeader('content-encoding')) return;
     const length = whole ?? Number(response.getHeader('content-length') ?? NaN);
-    if (length < MIN_BYTES) return;
+    const encoded = Boolean(response.getHeader('content-encoding'));
+    const encoding = encodingFor(request, response.statusCode, encoded, length);
+    if (!encoding) return;
     stream =
       encoding === 'br'
-        ? createBrotliCompress({
-            params: {
-              [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-              ...(length > 0 ? { [constants.BROTLI_PARAM_SIZE_HINT]: length } : {}),
-            },
-          })
+        ? createBrotliCompress({ params: brotliParams(BROTLI_QUALITY, length) })
         : createGzip({ level: GZIP_LEVEL });
     response.setHeader('content-encoding', encoding);
     response.removeHeader('content-length');
