@@ -34,24 +34,16 @@ export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string)
 
   // Each key's TYPE goes out with the read its place in the layout calls for, in one pipeline; a key
   // the layout does not place, or whose TYPE says otherwise, is read in a second.
-  type Pipeline = ReturnType<Valkey['pipeline']>;
-  const read = (p: Pipeline, key: string, type: unknown): boolean => {
-    if (type === 'hash') p.hgetall(key);
-    else if (type === 'zset') p.zrange(key, 0, -1, 'WITHSCORES');
-    else if (type === 'list') p.lrange(key, 0, -1);
-    else if (type === 'set') p.smembers(key);
-    else if (type === 'string') p.get(key);
-    else return false; // gone since the SCAN, or a type this dump does not read
-    return true;
-  };
   const guesses = keys.map(layoutValueType);
   const first = client.pipeline();
   const typeAt: number[] = [];
-  const at: Array<number | null> = [];
+  const readAt: Array<number | null> = [];
   keys.forEach((key, i) => {
     typeAt.push(first.length);
     first.type(key);
-    at.push(read(first, key, guesses[i]) ? first.length - 1 : null);
+    const reader = readerOf(guesses[i]);
+    reader?.send(first, key);
+    readAt.push(reader ? first.length - 1 : null);
   });
   const answers = keys.length === 0 ? [] : (((await first.exec()) ?? []) as Array<[Error | null, unknown]>);
   const types = typeAt.map((index) => settledOf(answers[index]!));
@@ -59,22 +51,62 @@ export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string)
   const second = client.pipeline();
   const again: number[] = [];
   keys.forEach((key, i) => {
-    if (at[i] !== null && types[i] === guesses[i]) values.set(i, settledOf(answers[at[i]!]!));
-    else if (read(second, key, types[i])) again.push(i);
+    const guessed = readAt[i] ?? null;
+    if (guessed !== null && types[i] === guesses[i]) {
+      values.set(i, settledOf(answers[guessed]!));
+      return;
+    }
+    const reader = readerOf(types[i]);
+    if (!reader) return;
+    reader.send(second, key);
+    again.push(i);
   });
   (await replies(second)).forEach((value, n) => values.set(again[n]!, value));
 
   const dump: KeyspaceDump = {};
   keys.forEach((key, i) => {
-    const type = types[i];
-    const value = values.get(i);
-    if (type === 'hash') dump[key] = { type, value: sortObject(value as Record<string, string>) };
-    else if (type === 'zset') dump[key] = { type, value: pairs(value as string[]) };
-    else if (type === 'list') dump[key] = { type, value: value as string[] };
-    else if (type === 'set') dump[key] = { type, value: (value as string[]).sort() };
-    else if (type === 'string') dump[key] = { type, value: value as string | null };
+    const reader = readerOf(types[i]);
+    // Gone since the SCAN, or a type this dump does not read: not in the dump.
+    if (reader && values.has(i)) dump[key] = reader.shape(values.get(i));
   });
   return dump;
+}
+
+type Pipeline = ReturnType<Valkey['pipeline']>;
+
+/** How a type the dump reads is asked for, and what its reply becomes in the dump. */
+interface Reader {
+  send(p: Pipeline, key: string): void;
+  shape(reply: unknown): DumpedValue;
+}
+
+const READERS: Record<DumpedValue['type'], Reader> = {
+  hash: {
+    send: (p, key) => void p.hgetall(key),
+    shape: (reply) => ({ type: 'hash', value: sortObject(reply as Record<string, string>) }),
+  },
+  zset: {
+    send: (p, key) => void p.zrange(key, 0, -1, 'WITHSCORES'),
+    shape: (reply) => ({ type: 'zset', value: pairs(reply as string[]) }),
+  },
+  list: {
+    send: (p, key) => void p.lrange(key, 0, -1),
+    shape: (reply) => ({ type: 'list', value: reply as string[] }),
+  },
+  set: {
+    send: (p, key) => void p.smembers(key),
+    shape: (reply) => ({ type: 'set', value: (reply as string[]).sort() }),
+  },
+  string: {
+    send: (p, key) => void p.get(key),
+    shape: (reply) => ({ type: 'string', value: reply as string | null }),
+  },
+};
+
+function readerOf(type: unknown): Reader | null {
+  return typeof type === 'string' && Object.hasOwn(READERS, type)
+    ? READERS[type as DumpedValue['type']]
+    : null;
 }
 
 /** A reply, or its error thrown. */
@@ -84,7 +116,7 @@ function settledOf([error, value]: [Error | null, unknown]): unknown {
 }
 
 /** A pipeline's replies, or its first error thrown. */
-async function replies(pipeline: ReturnType<Valkey['pipeline']>): Promise<unknown[]> {
+async function replies(pipeline: Pipeline): Promise<unknown[]> {
   if (pipeline.length === 0) return [];
   return ((await pipeline.exec()) ?? []).map((answer) => settledOf(answer as [Error | null, unknown]));
 }
