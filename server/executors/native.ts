@@ -1,7 +1,7 @@
 // The native executor: the same call, sent as the module's EMQ.<VERB> instead of EVALSHA <sha>.
 
 import { verdicts, type Client, type Executor } from './executor.ts';
-import { routedCommand, sendRouted, type CommandSink } from './routed.ts';
+import { callCommand, send } from './routed.ts';
 import { TRANSITIONS, type Call, type Reply } from './transitions.ts';
 import { WireError } from './wire-error.ts';
 
@@ -15,8 +15,7 @@ export class NativeExecutor implements Executor {
 
   async run(call: Call): Promise<Reply> {
     try {
-      const args = [call.keys.length, ...call.keys, ...call.args];
-      return (await sendRouted(this.client, commandFor(call), call.keys, args)) as Reply;
+      return (await send(this.client, callCommand(commandFor(call), call))) as Reply;
     } catch (error) {
       throw WireError.from(error);
     }
@@ -24,10 +23,7 @@ export class NativeExecutor implements Executor {
 
   async runMany(calls: readonly Call[]): Promise<Array<Reply | WireError>> {
     const pipeline = this.client.pipeline();
-    for (const call of calls) {
-      const args = [call.keys.length, ...call.keys, ...call.args];
-      (pipeline as unknown as CommandSink).sendCommand(routedCommand(commandFor(call), call.keys, args));
-    }
+    for (const call of calls) void send(pipeline, callCommand(commandFor(call), call));
     return verdicts(await pipeline.exec());
   }
 }

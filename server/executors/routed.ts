@@ -6,11 +6,7 @@
 
 import { Command } from 'iovalkey';
 import { slot } from '../keyspace/index.ts';
-
-/** Whatever takes a command: a connection, a cluster client, or a pipeline of either. */
-export interface CommandSink {
-  sendCommand(command: Command): unknown;
-}
+import type { Call } from './transitions.ts';
 
 /** `name`, then `args` (the keys among them); a cluster routes it by `keys[0]`'s slot. */
 export function routedCommand(
@@ -23,14 +19,26 @@ export function routedCommand(
   return command;
 }
 
-/** Sends a routed command and answers its reply (the error as thrown). */
+/** A transition's call as `name [before…] numkeys key… arg…` (EVALSHA <sha>, or EMQ.<VERB>), routed. */
+export function callCommand(name: string, call: Call, before: readonly string[] = []): Command {
+  return routedCommand(name, call.keys, [...before, call.keys.length, ...call.keys, ...call.args]);
+}
+
+/**
+ * Sends `command` on a connection or a cluster client, or queues it on a pipeline of either (whose
+ * types do not show the method they have), and answers its reply (the error as thrown).
+ */
+export function send(sink: object, command: Command): Promise<unknown> {
+  (sink as { sendCommand(command: Command): unknown }).sendCommand(command);
+  return command.promise;
+}
+
+/** Builds and sends a routed command. */
 export function sendRouted(
-  client: CommandSink,
+  sink: object,
   name: string,
   keys: ReadonlyArray<string | Uint8Array>,
   args: ReadonlyArray<string | number | Uint8Array>,
 ): Promise<unknown> {
-  const command = routedCommand(name, keys, args);
-  client.sendCommand(command);
-  return command.promise;
+  return send(sink, routedCommand(name, keys, args));
 }

@@ -7,7 +7,7 @@
 
 import { Cluster } from 'iovalkey';
 import { verdicts, type Client, type Executor } from './executor.ts';
-import { routedCommand, sendRouted, type CommandSink } from './routed.ts';
+import { callCommand, send } from './routed.ts';
 import { scriptFor } from './scripts.ts';
 import { TRANSITIONS, type Call, type Reply, type TransitionName } from './transitions.ts';
 import { WireError } from './wire-error.ts';
@@ -73,16 +73,13 @@ export class ScriptedExecutor implements Executor {
 
   private async evalsha(call: Call): Promise<Reply> {
     const { sha } = scriptFor(call.transition);
-    const args = [sha, call.keys.length, ...call.keys, ...call.args];
-    return (await sendRouted(this.client, 'EVALSHA', call.keys, args)) as Reply;
+    return (await send(this.client, callCommand('EVALSHA', call, [sha]))) as Reply;
   }
 
   private async pipeline(calls: readonly Call[]): Promise<Array<Reply | WireError>> {
     const pipeline = this.client.pipeline();
-    for (const call of calls) {
-      const args = [scriptFor(call.transition).sha, call.keys.length, ...call.keys, ...call.args];
-      (pipeline as unknown as CommandSink).sendCommand(routedCommand('EVALSHA', call.keys, args));
-    }
+    for (const call of calls)
+      void send(pipeline, callCommand('EVALSHA', call, [scriptFor(call.transition).sha]));
     return verdicts(await pipeline.exec());
   }
 
