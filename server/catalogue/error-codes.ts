@@ -279,6 +279,20 @@ export const ERROR_CODES: ErrorCode[] = [
     text: 'every sandbox keyspace is in use; waited <ms> ms. Try again in a moment.',
   },
   {
+    code: 'BUSY',
+    by: ['API'],
+    status: 503,
+    when: 'every cluster client the sandbox keeps for runs (32) is in use',
+    text: 'every cluster client of the sandbox is in use; waited <ms> ms. Try again in a moment.',
+  },
+  {
+    code: 'BUSY',
+    by: ['API'],
+    status: 503,
+    when: 'another run holds the slot this run needs (runs on one slot take turns), or a reshard runs',
+    text: '<lock> is busy with other runs; waited <ms> ms. Try again in a moment.',
+  },
+  {
     code: 'SANDBOX_DOWN',
     by: ['API'],
     status: 503,

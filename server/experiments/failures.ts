@@ -3,9 +3,8 @@
 // leased, the run's deadline) or ours (a bug: NOPERM means the explorer's ACL and the code disagree).
 // Only the sandbox's own outage is SANDBOX_DOWN; only a bug is a 500, and only a bug is logged whole.
 
-import { LeaseDeadlineError, PoolBusyError } from '../sandbox/keyspace-pool.ts';
-import { LockBusyError } from '../sandbox/run-lock.ts';
-import { ClusterBusyError } from './wire/cluster-wire.ts';
+import { BusyError } from '../sandbox/busy.ts';
+import { LeaseDeadlineError } from '../sandbox/keyspace-pool.ts';
 
 export interface Failure {
   status: number;
@@ -36,8 +35,7 @@ const DOWN =
 const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
-  if (error instanceof PoolBusyError || error instanceof LockBusyError || error instanceof ClusterBusyError)
-    return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
+  if (error instanceof BusyError) return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
   if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
   const reply = replyClass(error);

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { Valkey } from 'iovalkey';
 import { loadScriptsThrough } from '../executors/scripted.ts';
+import { BusyError } from './busy.ts';
 
 export interface Lease {
   db: number;
@@ -22,7 +23,7 @@ export interface Lease {
   client: Valkey;
 }
 
-export class PoolBusyError extends Error {
+export class PoolBusyError extends BusyError {
   constructor(waitedMs: number) {
     super(`every sandbox keyspace is in use; waited ${waitedMs} ms. Try again in a moment.`);
     this.name = 'PoolBusyError';

@@ -6,8 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster } from 'iovalkey';
 import { sendRouted } from '../executors/routed.ts';
+import { BusyError } from './busy.ts';
 
-export class LockBusyError extends Error {
+export class LockBusyError extends BusyError {
   constructor(name: string, waitedMs: number) {
     super(`${name} is busy with other runs; waited ${waitedMs} ms. Try again in a moment.`);
     this.name = 'LockBusyError';

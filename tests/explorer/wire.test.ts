@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
+import { explorerRuntime } from '../../server/experiments/runtime.ts';
+import { ClusterBusyError, withOwnCluster } from '../../server/experiments/wire/cluster-wire.ts';
 import { useApi } from '../support/api.ts';
 
 const api = useApi();
@@ -129,5 +131,31 @@ describe('run clients on the cluster', () => {
     } finally {
       node.disconnect();
     }
+  });
+
+  it('32 held at once run; the 33rd waits and, none coming back in 5 s, is told the sandbox is busy', async () => {
+    const { cluster } = await explorerRuntime();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = 0;
+    let allHeld!: () => void;
+    const held = new Promise<void>((resolve) => (allHeld = resolve));
+    const runs = Array.from({ length: 32 }, () =>
+      withOwnCluster(cluster, async (client) => {
+        holding += 1;
+        if (holding === 32) allHeld();
+        await released;
+        return client.status;
+      }),
+    );
+    await held;
+    await assert.rejects(
+      withOwnCluster(cluster, async () => 'never'),
+      (error: Error) =>
+        error instanceof ClusterBusyError &&
+        /every cluster client of the sandbox is in use/.test(error.message),
+    );
+    release();
+    assert.deepEqual(new Set(await Promise.all(runs)), new Set(['ready']));
   });
 });

@@ -15,6 +15,10 @@ import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
 import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
 import { KeyspaceError } from '../../server/keyspace/errors.ts';
+import { classify } from '../../server/experiments/failures.ts';
+import { ClusterBusyError } from '../../server/experiments/wire/cluster-wire.ts';
+import { PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
+import { LockBusyError } from '../../server/sandbox/run-lock.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -91,6 +95,22 @@ describe('the error-code catalogue', () => {
     for (const message of literals) {
       const code = message.split(' ', 1)[0]!;
       assert.ok(rowsFor(code, message).length >= 1, `catalogue has a row for: ${message}`);
+    }
+  });
+
+  it('has a row for each way a run is told the sandbox is busy, and the API answers each one so', () => {
+    for (const error of [
+      new PoolBusyError(5000),
+      new ClusterBusyError(5000),
+      new LockBusyError('slot:105', 10000),
+    ]) {
+      const failure = classify(error);
+      assert.equal(failure.code, 'BUSY', error.message);
+      assert.equal(failure.status, 503);
+      assert.ok(failure.retryAfter !== undefined && failure.retryAfter >= 1);
+      const rows = rowsFor('BUSY', failure.message);
+      assert.equal(rows.length, 1, failure.message);
+      assert.equal(rows[0]!.status, failure.status);
     }
   });
 

@@ -4,6 +4,7 @@
 // summed over the nodes, read from each node's CLIENT INFO.
 
 import type { Cluster, Valkey } from 'iovalkey';
+import { BusyError } from '../../sandbox/busy.ts';
 import {
   CLIENT_INFO_BYTES,
   clientCounters,
@@ -51,7 +52,7 @@ function runClients(shared: Cluster): RunClients {
   return clients;
 }
 
-export class ClusterBusyError extends Error {
+export class ClusterBusyError extends BusyError {
   constructor(waitedMs: number) {
     super(`every cluster client of the sandbox is in use; waited ${waitedMs} ms. Try again in a moment.`);
     this.name = 'ClusterBusyError';
