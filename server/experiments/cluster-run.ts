@@ -64,11 +64,10 @@ export async function withQueueSlot<T>(
   const n = slot(queueKey(queue, 'pending'));
   return runtime.locks.with(slotLock(n), async () => {
     for (let attempt = 1; ; attempt += 1) {
-      let owner: ShardNode | null = null;
       try {
         const shards =
           attempt === 1 ? await readShards(runtime.clusterAdmin) : await waitClusterHealthy(runtime);
-        owner = ownerOf(shards, n);
+        const owner = ownerOf(shards, n);
         if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
         const result = await work({ slot: n, shards, owner });
         return { ...result, leftBehind: await cleanUp(runtime, queue, n, owner) };
@@ -94,7 +93,8 @@ async function cleanUp(
   const owner = known ?? ownerOf(await readShards(runtime.clusterAdmin), n);
   if (!owner) return 0;
   const node = runtime.clusterAdminNode(owner.address);
-  const ours = (keys: string[]) => keys.filter((key) => key.startsWith(queuePrefix(queue)));
+  const prefix = queuePrefix(queue);
+  const ours = (keys: string[]) => keys.filter((key) => key.startsWith(prefix));
   const keys = ours((await node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000)) as string[]);
   if (keys.length === 0) return 0;
   const [, left] = await Promise.all([
