@@ -3,7 +3,7 @@
 // sandbox is busy; a run may not ask for more keyspaces than there are. A real server, a pool of two.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/sandbox/explorer-user.ts';
 import { KeyspacePool, PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
 import { useSandbox } from '../support/sandbox.ts';
@@ -11,8 +11,13 @@ import { useSandbox } from '../support/sandbox.ts';
 const sandbox = useSandbox();
 let pool: KeyspacePool;
 let password: string;
+/** Every held run's finish: a test that fails midway lets go of its leases, so the next is not starved. */
+const held: Array<() => void> = [];
 
-/** A run that holds its lease until told to finish; `started` settles when it has the lease. */
+/**
+ * A run that holds its lease until told to finish; `started` settles when it has the lease, or fails
+ * with the run if the run fails first (so a test waiting on it fails instead of waiting for ever).
+ */
 function heldRun(name: string, order: string[], waitMs?: number) {
   let finish!: () => void;
   let started!: () => void;
@@ -28,7 +33,9 @@ function heldRun(name: string, order: string[], waitMs?: number) {
     },
     waitMs,
   );
-  return { started: startedPromise, finish: () => finish(), done };
+  held.push(() => finish?.());
+  done.catch(() => {}); // a failed run fails the test through `started` or `done`
+  return { started: Promise.race([startedPromise, done.then(() => {})]), finish: () => finish?.(), done };
 }
 
 describe('the keyspace pool at its size and past it', () => {
@@ -38,7 +45,19 @@ describe('the keyspace pool at its size and past it', () => {
     pool = new KeyspacePool(sandbox.sandbox.standalone.url, 2, {
       explorer: { username: EXPLORER_USER, password },
     });
+    // Both databases' connections up before the tests (a first connection waits at most 1 s, which a
+    // machine loaded by other test files can exceed): the tests are about the line, not connecting.
+    for (let tries = 1; ; tries += 1) {
+      try {
+        await pool.with(2, async () => {});
+        break;
+      } catch (error) {
+        if (tries >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
   });
+  afterEach(() => held.splice(0).forEach((finish) => finish()));
   after(() => pool?.close());
 
   it('two runs hold both leases; three more wait and get them in the order they came', async () => {
