@@ -9,32 +9,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { startSite } from '../scripts/site.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
+import { WORKLOADS } from './explorer-workloads.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);
 const LEVELS = (process.env.EXPLORER_BENCH_CLIENTS ?? '1,10,50').split(',').map(Number);
 /** Which experiments and worker counts to run (all of them unless narrowed, e.g. for a profile). */
 const ONLY = process.env.EXPLORER_BENCH_ONLY?.split(',');
 const WORKER_COUNTS = (process.env.EXPLORER_BENCH_WORKERS ?? '1,2').split(',').map(Number);
-
-const WORKLOADS: Array<{ name: string; body: (i: number) => unknown }> = [
-  { name: 'keys', body: (i) => ({ queue: `bench-${i % 97}` }) },
-  { name: 'slot', body: (i) => ({ queue: `bench-${i % 97}`, other: 'fills' }) },
-  {
-    name: 'layout',
-    body: (i) =>
-      i % 2
-        ? { verb: 'enqueue', queue: 'orders' }
-        : {
-            verb: 'enqueue',
-            queue: 'orders',
-            keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'],
-          },
-  },
-  // Queue names spread over the three nodes' slots; runs on one slot take turns.
-  { name: 'route', body: (i) => ({ queue: `bench-${i % 97}` }) },
-  { name: 'reserve', body: () => ({}) },
-  { name: 'two-executors', body: () => ({ steps: ['enqueue', 'claim', 'complete'] }) },
-];
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -134,7 +115,7 @@ for (const workers of WORKER_COUNTS) {
     console.log(
       'experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run  bench ms/run   refusals',
     );
-    for (const { name, body } of WORKLOADS.filter(({ name }) => !ONLY || ONLY.includes(name))) {
+    for (const [name, body] of Object.entries(WORKLOADS).filter(([name]) => !ONLY || ONLY.includes(name))) {
       await load(site.url, name, body, 5, 20); // warm up: scripts loaded, connections open
       for (const clients of LEVELS) {
         const before = cpuBelow(site.pid);

@@ -1,30 +1,28 @@
-// Where an explorer run's time goes, per experiment: runs each one in this process (the JSON API's own
-// answer path, JSON and compression included; the HTTP server not) from 24 concurrent callers under
-// V8's CPU profiler, and prints the CPU per run split by where it was spent — socket writes, the
-// Valkey client, garbage collection, compression, our own files — beside the commands each run sent
-// the servers (INFO commandstats, script calls included). Prints figures; asserts nothing.
+// Where an explorer run's time goes, per experiment, in this process (the JSON API's own answer path,
+// JSON and compression included; the HTTP server not). First, runs one at a time are counted: the
+// writes their Valkey connections made (each a round trip out, a pipeline once) and the commands the
+// servers ran (INFO commandstats, a script's own calls included). Then 24 concurrent callers run under
+// V8's CPU profiler, and the CPU per run is split by where it was spent — socket writes, the Valkey
+// client, garbage collection, compression, our own files. Prints figures; asserts nothing.
 // Run: node bench/explorer-profile.ts [runs per experiment]
 
 import { Session, type Profiler } from 'node:inspector/promises';
+import { Socket } from 'node:net';
 import { Valkey } from 'iovalkey';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
+import { WORKLOADS } from './explorer-workloads.ts';
 
 const RUNS = Number(process.argv[2] ?? 600);
 const CALLERS = 24;
-const WORKLOADS: Record<string, (i: number) => unknown> = {
-  keys: (i) => ({ queue: `bench-${i % 97}` }),
-  slot: (i) => ({ queue: `bench-${i % 97}`, other: 'fills' }),
-  layout: (i) => ({
-    verb: 'enqueue',
-    queue: 'orders',
-    ...(i % 2 ? {} : { keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'] }),
-  }),
-  route: (i) => ({ queue: `bench-${i % 97}` }),
-  reserve: () => ({}),
-  'two-executors': () => ({ steps: ['enqueue', 'claim', 'complete'] }),
-};
 
+// Every socket in this process is a Valkey connection: its writes are the runs' round trips out.
+let writes = 0;
+const write = Socket.prototype.write;
+Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+  writes += 1;
+  return (write as (...a: unknown[]) => boolean).apply(this, args);
+} as typeof Socket.prototype.write;
 const sandbox = await startSandbox({ databases: 32 });
 process.env.VALKEY_URL = sandbox.standalone.url;
 process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;
@@ -83,16 +81,19 @@ function breakdown(profile: Profiler.Profile, runs: number): Array<[string, numb
   return [...spent].map(([where, us]) => [where, us / runs] as [string, number]).sort((a, b) => b[1] - a[1]);
 }
 
-async function commandsPerRun(name: string, runs: number): Promise<string> {
+/** Runs one at a time, the same input each: the writes to Valkey and the commands run, per run. */
+async function countPerRun(name: string, runs: number): Promise<{ writes: number; commands: number }> {
   await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
-  await load(name, runs);
-  let total = 0;
+  const writesBefore = writes;
+  for (let i = 0; i < runs; i += 1) await run(name, WORKLOADS[name]!(1));
+  const written = writes - writesBefore;
+  let commands = 0;
   for (const node of nodes) {
     const info = String(await node.info('commandstats'));
     for (const [, command, calls] of info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g))
-      if (command !== 'config|resetstat') total += Number(calls);
+      if (command !== 'config|resetstat') commands += Number(calls);
   }
-  return (total / runs).toFixed(1);
+  return { writes: written / runs, commands: commands / runs };
 }
 
 const session = new Session();
@@ -101,7 +102,7 @@ await session.post('Profiler.enable');
 try {
   for (const name of Object.keys(WORKLOADS)) {
     await load(name, 50); // warm: connections open, scripts loaded, code compiled
-    const commands = await commandsPerRun(name, 100);
+    const counted = await countPerRun(name, 50);
     await session.post('Profiler.start');
     const started = performance.now();
     await load(name, RUNS);
@@ -110,7 +111,7 @@ try {
     const parts = breakdown(profile, RUNS);
     const cpu = parts.reduce((sum, [, us]) => sum + us, 0);
     console.log(
-      `\n${name}: ${cpu.toFixed(0)} µs of this process's CPU per run (${(RUNS / seconds).toFixed(0)} runs/s in-process), ${commands} commands per run on the servers`,
+      `\n${name}: ${counted.writes.toFixed(1)} writes to Valkey and ${counted.commands.toFixed(1)} commands run per run (one at a time); ${cpu.toFixed(0)} µs of this process's CPU per run (${(RUNS / seconds).toFixed(0)} runs/s in-process)`,
     );
     for (const [where, us] of parts.slice(0, 8))
       console.log(
