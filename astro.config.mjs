@@ -3,8 +3,8 @@ import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import node from '@astrojs/node';
 
-// Pages are prerendered at build time; the standalone node server serves them and, later,
-// the live explorer's server island and its API routes under src/pages/api/.
+// Pages are prerendered at build time; the standalone node server renders the live explorer's server
+// island. The JSON API under /api/ never reaches Astro: server/front/ answers it first.
 export default defineConfig({
   output: 'static',
   adapter: node({ mode: 'standalone' }),
