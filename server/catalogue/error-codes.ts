@@ -332,7 +332,7 @@ export const ERROR_CODES: ErrorCode[] = [
     code: 'NOT_ALLOWED',
     by: ['API'],
     when: 'a console line names a command outside the console’s allow-list; the line reaches no server',
-    text: '<command> is not allowed in the console (<why>). It runs only: <the allow-list>',
+    text: '<command> is not allowed in the console (<why>). Allowed: <the names the console runs>',
   },
   {
     code: 'KEY_NOT_ALLOWED',
@@ -345,6 +345,12 @@ export const ERROR_CODES: ErrorCode[] = [
     by: ['API'],
     when: 'a console line’s arguments are of the wrong number or over a cap (SCAN COUNT, pairs, keys, identity bytes)',
     text: '<command>: <what was wrong and what is allowed>',
+  },
+  {
+    code: 'BAD_QUOTING',
+    by: ['API'],
+    when: 'a console line’s quotes do not close (redis-cli quoting); that line reaches no server and the other lines run',
+    text: '<command>: <where the quoting broke>, so the line was not split (redis-cli quoting: "…" or \'…\', closed and followed by a space); the other lines run',
   },
   {
     code: 'INTERNAL',

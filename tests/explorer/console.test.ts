@@ -71,7 +71,9 @@ describe('the console refuses', () => {
       assert.equal(line.error.code, 'NOT_ALLOWED', typed);
       assert.match(
         line.error.message,
-        new RegExp(`^${name}\\b.* is not allowed in the console .*It runs only: EMQ\\.ENQUEUE`),
+        new RegExp(
+          `^${name}\\b.* is not allowed in the console \\(.*\\)\\. Allowed: EMQ\\.\\* \\(the 7 verbs\\), SCRIPT <verb>, GET, `,
+        ),
         typed,
       );
       assert.deepEqual(line.wire, [], typed);
@@ -132,10 +134,59 @@ describe('the console limits', () => {
     assert.match(over.body.error.message, /513 bytes long; at most 512/);
   });
 
-  it('refuses broken quoting with what is allowed', async () => {
-    const quote = await run({ lines: ['GET "emq:{a}:pending'] });
-    assert.equal(quote.status, 400);
-    assert.match(quote.body.error.message, /unbalanced " quote/);
+  it('refuses a line with broken quoting by itself, and runs the others', async () => {
+    const { status, body } = await run({ lines: ['PING', 'GET "emq:{a}:pending', "ECHO 'it''s", 'ECHO ok'] });
+    assert.equal(status, 200);
+    const [ping, open, glued, echo] = body.result.lines;
+    assert.equal(ping.reply, 'PONG');
+    assert.equal(echo.reply, 'ok');
+    for (const line of [open, glued]) {
+      assert.equal(line.outcome, 'refused', line.input);
+      assert.equal(line.error.code, 'BAD_QUOTING', line.input);
+      assert.equal(line.proof.reached, 0, line.input);
+    }
+    assert.match(
+      open.error.message,
+      /^GET: unbalanced " quote opened at character 5, so the line was not split/,
+    );
+    assert.match(glued.error.message, /^ECHO: a closing ' at character 9 must be followed by a space/);
+    assert.match(open.error.message, /the other lines run$/);
+  });
+});
+
+describe('a refusal names the rule that refused it', () => {
+  it('SET anything but the identity: the one form SET has, and what the line did instead', async () => {
+    const { body } = await run({
+      lines: ['SET emq:{orders}:meta hello', 'SET {emq}:version x', 'SET {emq}:version x NX EX'],
+    });
+    const messages = body.result.lines.map((line: { error: { message: string } }) => line.error.message);
+    assert.deepEqual(messages, [
+      'SET: the console runs it only as SET {emq}:version <value> NX [GET]; the key here is "emq:{orders}:meta", not {emq}:version',
+      'SET: the console runs it only as SET {emq}:version <value> NX [GET]; NX is missing',
+      'SET: the console runs it only as SET {emq}:version <value> NX [GET]; "EX" is neither NX nor GET',
+    ]);
+    // the identity itself is still set, once
+    const ok = await run({ lines: ['SET {emq}:version echomq:6.0.0 NX'] });
+    assert.notEqual(ok.body.result.lines[0].outcome, 'refused');
+  });
+
+  it('a wrong count quotes the form; a typo is told the name it is near; the allow-list is short', async () => {
+    const { body } = await run({
+      lines: ['GET emq:{a}:pending emq:{a}:active', 'GTE emq:{a}:pending', 'PONG', 'NOPE'],
+    });
+    const [count, typo, pong, nope] = body.result.lines;
+    assert.equal(
+      count.error.message,
+      'GET: the console runs it only as GET key; that is 1 argument after the name, found 2',
+    );
+    assert.match(
+      typo.error.message,
+      /^GTE is not allowed in the console \(not a command the console knows; did you mean GET\?\)/,
+    );
+    assert.match(pong.error.message, /did you mean PING\?/);
+    assert.doesNotMatch(nope.error.message, /did you mean/);
+    for (const line of body.result.lines)
+      assert.ok(line.error.message.length < 320, `${line.input}: ${line.error.message.length} characters`);
   });
 });
 

@@ -13,6 +13,7 @@ import {
   validQueue,
   versionKey,
 } from '../../keyspace/index.ts';
+import { nearestCommands } from './nearest-command.ts';
 
 /** Caps on one line's arguments, beyond its 512 bytes. */
 export const CONSOLE_CAPS = { scanCount: 100, pairs: 8, keys: 8, identityBytes: 64 } as const;
@@ -20,22 +21,42 @@ export const CONSOLE_CAPS = { scanCount: 100, pairs: 8, keys: 8, identityBytes: 
 const NATIVE = CORE_TRANSITIONS.map((verb) => TRANSITIONS[verb].command);
 const READS = ['GET', 'HGETALL', 'HGET', 'ZRANGE', 'ZSCORE', 'LRANGE', 'SMEMBERS', 'TYPE', 'EXISTS', 'TTL'];
 
-/** The allowed forms, as the refusal and the page list them. */
-export const ALLOWED = [
-  ...NATIVE.map((command) => `${command} numkeys key… arg…`),
-  `SCRIPT <${CORE_TRANSITIONS.join('|')}> numkeys key… arg… (EVALSHA of the project's script)`,
-  ...READS.map((read) => `${read} key…`),
-  `SCAN cursor [MATCH pattern] [COUNT ≤${CONSOLE_CAPS.scanCount}] [TYPE type]`,
-  'DBSIZE',
-  `SET ${versionKey()} value NX`,
-  `HSET key field value (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
-  `ZADD key score member (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
-  `DEL key… (≤${CONSOLE_CAPS.keys}, keys of the grammar)`,
-  'CLUSTER KEYSLOT key',
-  'PING',
-  'ECHO message',
-  'TIME',
-] as const;
+/** Each command the console runs, in the one form it takes: a refusal quotes the form it broke. */
+const FORMS: Record<string, string> = {
+  ...Object.fromEntries(NATIVE.map((command) => [command, `${command} numkeys key… arg…`])),
+  SCRIPT: `SCRIPT <${CORE_TRANSITIONS.join('|')}> numkeys key… arg…`,
+  GET: 'GET key',
+  HGETALL: 'HGETALL key',
+  HGET: 'HGET key field',
+  ZRANGE: 'ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]',
+  ZSCORE: 'ZSCORE key member',
+  LRANGE: 'LRANGE key start stop',
+  SMEMBERS: 'SMEMBERS key',
+  TYPE: 'TYPE key',
+  EXISTS: `EXISTS key… (≤${CONSOLE_CAPS.keys} keys)`,
+  TTL: 'TTL key',
+  SCAN: `SCAN cursor [MATCH pattern] [COUNT ≤${CONSOLE_CAPS.scanCount}] [TYPE type]`,
+  DBSIZE: 'DBSIZE',
+  SET: `SET ${versionKey()} <value> NX [GET]`,
+  HSET: `HSET key field value (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
+  ZADD: `ZADD key [NX|XX|GT|LT|CH] score member (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
+  DEL: `DEL key… (≤${CONSOLE_CAPS.keys} keys of the grammar)`,
+  CLUSTER: 'CLUSTER KEYSLOT key',
+  PING: 'PING [message]',
+  ECHO: 'ECHO message',
+  TIME: 'TIME',
+};
+
+/** The allowed forms, as the API's answer and the page list them (once, never per refused line). */
+export const ALLOWED: readonly string[] = Object.values(FORMS);
+
+/** The names the console runs, said with every refusal instead of the whole list of forms. */
+export const ALLOWED_NAMES = `EMQ.* (the ${NATIVE.length} verbs), SCRIPT <verb>, ${READS.join(', ')}, SCAN, DBSIZE, SET ${versionKey()} … NX, HSET, ZADD, DEL, CLUSTER KEYSLOT, PING, ECHO, TIME`;
+
+/** A refusal of a command by name: why, then the names the console does run. */
+export function notAllowedMessage(command: string, why: string): string {
+  return `${command} is not allowed in the console (${why}). Allowed: ${ALLOWED_NAMES}`;
+}
 
 /** Why a known command is not in the console: said with the refusal, so the reader learns something. */
 const REFUSED: Record<string, string> = {
@@ -114,7 +135,7 @@ export interface Planned {
 
 export interface Refused {
   ok: false;
-  code: 'NOT_ALLOWED' | 'BAD_ARGUMENTS' | 'KEY_NOT_ALLOWED';
+  code: 'NOT_ALLOWED' | 'BAD_ARGUMENTS' | 'KEY_NOT_ALLOWED' | 'BAD_QUOTING';
   command: string;
   message: string;
 }
@@ -125,14 +146,16 @@ const upper = (bytes: Uint8Array) => text(bytes).toUpperCase();
 const sameBytes = (a: Uint8Array, b: string) =>
   text(a) === b && new TextEncoder().encode(b).length === a.length;
 
-function notAllowed(command: string, why?: string): Refused {
-  const reason = why ? ` (${why})` : ' (not a command the console knows)';
-  return {
-    ok: false,
-    code: 'NOT_ALLOWED',
-    command,
-    message: `${command} is not allowed in the console${reason}. It runs only: ${ALLOWED.join('; ')}`,
-  };
+/** Why an unknown name is refused: not known, and the allowed name it is a typo of, if one is near. */
+function unknown(name: string): string {
+  const near = nearestCommands(name, Object.keys(FORMS));
+  return near.length > 0
+    ? `not a command the console knows; did you mean ${near.join(' or ')}?`
+    : 'not a command the console knows';
+}
+
+function notAllowed(command: string, why: string): Refused {
+  return { ok: false, code: 'NOT_ALLOWED', command, message: notAllowedMessage(command, why) };
 }
 
 function bad(command: string, message: string, code: Refused['code'] = 'BAD_ARGUMENTS'): Refused {
@@ -193,10 +216,20 @@ function declaredKeys(args: Uint8Array[]): Uint8Array[] {
   return args.slice(1, 1 + numkeys);
 }
 
+/** A refusal that names the form the console runs a command in, and what the line did instead. */
+function notInForm(command: string, found: string): Refused {
+  const form = FORMS[command.split(' ')[0]!]!;
+  return bad(command, `the console runs it only as ${form}; ${found}`);
+}
+
 function arity(command: string, args: Uint8Array[], min: number, max: number): Refused | null {
   if (args.length >= min && args.length <= max) return null;
-  const wanted = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
-  return bad(command, `takes ${wanted} arguments, found ${args.length}`);
+  const wanted = min === max ? `${min}` : `${min} to ${max}`;
+  const plural = (n: number) => `${n} argument${n === 1 ? '' : 's'}`;
+  return notInForm(
+    command,
+    `that is ${wanted === '1' ? plural(1) : `${wanted} arguments`} after the name, found ${args.length}`,
+  );
 }
 
 /** Plans one line's arguments, or refuses it by name. */
@@ -258,10 +291,7 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
       for (let i = 1; i < args.length; i += 2) {
         const option = upper(args[i]!);
         if (!['MATCH', 'COUNT', 'TYPE'].includes(option) || !args[i + 1])
-          return bad(
-            name,
-            `takes options MATCH pattern, COUNT n and TYPE type, found ${JSON.stringify(text(args[i]!))}`,
-          );
+          return notInForm(name, `found ${JSON.stringify(text(args[i]!))} where an option and its value go`);
         const count = integer(args[i + 1]);
         if (option === 'COUNT' && (count === null || count < 1 || count > CONSOLE_CAPS.scanCount))
           return bad(
@@ -279,18 +309,24 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
     case 'ECHO':
       return arity(name, args, 1, 1) ?? planned(name, [], false);
     case 'SET': {
-      const refusal = arity(name, args, 3, 4);
-      if (refusal) return refusal;
+      // One write only: the wire identity, set if absent. Every other SET is refused by that rule.
       const options = args.slice(2).map(upper);
-      if (
-        !sameBytes(args[0]!, versionKey()) ||
-        !options.includes('NX') ||
-        options.some((o) => !['NX', 'GET'].includes(o))
-      )
-        return bad(
-          name,
-          `the console sets only ${versionKey()}, with NX (and optionally GET): SET ${versionKey()} echomq:6.0.0 NX`,
-        );
+      const stray = options.find((o) => !['NX', 'GET'].includes(o));
+      const found =
+        args.length === 0
+          ? 'found no arguments after SET'
+          : !sameBytes(args[0]!, versionKey())
+            ? `the key here is ${JSON.stringify(text(args[0]!))}, not ${versionKey()}`
+            : args.length < 2
+              ? 'the value is missing'
+              : !options.includes('NX')
+                ? 'NX is missing'
+                : stray !== undefined
+                  ? `${JSON.stringify(stray)} is neither NX nor GET`
+                  : args.length > 4
+                    ? `found ${args.length} arguments after SET`
+                    : null;
+      if (found) return notInForm(name, found);
       if (args[1]!.length > CONSOLE_CAPS.identityBytes)
         return bad(
           name,
@@ -306,9 +342,9 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
           : 0;
       const pairs = args.length - 1 - Math.max(flags, 0);
       if (args.length < 3 || pairs % 2 !== 0 || pairs / 2 > CONSOLE_CAPS.pairs)
-        return bad(
+        return notInForm(
           name,
-          `takes a key and 1 to ${CONSOLE_CAPS.pairs} ${name === 'HSET' ? 'field value' : 'score member'} pairs`,
+          `found ${args.length} argument${args.length === 1 ? '' : 's'} after ${name}, not a key and 1 to ${CONSOLE_CAPS.pairs} ${name === 'HSET' ? 'field value' : 'score member'} pairs`,
         );
       return keysOutside(name, args.slice(0, 1), 'grammar') ?? planned(name, args.slice(0, 1), true);
     }
@@ -322,8 +358,11 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
       const sub = args[0] ? upper(args[0]) : '';
       if (sub !== 'KEYSLOT')
         return notAllowed(`CLUSTER ${sub}`.trim(), 'of CLUSTER, the console runs only CLUSTER KEYSLOT key');
-      return arity('CLUSTER KEYSLOT', args, 2, 2) ?? planned('CLUSTER KEYSLOT', [args[1]!], false, 'cluster');
+      return (
+        arity('CLUSTER KEYSLOT', args.slice(1), 1, 1) ??
+        planned('CLUSTER KEYSLOT', [args[1]!], false, 'cluster')
+      );
     }
   }
-  return notAllowed(name, REFUSED[name]);
+  return notAllowed(name, REFUSED[name] ?? unknown(name));
 }

@@ -15,11 +15,22 @@ import { fields, InputError, oneOf } from '../input.ts';
 import type { ExplorerRuntime } from '../runtime.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../wire/recorder.ts';
 import { clusterWireDuring, ownCluster, withOwnCluster } from '../wire/cluster-wire.ts';
-import { ALLOWED, plan, type Node, type Planned, type Refused } from './allow-list.ts';
+import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused } from './allow-list.ts';
 import { sectionFor, type CourseSection } from './error-course.ts';
 import { LineError, splitLine } from './split-line.ts';
 
 export const CONSOLE_LIMITS = { lines: 16, lineBytes: 512 } as const;
+
+/** A line whose quoting does not close, refused by itself under the name it starts with. */
+function quotingRefused(line: string, error: LineError): Refused {
+  const command = (line.trim().split(/[\s"']/, 1)[0] ?? '').toUpperCase() || 'the line';
+  return {
+    ok: false,
+    code: 'BAD_QUOTING',
+    command,
+    message: `${command}: ${error.message}, so the line was not split (redis-cli quoting: "…" or '…', closed and followed by a space); the other lines run`,
+  };
+}
 
 export interface ConsoleInput {
   lines: string[];
@@ -46,7 +57,8 @@ export function parseConsoleInput(body: unknown): ConsoleInput {
     try {
       argv = splitLine(line);
     } catch (error) {
-      if (error instanceof LineError) throw new InputError(where, `${error.message} (redis-cli quoting)`);
+      // Broken quoting refuses its own line only; the other lines still run.
+      if (error instanceof LineError) return quotingRefused(line, error);
       throw error;
     }
     if (argv.length === 0) throw new InputError(where, 'is empty; leave blank lines out');
@@ -133,7 +145,10 @@ async function runLine(
           ok: false,
           code: 'NOT_ALLOWED',
           command: planned.command,
-          message: `${planned.command} is not allowed in the console (it writes, and on "cluster" the console runs only commands that write nothing: reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses). It runs only: ${ALLOWED.join('; ')}`,
+          message: notAllowedMessage(
+            planned.command,
+            'it writes, and on "cluster" the console runs only commands that write nothing: reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses',
+          ),
         }
       : null;
   if (refusal) {
