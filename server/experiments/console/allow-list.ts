@@ -142,7 +142,13 @@ export interface Refused {
 
 const decoder = new TextDecoder();
 const text = (bytes: Uint8Array) => decoder.decode(bytes);
-const upper = (bytes: Uint8Array) => text(bytes).toUpperCase();
+/**
+ * ASCII upper case only: JavaScript's Unicode upper-casing turns `ſcan` into `SCAN` and `ı` into `I`,
+ * which would let a name the server does not know pass the list as one it does.
+ */
+const upper = (bytes: Uint8Array) => text(bytes).replace(/[a-z]+/g, (letters) => letters.toUpperCase());
+/** A command name is printable ASCII; anything else is refused by name before any server sees it. */
+const ASCII_NAME = /^[\x21-\x7e]+$/;
 const sameBytes = (a: Uint8Array, b: string) =>
   text(a) === b && new TextEncoder().encode(b).length === a.length;
 
@@ -234,6 +240,12 @@ function arity(command: string, args: Uint8Array[], min: number, max: number): R
 
 /** Plans one line's arguments, or refuses it by name. */
 export function plan(argv: Uint8Array[]): Planned | Refused {
+  const typed = text(argv[0]!);
+  if (!ASCII_NAME.test(typed) || !sameBytes(argv[0]!, typed))
+    return notAllowed(
+      typed,
+      'a command name is ASCII letters, digits and punctuation; Unicode look-alikes such as ſ or ı are not letters of any command',
+    );
   const name = upper(argv[0]!);
   const args = argv.slice(1);
   const planned = (
