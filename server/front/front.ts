@@ -6,6 +6,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { logLimited } from '../log.ts';
+import { canonicalPath, PathError } from './canonical-path.ts';
 import { compressResponse } from './compress.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -54,7 +55,18 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
 
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     const method = request.method ?? 'GET';
-    const path = (request.url ?? '/').split('?', 1)[0]!;
+    const target = request.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const raw = queryAt < 0 ? target : target.slice(0, queryAt);
+    let path: string;
+    try {
+      path = canonicalPath(raw);
+    } catch (error) {
+      if (!(error instanceof PathError)) throw error;
+      return sendJson(response, 400, 'BAD_PATH', error.message);
+    }
+    // Read once: the limiter below, the API and Astro's router all see this one spelling.
+    if (path !== raw) request.url = path + (queryAt < 0 ? '' : target.slice(queryAt));
     // Forwarding headers from anyone but a named proxy are the client's own words: drop them before
     // Astro reads them as the client's address.
     if (!trusted(request.socket.remoteAddress)) {
