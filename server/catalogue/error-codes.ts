@@ -289,8 +289,22 @@ export const ERROR_CODES: ErrorCode[] = [
     code: 'BUSY',
     by: ['API'],
     status: 503,
-    when: 'another run holds the slot this run needs (runs on one slot take turns), or a reshard runs',
+    when: 'another run holds the slot this run needs (runs on one slot take turns), or another slot migration runs (one at a time in the whole sandbox)',
     text: '<lock> is busy with other runs; waited <ms> ms. Try again in a moment.',
+  },
+  {
+    code: 'RESHARD_FAILED',
+    by: ['API'],
+    status: 503,
+    when: 'a slot move failed part-way; before answering, the site finished or undid it (one owner, nothing open)',
+    text: 'the move of slot <slot> did not finish (<why>); the slot was put right (one owner, nothing open). Try again in a moment.',
+  },
+  {
+    code: 'SANDBOX_DEGRADED',
+    by: ['API'],
+    status: 503,
+    when: 'the cluster’s nodes disagree about a slot, or a slot is left open, and the repair could not fix it yet',
+    text: 'the sandbox cluster is degraded: <what is wrong>',
   },
   {
     code: 'SANDBOX_DOWN',

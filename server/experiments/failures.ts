@@ -5,6 +5,7 @@
 
 import { BusyError } from '../sandbox/busy.ts';
 import { LeaseDeadlineError } from '../sandbox/keyspace-pool.ts';
+import { ClusterDegradedError, MigrationFailedError } from '../sandbox/slot-migration.ts';
 
 export interface Failure {
   status: number;
@@ -38,6 +39,12 @@ export function classify(error: unknown): Failure {
   if (error instanceof BusyError) return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
   if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
+  // A slot move that failed part-way was repaired before this answer; a cluster that could not be is
+  // the sandbox's fault, not a bug of the reader's request.
+  if (error instanceof MigrationFailedError)
+    return { status: 503, code: 'RESHARD_FAILED', message: error.message, retryAfter: 2 };
+  if (error instanceof ClusterDegradedError)
+    return { status: 503, code: 'SANDBOX_DEGRADED', message: error.message, retryAfter: 5 };
   const reply = replyClass(error);
   if (reply === 'BUSY' || reply === 'LOADING' || reply === 'MASTERDOWN')
     return {

@@ -10,8 +10,10 @@ import { callFor } from '../executors/calls.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
 import type { Reply } from '../executors/transitions.ts';
-import { mintJobId, queueKey } from '../keyspace/index.ts';
-import { readShards, splitAddress, type ShardNode } from '../sandbox/cluster-topology.ts';
+import { mintJobId, queueKey, slot } from '../keyspace/index.ts';
+import { agreedOwner } from '../sandbox/cluster-check.ts';
+import { readShards } from '../sandbox/cluster-topology.ts';
+import { inMigrationTurn, moveSlot } from '../sandbox/slot-migration.ts';
 import { isTransient, withQueueSlot } from './cluster-run.ts';
 import { parseRouteInput, type RouteInput, type Words } from './route.ts';
 import type { ExplorerRuntime } from './runtime.ts';
@@ -52,8 +54,6 @@ export interface ReshardResult {
   leftBehind: number;
 }
 
-const RESHARD_LOCK = 'reshard';
-
 async function errorText(run: () => Promise<unknown>): Promise<string> {
   try {
     return `(no error) ${JSON.stringify(await run())}`;
@@ -64,66 +64,14 @@ async function errorText(run: () => Promise<unknown>): Promise<string> {
   }
 }
 
-/** Moves slot `n` (and its keys) from `source` to `target`, recording each step. */
-async function migrate(
-  runtime: ExplorerRuntime,
-  n: number,
-  source: ShardNode,
-  target: ShardNode,
-  everyone: ShardNode[],
-  record: ReshardStep[],
-  midway?: (keys: string[]) => Promise<void>,
-): Promise<string[]> {
-  const admin = (node: ShardNode) => runtime.clusterAdminNode(node.address);
-  const run = async (node: ShardNode, shown: Words, sent: Words = shown) => {
-    const reply = await admin(node).call(sent[0]!, ...sent.slice(1));
-    record.push({ node: node.address, command: shown, reply });
-    return reply;
-  };
-  await run(target, ['CLUSTER', 'SETSLOT', String(n), 'IMPORTING', source.id]);
-  await run(source, ['CLUSTER', 'SETSLOT', String(n), 'MIGRATING', target.id]);
-  const keys = (await run(source, ['CLUSTER', 'GETKEYSINSLOT', String(n), '100'])) as string[];
-  if (keys.length > 0) {
-    const { host, port } = splitAddress(target.address);
-    const head = ['MIGRATE', host, String(port), '', '0', '5000'];
-    const credentials = runtime.clusterAdminCredentials();
-    // The target needs the admin's password; the page shows it masked.
-    const auth = credentials ? ['AUTH2', credentials.username] : [];
-    await run(
-      source,
-      [...head, ...(credentials ? [...auth, '********'] : []), 'KEYS', ...keys],
-      [...head, ...(credentials ? [...auth, credentials.password] : []), 'KEYS', ...keys],
-    );
-  }
-  await midway?.(keys);
-  // The target first, then the source, then the others (the spec's order: no window where none owns it).
-  for (const node of [target, source, ...everyone.filter((o) => o !== target && o !== source)]) {
-    await run(node, ['CLUSTER', 'SETSLOT', String(n), 'NODE', target.id]);
-  }
-  await waitOwner(runtime, n, target, everyone);
-  return keys;
-}
-
-/** Waits until every node's CLUSTER SHARDS gives slot `n` to `owner`. */
-async function waitOwner(runtime: ExplorerRuntime, n: number, owner: ShardNode, everyone: ShardNode[]) {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const views = await Promise.all(
-      everyone.map((node) => readShards(runtime.clusterAdminNode(node.address))),
-    );
-    const agreed = views.every((shards) =>
-      shards.some((s) => s.id === owner.id && s.slots.some(([a, b]) => n >= a && n <= b)),
-    );
-    if (agreed) return;
-    if (Date.now() > deadline) throw new Error(`the nodes never agreed that ${owner.address} owns slot ${n}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<ReshardResult> {
   const { queue } = input;
-  return runtime.locks.with(RESHARD_LOCK, () =>
-    withQueueSlot(runtime, queue, async ({ slot: n, shards, owner: source }) => {
+  const n = slot(queueKey(queue, 'pending'));
+  return inMigrationTurn(runtime.migrations, n, (turn, views) =>
+    withQueueSlot(runtime, queue, async ({ shards }) => {
+      const ownerId = agreedOwner(views, n);
+      const source = shards.find((shard) => shard.id === ownerId);
+      if (!source) throw new Error(`the nodes do not agree who owns slot ${n}`);
       const target = shards[(shards.indexOf(source) + 1) % shards.length]!;
       const scripted = new ScriptedExecutor(runtime.cluster);
       const jobs = [mintJobId(), mintJobId(), mintJobId()];
@@ -135,28 +83,37 @@ export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput):
       const steps: ReshardStep[] = [];
       const restoreSteps: ReshardStep[] = [];
       let ask: ReshardResult['ask'] | undefined;
-      let restored = false;
-      try {
-        const keys = await migrate(runtime, n, source, target, shards, steps, async () => {
-          // Mid-migration, as a reader's account: the source no longer holds the key and says ASK;
-          // the target serves it only to a client that says ASKING first.
-          const asSource = runtime.clusterNode(source.address);
-          const asTarget = runtime.clusterNode(target.address);
-          const [, asked] = (await asTarget.pipeline().call('ASKING').zrange(pending, 0, -1).exec())!;
-          ask = {
-            command: read,
-            source: { asked: source.address, reply: await errorText(() => asSource.zrange(pending, 0, -1)) },
-            targetWithoutAsking: {
-              asked: target.address,
-              reply: await errorText(() => asTarget.zrange(pending, 0, -1)),
-            },
-            targetAfterAsking: {
-              asked: target.address,
-              command: ['ASKING', ...read],
-              reply: asked![0] ? asked![0].message : asked![1],
-            },
-          };
-        });
+      const keys: string[] = [];
+      await moveSlot(runtime.migrations, turn, views, n, source, target, (step) => steps.push(step), {
+        hooks: {
+          batchMoved: async (batch, left) => {
+            keys.push(...batch);
+            if (left > 0) return;
+            // Mid-migration, as a reader's account: the source no longer holds the key and says ASK;
+            // the target serves it only to a client that says ASKING first.
+            const asSource = runtime.clusterNode(source.address);
+            const asTarget = runtime.clusterNode(target.address);
+            const [, asked] = (await asTarget.pipeline().call('ASKING').zrange(pending, 0, -1).exec())!;
+            ask = {
+              command: read,
+              source: {
+                asked: source.address,
+                reply: await errorText(() => asSource.zrange(pending, 0, -1)),
+              },
+              targetWithoutAsking: {
+                asked: target.address,
+                reply: await errorText(() => asTarget.zrange(pending, 0, -1)),
+              },
+              targetAfterAsking: {
+                asked: target.address,
+                command: ['ASKING', ...read],
+                reply: asked![0] ? asked![0].message : asked![1],
+              },
+            };
+          },
+        },
+      });
+      {
         const onTarget = (await runtime
           .clusterAdminNode(target.address)
           .call('CLUSTER', 'GETKEYSINSLOT', n, 100)) as string[];
@@ -173,8 +130,7 @@ export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput):
           : 'not on the target';
 
         // Put it back the same way, the jobs (one now active) with it.
-        await migrate(runtime, n, target, source, shards, restoreSteps);
-        restored = true;
+        await moveSlot(runtime.migrations, turn, views, n, target, source, (step) => restoreSteps.push(step));
         const back = (await readShards(runtime.clusterAdmin)).find((s) =>
           s.slots.some(([a, b]) => n >= a && n <= b),
         );
@@ -199,28 +155,7 @@ export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput):
           },
           restore: { steps: restoreSteps, owner: back?.address ?? 'none', back: back?.id === source.id },
         };
-      } finally {
-        if (!restored) await putBack(runtime, n, source, target, shards).catch(() => {});
       }
     }),
   );
-}
-
-/** After a failure mid-way: the slot stable again and owned by its first owner, keys and all. */
-async function putBack(
-  runtime: ExplorerRuntime,
-  n: number,
-  source: ShardNode,
-  target: ShardNode,
-  everyone: ShardNode[],
-): Promise<void> {
-  const owner = (await readShards(runtime.clusterAdmin)).find((s) =>
-    s.slots.some(([a, b]) => n >= a && n <= b),
-  );
-  if (owner?.id === source.id) {
-    for (const node of [source, target])
-      await runtime.clusterAdminNode(node.address).call('CLUSTER', 'SETSLOT', n, 'STABLE');
-    return;
-  }
-  await migrate(runtime, n, target, source, everyone, []);
 }

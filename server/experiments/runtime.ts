@@ -17,6 +17,7 @@ import {
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
 import { RunLocks } from '../sandbox/run-lock.ts';
+import type { ClusterAdmin } from '../sandbox/slot-migration.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
 
@@ -51,6 +52,8 @@ export interface ExplorerRuntime {
   clusterAdminCredentials(): AdminCredentials | null;
   /** Runs on one slot of the shared cluster take turns (within and across processes). */
   locks: RunLocks;
+  /** What slot migrations and cluster repairs use: one node at a time as the admin, in one turn. */
+  migrations: ClusterAdmin;
   /** Whether the standalone node has the native module loaded. */
   native(): boolean;
   /** Whether the standalone node and every cluster node answer a PING within a second. */
@@ -169,6 +172,14 @@ async function start(): Promise<ExplorerRuntime> {
     return client;
   };
   await Promise.all([cluster, clusterAdmin].map((client) => client.ping()));
+  const locks = new RunLocks(clusterAdmin);
+  const migrations: ClusterAdmin = {
+    dial: adminNodes.get,
+    seeds: clusterPart.seeds.map(({ host, port }) => `${host}:${port}`),
+    credentials: clusterPart.admin,
+    locks,
+    log: (line) => console.log(`cluster repair: ${line}`),
+  };
 
   return {
     pool,
@@ -177,7 +188,8 @@ async function start(): Promise<ExplorerRuntime> {
     clusterAdmin,
     clusterAdminNode: adminNodes.get,
     clusterAdminCredentials: () => clusterPart.admin,
-    locks: new RunLocks(clusterAdmin),
+    locks,
+    migrations,
     native: () => nativeLoaded,
     health: async () => {
       const ping = (client: Valkey) =>

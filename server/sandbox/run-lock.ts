@@ -1,7 +1,9 @@
 // Runs that share the cluster's one keyspace take turns: readers type exact keys (`emq:{orders}:…`), so
 // two runs on one slot would see each other's jobs. A run holds its slot's lock — within this process
 // a promise chain, across processes a short-lived key set with NX and a deadline — and cleans up after
-// itself before it lets go. A lock key left by a dead process expires on its own.
+// itself before it lets go. A lock key left by a dead process expires on its own; a live holder renews
+// it (compare-and-expire with its token) every third of its lifetime, so a long run (a slot migration)
+// never outlives its lock, and says so when the renewal finds the key gone.
 
 import { randomBytes } from 'node:crypto';
 import type { Cluster } from 'iovalkey';
@@ -17,6 +19,14 @@ export class LockBusyError extends BusyError {
 
 /** Deletes the lock only while it still holds our token (it may have expired and been taken since). */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** Extends the lock only while it still holds our token. */
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+
+/** What a holder can ask of its turn while it runs. */
+export interface Turn {
+  /** False once a renewal found the key gone or another's (the turn may no longer be ours alone). */
+  held(): boolean;
+}
 
 export class RunLocks {
   private readonly admin: Cluster;
@@ -35,7 +45,7 @@ export class RunLocks {
   }
 
   /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
-  async with<T>(name: string, work: () => Promise<T>, waitMs = 10_000): Promise<T> {
+  async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = 10_000): Promise<T> {
     const deadline = Date.now() + waitMs;
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
     const previous = this.local.get(name) ?? Promise.resolve();
@@ -49,10 +59,19 @@ export class RunLocks {
         new Promise((_, reject) => setTimeout(() => reject(new LockBusyError(name, waitMs)), waitMs).unref()),
       ]);
       const token = await this.acquire(name, deadline, waitMs);
+      const key = RunLocks.key(name);
+      let held = true;
+      const renewal = setInterval(() => {
+        sendRouted(this.admin, 'EVAL', [key], [RENEW, 1, key, token, this.ttlMs]).then(
+          (renewed) => void (renewed === 1 || (held = false)),
+          () => {}, // a node restarting: the next renewal tries again, well before the key expires
+        );
+      }, this.ttlMs / 3);
+      renewal.unref();
       try {
-        return await work();
+        return await work({ held: () => held });
       } finally {
-        const key = RunLocks.key(name);
+        clearInterval(renewal);
         await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, token]).catch(() => {});
       }
     } finally {
