@@ -4,7 +4,7 @@
 // servers ran (INFO commandstats, a script's own calls included). Then 24 concurrent callers run under
 // V8's CPU profiler, and the CPU per run is split by where it was spent — socket writes, the Valkey
 // client, garbage collection, compression, our own files. Prints figures; asserts nothing.
-// Run: node bench/explorer-profile.ts [runs per experiment]
+// Run: node bench/explorer-profile.ts [runs per experiment]   (EXPLORER_BENCH_ONLY=keys,console: only those)
 
 import { Session, type Profiler } from 'node:inspector/promises';
 import { Socket } from 'node:net';
@@ -15,6 +15,7 @@ import { WORKLOADS } from './explorer-workloads.ts';
 
 const RUNS = Number(process.argv[2] ?? 600);
 const CALLERS = 24;
+const ONLY = process.env.EXPLORER_BENCH_ONLY?.split(',');
 
 // Every socket in this process is a Valkey connection: its writes are the runs' round trips out.
 let writes = 0;
@@ -100,7 +101,7 @@ const session = new Session();
 session.connect();
 await session.post('Profiler.enable');
 try {
-  for (const name of Object.keys(WORKLOADS)) {
+  for (const name of Object.keys(WORKLOADS).filter((name) => !ONLY || ONLY.includes(name))) {
     await load(name, 50); // warm: connections open, scripts loaded, code compiled
     const counted = await countPerRun(name, 50);
     await session.post('Profiler.start');

@@ -12,4 +12,12 @@ export const WORKLOADS: Record<string, (i: number) => unknown> = {
   route: (i) => ({ queue: `bench-${i % 97}` }),
   reserve: () => ({}),
   'two-executors': () => ({ steps: ['enqueue', 'claim', 'complete'] }),
+  // The course's own example: a write, a script, a slot asked of the cluster.
+  console: () => ({
+    lines: [
+      'EMQ.ENQUEUE 2 emq:{orders}:job:JOB0Nb1VTbfnu4 emq:{orders}:pending JOB0Nb1VTbfnu4 hello',
+      'SCRIPT claim 3 emq:{orders}:pending emq:{orders}:active emq:{orders}:job: 30000',
+      'CLUSTER KEYSLOT emq:{orders}:pending',
+    ],
+  }),
 };
