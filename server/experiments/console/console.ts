@@ -16,6 +16,7 @@ import type { ExplorerRuntime } from '../runtime.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../wire/recorder.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
 import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused } from './allow-list.ts';
+import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
 import { sectionFor, type CourseSection } from './error-course.ts';
 import { LineError, splitLine } from './split-line.ts';
 
@@ -64,6 +65,7 @@ export function parseConsoleInput(body: unknown): ConsoleInput {
     if (argv.length === 0) throw new InputError(where, 'is empty; leave blank lines out');
     return plan(argv);
   });
+  if (node === 'cluster') checkTurnSlots(plans);
   return { lines: lines as string[], node, plans };
 }
 
@@ -150,7 +152,9 @@ async function runLine(
             'it writes, and on "cluster" the console runs only commands that write nothing: reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses',
           ),
         }
-      : null;
+      : mode === 'cluster'
+        ? walksSharedKeyspace(planned)
+        : null;
   if (refusal) {
     // Nothing is sent; the servers' own counts of the run's connections show it.
     const { wire, proof } = await target(mode).record(async () => {});
@@ -203,14 +207,17 @@ async function runLines(input: ConsoleInput, target: (node: Node) => Target): Pr
 
 export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) {
   if (input.node === 'cluster') {
-    // The shared cluster: nothing is written there, so no keyspace of the run's own is needed.
-    return withOwnCluster(runtime.cluster, async (cluster) => ({
-      node: input.node,
-      identity: null,
-      lines: await runLines(input, () => clusterTarget(cluster)),
-      keyspace: null,
-      allowed: ALLOWED,
-    }));
+    // The shared cluster: nothing is written there, so no keyspace of the run's own is needed; the
+    // run reads in the turn of every slot it names, as any other run on those queues would.
+    return withSlotTurns(runtime, turnSlots(input.plans), () =>
+      withOwnCluster(runtime.cluster, async (cluster) => ({
+        node: input.node,
+        identity: null,
+        lines: await runLines(input, () => clusterTarget(cluster)),
+        keyspace: null,
+        allowed: ALLOWED,
+      })),
+    );
   }
   // CLUSTER KEYSLOT needs a cluster-enabled node: a kept cluster client is taken for the run when a
   // line asks for one (a client built per run cost about 4 ms of the site's CPU, three times the run).
