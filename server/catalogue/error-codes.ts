@@ -237,6 +237,27 @@ export const ERROR_CODES: ErrorCode[] = [
     text: 'POST to /api/experiments/<name>; GET here lists them',
   },
   {
+    code: 'BAD_PATH',
+    by: ['API'],
+    status: 400,
+    when: 'a request path holds a % that is not a UTF-8 escape (every path is read once, decoded, before the limiter and the router)',
+    text: 'the path <path> holds a % that is not a valid UTF-8 escape',
+  },
+  {
+    code: 'BAD_PATH',
+    by: ['API'],
+    status: 400,
+    when: 'a request path is percent-encoded more than 3 times over',
+    text: 'the path <path> is percent-encoded more than 3 times over',
+  },
+  {
+    code: 'BAD_PATH',
+    by: ['API'],
+    status: 400,
+    when: 'a request target is not a path (an absolute URL, or *)',
+    text: 'the request target must be a path starting with /, not <target>',
+  },
+  {
     code: 'RATE_LIMITED',
     by: ['API'],
     status: 429,
