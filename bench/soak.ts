@@ -47,11 +47,17 @@ interface Outcome {
   at: number; // ms since the soak began, when the answer came
   ok: boolean;
   what: string; // '200', '503 SANDBOX_DOWN', 'wrong: …', 'connection: …'
+  /** The part of the sandbox the run needs: the cluster for slot and route, else the standalone. */
+  part: 'standalone' | 'cluster';
 }
+
+const partOf = (kind: string): Outcome['part'] =>
+  kind === 'slot' || kind === 'route' ? 'cluster' : 'standalone';
 
 interface Kill {
   at: number;
   node: string;
+  part: Outcome['part'];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -167,7 +173,12 @@ try {
         const answer = await client.post(`/api/experiments/${run.kind}`, JSON.stringify(run.body));
         const body = answer.body as { result?: unknown; error?: { code: string } };
         if (answer.status !== 200) {
-          outcome = { at: now(), ok: false, what: `${answer.status} ${body.error?.code} (${run.kind})` };
+          outcome = {
+            at: now(),
+            ok: false,
+            what: `${answer.status} ${body.error?.code} (${run.kind})`,
+            part: partOf(run.kind),
+          };
         } else {
           let wrong: string | null;
           try {
@@ -175,10 +186,20 @@ try {
           } catch (error) {
             wrong = `unreadable answer (${(error as Error).message})`;
           }
-          outcome = { at: now(), ok: !wrong, what: wrong ? `wrong ${run.kind}: ${wrong}` : '200' };
+          outcome = {
+            at: now(),
+            ok: !wrong,
+            what: wrong ? `wrong ${run.kind}: ${wrong}` : '200',
+            part: partOf(run.kind),
+          };
         }
       } catch (error) {
-        outcome = { at: now(), ok: false, what: `connection: ${(error as Error).message}` };
+        outcome = {
+          at: now(),
+          ok: false,
+          what: `connection: ${(error as Error).message} (${run.kind})`,
+          part: partOf(run.kind),
+        };
       }
       outcomes.push(outcome);
       await sleep(outcome.ok ? PAUSE_MS : 4 * PAUSE_MS);
@@ -200,7 +221,7 @@ try {
         continue;
       }
       process.kill(pid, 'SIGKILL');
-      kills.push({ at: now(), node: node.name });
+      kills.push({ at: now(), node: node.name, part: node.name === 'standalone' ? 'standalone' : 'cluster' });
       console.log(`${(now() / 1000).toFixed(0)} s: kill -9 ${node.name} (pid ${pid}, port ${node.port})`);
     }
   };
@@ -246,11 +267,14 @@ try {
     `\nruns: ${outcomes.length} (${(outcomes.length / (endAt / 1000)).toFixed(0)}/s), failed ${outcomes.filter((o) => !o.ok).length}, 5xx ${fivexx.length}`,
   );
   console.log(`failures by kind: ${tally(outcomes)}`);
-  console.log('\nafter each kill (until the next one):');
+  console.log('\nafter each kill, the runs on the part killed (until the next kill):');
   for (const [k, kill] of kills.entries()) {
     const until = kills[k + 1]?.at ?? endAt;
-    const window = outcomes.filter((o) => o.at >= kill.at && o.at < until);
+    // The runs on the part that was killed: a failure of the other part is an earlier kill's.
+    const stretch = outcomes.filter((o) => o.at >= kill.at && o.at < until);
+    const window = stretch.filter((o) => o.part === kill.part);
     const failed = window.filter((o) => !o.ok);
+    const otherFailed = stretch.filter((o) => o.part !== kill.part && !o.ok).length;
     const lastFailure = failed.at(-1)?.at;
     const recovered =
       failed.length === 0
@@ -266,7 +290,7 @@ try {
         failed.some((o) => Math.abs(o.at - s.at) < 1000),
     ).length;
     console.log(
-      `  ${(kill.at / 1000).toFixed(0)} s, ${kill.node}: ${window.length} runs, ${failed.length} failed, 5xx ${window.filter((o) => /^5\d\d /.test(o.what)).length}; ${recovered}; /api/sandbox said "up" in ${upWhileFailing} s with failures; ${tally(failed)}`,
+      `  ${(kill.at / 1000).toFixed(0)} s, ${kill.node}: ${window.length} ${kill.part} runs, ${failed.length} failed (and ${otherFailed} of the other part's), 5xx ${window.filter((o) => /^5\d\d /.test(o.what)).length}; ${recovered}; /api/sandbox said "up" in ${upWhileFailing} s with failures; ${tally(failed)}`,
     );
   }
   console.log(`\nat end: ${memory()}`);
