@@ -132,11 +132,17 @@ export function failed(what: string, error: unknown): Answer {
   return json(failure.status, { error: { code: failure.code, message: failure.message } }, headers);
 }
 
-/** Whether the sandbox answers, for the island's status line. */
+/**
+ * Whether the sandbox answers, for the island's status line: `down` when a node does not answer,
+ * `degraded` (with `problems`) when the cluster's slot map would fail runs, else `up`.
+ */
 export async function sandboxStatus(): Promise<Answer> {
   try {
     const runtime = await explorerRuntime();
-    return json(200, { sandbox: (await runtime.health()) ? 'up' : 'down', native: runtime.native() });
+    if (!(await runtime.health())) return json(200, { sandbox: 'down', native: runtime.native() });
+    const problems = await runtime.clusterProblems();
+    if (problems.length > 0) return json(200, { sandbox: 'degraded', native: runtime.native(), problems });
+    return json(200, { sandbox: 'up', native: runtime.native() });
   } catch {
     return json(200, { sandbox: 'down', native: false });
   }

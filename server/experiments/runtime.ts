@@ -17,6 +17,7 @@ import {
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
 import { RunLocks } from '../sandbox/run-lock.ts';
+import { watchCluster } from '../sandbox/cluster-watch.ts';
 import type { ClusterAdmin } from '../sandbox/slot-migration.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
@@ -56,6 +57,8 @@ export interface ExplorerRuntime {
   migrations: ClusterAdmin;
   /** Whether the standalone node has the native module loaded. */
   native(): boolean;
+  /** What is wrong with the cluster's slot map now (empty: every run would be served). */
+  clusterProblems(): Promise<string[]>;
   /** Whether the standalone node and every cluster node answer a PING within a second. */
   health(): Promise<boolean>;
   close(): Promise<void>;
@@ -178,8 +181,10 @@ async function start(): Promise<ExplorerRuntime> {
     seeds: clusterPart.seeds.map(({ host, port }) => `${host}:${port}`),
     credentials: clusterPart.admin,
     locks,
-    log: (line) => console.log(`cluster repair: ${line}`),
+    log: (line) => console.log(`cluster: ${line}`),
   };
+  // At start: a slot a killed site left half-moved is finished or undone before the first run.
+  const watch = await watchCluster(migrations);
 
   return {
     pool,
@@ -191,6 +196,7 @@ async function start(): Promise<ExplorerRuntime> {
     locks,
     migrations,
     native: () => nativeLoaded,
+    clusterProblems: () => watch.problems(),
     health: async () => {
       const ping = (client: Valkey) =>
         client.status === 'ready' &&
@@ -203,6 +209,7 @@ async function start(): Promise<ExplorerRuntime> {
       return answers.every(Boolean);
     },
     close: async () => {
+      watch.stop();
       await pool.close();
       cluster.disconnect();
       clusterAdmin.disconnect();

@@ -44,6 +44,11 @@ export class RunLocks {
     return `{sandbox}:lock:${name}`;
   }
 
+  /** Whether some process (this one or another) holds the lock `name` now. */
+  async taken(name: string): Promise<boolean> {
+    return (await this.admin.exists(RunLocks.key(name))) === 1;
+  }
+
   /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
   async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = 10_000): Promise<T> {
     const deadline = Date.now() + waitMs;
