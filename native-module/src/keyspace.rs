@@ -4,9 +4,10 @@
 //! module's can be held to one set of vectors (`tests/fixtures/keyspace-vectors.json`).
 //! Names, types and ids are bytes: a queue name is never assumed to be UTF-8.
 //!
-//! The module itself uses the queue key, the reserve and the name recovery; the rest of the mirror
-//! (admission check, branded ids, rows, slots) is compiled for the tests only, which hold it to the
-//! host's vectors, so the built module exports only what it runs.
+//! The module itself runs the queue key, the reserve and `Queue::from_key` (the layout check reads the
+//! queue of every call with it); the rest of the mirror (admission check, branded ids, rows, slots) is
+//! compiled for the tests only, which hold it to the host's vectors, so the built module exports only
+//! what it runs.
 
 /// `emq:{` — every queue key starts with these bytes.
 pub const QUEUE_KEY_PREFIX: &[u8] = b"emq:{";
@@ -101,61 +102,70 @@ pub enum QueueKeyError {
     EmptyName,
 }
 
-/// Recovers the queue name from a declared key: `emq:{` + name + `}:` + type, where the name is
-/// every byte up to the first `}`. Only the name is recovered here; whether the rest of the key is
-/// the expected one is the layout check's business (it compares the key with the expected one).
-pub fn queue_name(key: &[u8]) -> Result<&[u8], QueueKeyError> {
-    if !key.starts_with(QUEUE_KEY_PREFIX) {
-        return Err(QueueKeyError::Prefix {
-            offset: first_difference(key, QUEUE_KEY_PREFIX),
-        });
-    }
-    let rest = &key[QUEUE_KEY_PREFIX.len()..];
-    match rest.iter().position(|&b| b == b'}') {
-        None => Err(QueueKeyError::Unclosed { offset: key.len() }),
-        Some(0) => Err(QueueKeyError::EmptyName),
-        Some(end) => Ok(&rest[..end]),
-    }
+/// A queue, known by its name: raw bytes, borrowed from the key it was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queue<'a> {
+    name: &'a [u8],
 }
 
-#[cfg(test)]
-/// A queue, known by its name (raw bytes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Queue {
-    name: Vec<u8>,
-}
-
-#[cfg(test)]
-impl Queue {
-    pub fn new(name: &[u8]) -> Self {
-        Queue {
-            name: name.to_vec(),
+impl<'a> Queue<'a> {
+    /// The server-side reading of the grammar, run on key 1 of every `EMQ.*` call: the key must be
+    /// `emq:{` + name + `}…`, where the name is every byte up to the first `}` and is not empty.
+    /// Only the name is read here; the layout check then holds every key, key 1 included, to the
+    /// keys that name gives.
+    pub fn from_key(key: &'a [u8]) -> Result<Self, QueueKeyError> {
+        let Some(rest) = key.strip_prefix(QUEUE_KEY_PREFIX) else {
+            let offset = first_difference(key, QUEUE_KEY_PREFIX);
+            return Err(QueueKeyError::Prefix { offset });
+        };
+        match rest.iter().position(|&b| b == b'}') {
+            None => Err(QueueKeyError::Unclosed { offset: key.len() }),
+            // `emq:{}…`: empty braces are no hashtag, so this queue's keys would scatter over slots.
+            Some(0) => Err(QueueKeyError::EmptyName),
+            Some(end) => Ok(Queue { name: &rest[..end] }),
         }
     }
 
-    /// The queue of a declared key (see [`queue_name`]).
-    pub fn from_key(key: &[u8]) -> Result<Self, QueueKeyError> {
-        queue_name(key).map(Queue::new)
+    pub fn name(&self) -> &'a [u8] {
+        self.name
     }
 
-    pub fn name(&self) -> &[u8] {
-        &self.name
+    /// This queue's key of `key_type` (then `row_id`, for a row) as the grammar's five pieces, so a
+    /// key can be compared with it where it lies, without building it.
+    pub fn key_parts<'t>(&self, key_type: &'t [u8], row_id: &'t [u8]) -> [&'t [u8]; 5]
+    where
+        'a: 't,
+    {
+        [
+            QUEUE_KEY_PREFIX,
+            self.name,
+            QUEUE_KEY_INFIX,
+            key_type,
+            row_id,
+        ]
+    }
+}
+
+#[cfg(test)]
+impl<'a> Queue<'a> {
+    pub fn new(name: &'a [u8]) -> Self {
+        Queue { name }
     }
 
     pub fn key(&self, key_type: &[u8]) -> Vec<u8> {
-        queue_key(&self.name, key_type)
+        queue_key(self.name, key_type)
     }
 
     pub fn base(&self) -> Vec<u8> {
-        queue_base(&self.name)
+        queue_base(self.name)
     }
 
     pub fn row_base(&self) -> Vec<u8> {
-        row_base(&self.name)
+        row_base(self.name)
     }
 
     pub fn row(&self, id: &[u8]) -> Vec<u8> {
-        row_key(&self.name, id)
+        row_key(self.name, id)
     }
 }
 
@@ -369,7 +379,8 @@ mod tests {
     #[test]
     fn every_key_of_one_queue_shares_one_slot() {
         for name in vectors()["queueNames"]["valid"].as_array().unwrap() {
-            let q = Queue::new(&bytes(name));
+            let name = bytes(name);
+            let q = Queue::new(&name);
             let s = slot(&q.key(b"pending"));
             for t in [
                 &b"active"[..],
@@ -462,8 +473,8 @@ mod tests {
                 b"job:JOB0Nb1VTbfnu4",
                 b"metrics:completed",
             ] {
-                let q = Queue::from_key(&queue_key(&name, t)).unwrap();
-                assert_eq!(q.name(), name.as_slice());
+                let key = queue_key(&name, t);
+                assert_eq!(Queue::from_key(&key).unwrap().name(), name.as_slice());
             }
         }
         // A name is raw bytes: invalid UTF-8 survives the round trip.

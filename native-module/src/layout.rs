@@ -1,10 +1,10 @@
-//! The layout check: every declared key, rebuilt from the one recovered queue name and compared
-//! byte for byte, before anything is read or written.
+//! The layout check: the queue read from key 1 by `Queue::from_key`, then every declared key compared
+//! byte for byte with the key that queue gives, before anything is read or written.
 //!
 //! Each verb's declared key list is pinned here once (the same lists the scripts declare), so the
 //! module can never open a key a host did not declare in the expected place.
 
-use crate::keyspace::{self, first_difference, QueueKeyError, QUEUE_KEY_INFIX, QUEUE_KEY_PREFIX};
+use crate::keyspace::{self, first_difference, Queue, QueueKeyError};
 use crate::wire::quote;
 use std::fmt;
 
@@ -136,6 +136,18 @@ pub enum LayoutError {
     EmptyName,
 }
 
+impl LayoutError {
+    /// Key `pos` is not the expected key (given as its parts) from byte `offset` on.
+    fn differs(pos: usize, offset: usize, expected: &[&[u8]], found: &[u8]) -> Self {
+        LayoutError::Differs {
+            pos,
+            offset,
+            expected: expected.concat(),
+            found: found.to_vec(),
+        }
+    }
+}
+
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -207,19 +219,30 @@ impl Layout {
         }
     }
 
-    /// Recovers the queue name from key 1, then holds keys 1…n to the keys that one name (and the
-    /// id argument for a row) gives, byte for byte, in place; the first difference refuses.
-    /// `keys` must hold exactly `numkeys()` keys (the key count is checked first).
-    /// Returns the queue's name.
+    /// The layout check: the queue comes from key 1 alone (`Queue::from_key`); then every declared
+    /// key, key 1 included, must be exactly the key that queue (and the id argument, for a row)
+    /// gives in its position, compared where it lies. The first difference refuses.
     pub fn check<'a, K: Bytes, A: Bytes>(
         &self,
         keys: &'a [K],
         args: &[A],
-    ) -> Result<&'a [u8], LayoutError> {
-        debug_assert_eq!(keys.len(), self.numkeys());
+    ) -> Result<Queue<'a>, LayoutError> {
+        debug_assert_eq!(keys.len(), self.numkeys(), "the key count is checked first");
         let id = self.row_id(args);
-        let first = keys[0].bytes();
-        let name = keyspace::queue_name(first).map_err(|e| match e {
+        let queue = Queue::from_key(keys[0].bytes()).map_err(|e| self.unread(e, &keys[0], id))?;
+        for (i, (key, &spec)) in keys.iter().zip(self.keys).enumerate() {
+            let [key_type, row_id] = Self::key_type(spec, id);
+            let expected = queue.key_parts(key_type, row_id);
+            compare(key.bytes(), &expected)
+                .map_err(|offset| LayoutError::differs(i + 1, offset, &expected, key.bytes()))?;
+        }
+        Ok(queue)
+    }
+
+    /// Key 1 gave no queue: an empty name, or the key is not `emq:{…}` at all (then the refusal
+    /// quotes the expected shape with the literal `<queue>`).
+    fn unread<K: Bytes>(&self, error: QueueKeyError, first: &K, id: &[u8]) -> LayoutError {
+        match error {
             QueueKeyError::EmptyName => LayoutError::EmptyName,
             QueueKeyError::Prefix { offset } | QueueKeyError::Unclosed { offset } => {
                 LayoutError::Differs {
@@ -229,41 +252,10 @@ impl Layout {
                         b"<queue>",
                         &Self::key_type(self.keys[0], id).concat(),
                     ),
-                    found: first.to_vec(),
+                    found: first.bytes().to_vec(),
                 }
-            }
-        })?;
-        // Every key starts with key 1's base `emq:{name}:` (when key 1 has one): each key's own
-        // part is compared in place, and any key that is not exactly as expected goes on to the
-        // part-by-part comparison below, which finds the offset its refusal quotes.
-        let base_len = QUEUE_KEY_PREFIX.len() + name.len() + QUEUE_KEY_INFIX.len();
-        let base = first
-            .get(..base_len)
-            .filter(|base| base.ends_with(QUEUE_KEY_INFIX));
-        for (i, (key, &spec)) in keys.iter().zip(self.keys).enumerate() {
-            let found = if i == 0 { first } else { key.bytes() };
-            let [key_type, row_id] = Self::key_type(spec, id);
-            if let Some(base) = base {
-                let (own, rest) = found.split_at(base_len.min(found.len()));
-                if rest.len() == key_type.len() + row_id.len()
-                    && (i == 0 || own == base)
-                    && rest.starts_with(key_type)
-                    && rest.ends_with(row_id)
-                {
-                    continue;
-                }
-            }
-            let parts = [QUEUE_KEY_PREFIX, name, QUEUE_KEY_INFIX, key_type, row_id];
-            if let Err(offset) = compare(found, &parts) {
-                return Err(LayoutError::Differs {
-                    pos: i + 1,
-                    offset,
-                    expected: parts.concat(),
-                    found: found.to_vec(),
-                });
             }
         }
-        Ok(name)
     }
 }
 
@@ -324,7 +316,7 @@ mod tests {
             match v["error"].as_str() {
                 None => {
                     let queue = verdict.unwrap_or_else(|e| panic!("{v}: refused with {e}"));
-                    assert_eq!(queue, bytes(&v["queue"]).as_slice(), "{v}");
+                    assert_eq!(queue.name(), bytes(&v["queue"]).as_slice(), "{v}");
                 }
                 Some(message) => {
                     assert_eq!(verdict.unwrap_err().to_string(), message, "{v}");
@@ -345,7 +337,7 @@ mod tests {
                 let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
                 let mut args: Vec<&[u8]> = vec![b"0"; layout.args.len()];
                 args[0] = id;
-                assert_eq!(layout.check(&key_refs, &args), Ok(q.as_slice()));
+                assert_eq!(layout.check(&key_refs, &args), Ok(Queue::new(&q)));
             }
         }
     }
@@ -376,6 +368,80 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_check_reads_its_queue_with_from_key_and_nothing_else() {
+        // Whatever key 1 holds, the check's queue is `Queue::from_key`'s, and a key 1 that
+        // `from_key` refuses is refused as key 1 (the empty name by its own message).
+        let id: &[u8] = b"JOB0Nb1VTbfnu4";
+        let mut firsts: Vec<Vec<u8>> = vectors()["layout"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| bytes(&v["keys"][0]))
+            .collect();
+        firsts.extend(
+            [
+                &b"emq:{}:pending"[..],
+                b"emq:",
+                b"{emq}:version",
+                b"emq:{ab}}:x",
+                b"",
+            ]
+            .map(<[u8]>::to_vec),
+        );
+        for layout in LAYOUTS {
+            let args: Vec<&[u8]> = std::iter::once(id)
+                .chain(std::iter::repeat(&b"0"[..]))
+                .take(layout.args.len())
+                .collect();
+            for first in &firsts {
+                let Ok(queue) = Queue::from_key(first) else {
+                    let mut keys = vec![first.clone()];
+                    keys.extend((1..layout.numkeys()).map(|i| layout.expected_key(i, b"q", id)));
+                    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+                    match layout.check(&refs, &args).unwrap_err() {
+                        LayoutError::EmptyName => {
+                            assert_eq!(Queue::from_key(first), Err(QueueKeyError::EmptyName))
+                        }
+                        LayoutError::Differs { pos, .. } => assert_eq!(pos, 1, "{first:?}"),
+                        other => panic!("{other}"),
+                    }
+                    continue;
+                };
+                let keys: Vec<Vec<u8>> = (0..layout.numkeys())
+                    .map(|i| layout.expected_key(i, queue.name(), id))
+                    .collect();
+                let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+                assert_eq!(
+                    layout.check(&refs, &args).map(|q| q.name()),
+                    Ok(queue.name())
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn from_key_is_what_every_command_runs() {
+        // The page shows `Queue::from_key` as the module's check: it must be built into the module
+        // (not under `cfg(test)`), be the only reader of a queue name, and be what `admit` reaches.
+        let keyspace = include_str!("keyspace.rs");
+        let from_key = keyspace
+            .find("pub fn from_key")
+            .expect("Queue::from_key exists");
+        let impl_at = keyspace[..from_key].rfind("impl<'a> Queue<'a>").unwrap();
+        assert!(!keyspace[..impl_at].trim_end().ends_with("#[cfg(test)]"));
+        assert!(
+            !keyspace.contains("fn queue_name("),
+            "one reader of a queue name"
+        );
+        let check = include_str!("layout.rs");
+        let body = &check[check.find("pub fn check<").unwrap()..];
+        assert!(
+            body[..body.find("\n    }\n").unwrap()].contains("Queue::from_key(keys[0].bytes())")
+        );
+        assert!(include_str!("commands/mod.rs").contains(".check(keys, args)"));
     }
 
     #[test]

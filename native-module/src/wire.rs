@@ -8,8 +8,8 @@ use crate::keyspace;
 /// The identity this module speaks; a keyspace claimed by any other speaker is refused.
 pub const WIRE_IDENTITY: &[u8] = b"echomq:6.0.0";
 
-/// The exact refusal on a cluster-enabled server: every native write reads `{emq}:version`,
-/// which lives on another slot than the queue's.
+/// The exact refusal on a cluster-enabled server: every native write reads `{emq}:version`, on
+/// slot 9051, another slot than the queue's for every queue but those that hash there (`emq`).
 pub const CLUSTER_MODE: &str = "EMQWIRE expected a standalone server but cluster mode is enabled";
 
 /// Escapes bytes for an error message (`\xNN`, two lower-case hex digits).

@@ -1,6 +1,8 @@
 //! The transitions, grouped by concern, and the checks every call passes first.
 //!
-//! Check order (docs/wire.md): key count → layout → server mode → wire identity → transition.
+//! Check order (docs/wire.md): key count → layout (`Queue::from_key` on key 1, then every key) →
+//! server mode → wire identity → transition. On a cluster the server's own routing (`CROSSSLOT`,
+//! `MOVED`, and mid-migration `ASK` or `TRYAGAIN`) answers before the module is called at all.
 //! Nothing is written before the transition, and a transition checks everything it can refuse
 //! for before its first write, so a refusal writes nothing.
 
@@ -71,8 +73,9 @@ pub fn admit<'a>(
         .check(keys, args)
         .map_err(|e| ValkeyError::String(e.to_string()))?;
 
-    // `{emq}:version` hashes to another slot than any queue: on a cluster the read below would be
-    // a cross-slot access, so the module refuses cluster mode outright.
+    // `{emq}:version` is on slot 9051, another slot than almost every queue's: on a cluster the read
+    // below would be a cross-slot access, so the module refuses cluster mode outright. (A cluster
+    // node calls the module only for a slot it serves: MOVED, ASK and TRYAGAIN are answered before.)
     if shared().cluster {
         return Err(ValkeyError::Str(wire::CLUSTER_MODE));
     }
