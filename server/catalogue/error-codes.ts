@@ -177,14 +177,20 @@ export const ERROR_CODES: ErrorCode[] = [
   {
     code: 'MOVED',
     by: ['server'],
-    when: 'a cluster node is asked about a slot another node serves',
+    when: 'a cluster node is asked about a slot another node serves (mid-migration, the importing node too, unless the client sent ASKING first)',
     text: 'MOVED <slot> <host>:<port>',
   },
   {
     code: 'ASK',
     by: ['server'],
-    when: 'the slot is being migrated and this key has already moved to the importing node',
+    when: 'only the owner of a migrating slot answers it: the keys a call names are no longer there (one moved key, or several all missing); the client sends ASKING and the call to the importing node it names',
     text: 'ASK <slot> <host>:<port>',
+  },
+  {
+    code: 'TRYAGAIN',
+    by: ['server'],
+    when: 'the slot is migrating and a call names several of its keys, some missing on this node (on the importing node after ASKING: any missing). Every claim, promote and reap meets it for the whole migration, since the row base they declare is never a key; a cluster client sends the call again after a delay',
+    text: 'TRYAGAIN Multiple keys request during rehashing of slot',
   },
   {
     code: 'CLUSTERDOWN',
