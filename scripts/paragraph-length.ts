@@ -14,9 +14,10 @@ export interface LongParagraph {
   start: string;
 }
 
-/** Words as a reader counts them: a link is its text, a code span one word per space-free run. */
+/** Words as a reader counts them: a link is its text, a code span one word, an HTML tag none. */
 export function countWords(text: string): number {
   const plain = text
+    .replace(/`[^`]*`/g, (code) => code.replace(/\s+/g, '_').replace(/[<>]/g, '_'))
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, ' ')
     .replace(/[*_]/g, '');

@@ -78,7 +78,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   }),
   reshard: experiment({
     summary:
-      'A queue’s slot moved live to another node the way the cluster spec moves it (SETSLOT IMPORTING/MIGRATING, GETKEYSINSLOT, MIGRATE … KEYS, SETSLOT NODE), each step with its reply, the ASK met mid-migration, every key moved together, a claim served by the new owner; then the slot is put back. One at a time.',
+      'A queue’s slot moved live to another node the way the cluster spec moves it (SETSLOT IMPORTING/MIGRATING, GETKEYSINSLOT, MIGRATE … KEYS, SETSLOT NODE), each step with its reply, the ASK the migrating owner answers mid-migration, every key of the queue on the new owner once SETSLOT NODE flips the slot, a claim served there; then the slot is put back. One at a time.',
     input: { queue: 'a queue name up to 64 bytes (default orders)' },
     example: { queue: 'orders' },
     parse: parseReshardInput,

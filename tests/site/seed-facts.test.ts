@@ -1,5 +1,8 @@
 // Every fact of the seed that issue 4 lists appears on the page where it belongs — asserted on the
-// rendered page's text, not on the MDX.
+// rendered page's text, not on the MDX. And what issue 17 corrected stays corrected: a slot that moves is
+// told as Valkey 8.0.1 answers (ASK only from the migrating owner; no queue's keys "move together"), the
+// seed's related links are there and none points back at its own page, and the glossary's terms are
+// defined on the home page and linked from the pages that use them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +15,14 @@ const HASHTAG = MODULE + 'hashtag-and-slot/';
 const RESERVE = MODULE + 'reserve/';
 
 const FACTS: Record<string, string[]> = {
-  '/': ['The owned keyspace', 'The braced grammar', 'The hashtag & the slot', 'The reserve'],
+  '/': [
+    'The owned keyspace',
+    'The braced grammar',
+    'The hashtag & the slot',
+    'The reserve',
+    'Runs on the cluster share its one keyspace, so they take turns per slot',
+    'TRYAGAIN Multiple keys request during rehashing of slot',
+  ],
   [MODULE]: [
     'emq:{q}:<type>',
     'EchoMQ.Keyspace',
@@ -44,6 +54,8 @@ const FACTS: Record<string, string[]> = {
     'a wire 4 connector claims it',
     'an operator installs it',
     'Redis Patterns Applied, R2.05',
+    'One transition runs on the scripted executor only: lane enqueue',
+    'a claim waits: it meets TRYAGAIN until the migration ends',
   ],
   [GRAMMAR]: [
     'emq:{orders}:pending',
@@ -95,6 +107,14 @@ const FACTS: Record<string, string[]> = {
     '0–5460, 5461–10922 and 10923–16383',
     'MOVED 105',
     'such as emq',
+    'the identity key is on another slot',
+    'CLUSTER SETSLOT <slot> NODE <target-id>',
+    'TRYAGAIN Multiple keys request during rehashing of slot',
+    'ASK comes only from the migrating owner, the source',
+    'the row base is never a key',
+    'retryDelayOnTryAgain',
+    'maxRedirections',
+    'Too many Cluster redirections. Last error: ReplyError: TRYAGAIN',
   ],
   [RESERVE]: [
     'reserve(suffix)',
@@ -204,4 +224,162 @@ test('the module page and every dive reserve a marked slot for the live explorer
     const height = (await slot.boundingBox())!.height;
     assert.ok(height >= 400, `${route}: the explorer slot reserves its space (${height}px)`);
   }
+});
+
+// ------------------------------------------------------------------ issue 17: a slot that moves, words
+
+/** The seed's "Related in this course", in its order. */
+const SEED_RELATED = [
+  'The Protocol',
+  'The braced grammar',
+  'The hashtag & the slot',
+  'The reserve',
+  'The native module',
+  'redis-patterns R2.05 · Hash-tag co-location',
+];
+
+/** Each glossary term (its id after `glossary-`) and the pages that must link it where it is used. */
+const GLOSSARY: Record<string, string[]> = {
+  slot: [MODULE, GRAMMAR, HASHTAG, RESERVE],
+  hashtag: [MODULE, GRAMMAR, HASHTAG, RESERVE],
+  crossslot: [MODULE, GRAMMAR, HASHTAG],
+  moved: [MODULE, GRAMMAR, HASHTAG],
+  ask: [MODULE, GRAMMAR, HASHTAG],
+  tryagain: [MODULE, GRAMMAR, HASHTAG],
+  trafikey: [MODULE, GRAMMAR, HASHTAG],
+  claim2: [MODULE, HASHTAG],
+  'admission-verbs': [MODULE, GRAMMAR],
+  'wire-4-wire-6': [MODULE, RESERVE],
+  'wire-identity': [MODULE, RESERVE],
+  executor: [MODULE],
+  connector: [RESERVE],
+};
+
+/** The reader-facing texts of the built site: each page's main text, its twin, and the two llms files. */
+async function readerTexts(): Promise<[string, string][]> {
+  const texts: [string, string][] = [];
+  for (const route of COURSE_ROUTES) {
+    await page.goto(site.url + route);
+    texts.push([route, await text()]);
+  }
+  for (const path of ['/llms.txt', '/llms-full.txt']) {
+    const response = await fetch(site.url + path);
+    assert.equal(response.status, 200, path);
+    texts.push([path, await response.text()]);
+  }
+  return texts;
+}
+
+test('no page says a queue’s keys move together, or that the module refuses rather than fail halfway', async () => {
+  for (const [where, body] of await readerTexts()) {
+    assert.doesNotMatch(body, /\bmov(e|es|ed|ing)\b[^.]{0,40}\btogether\b/i, where);
+    assert.doesNotMatch(body, /fail(s|ing)? halfway/i, where);
+  }
+});
+
+test('ASK is only ever the migrating owner’s answer, never a non-owner’s', async () => {
+  const attributed: string[] = [];
+  for (const [where, body] of await readerTexts()) {
+    // A clause that names a node that does not own or serve the slot and then ASK gives ASK to it.
+    for (const clause of body.split(/[.;,:(]\s/)) {
+      if (/(not own|not serve|non-owner)[^]*\bASK\b/.test(clause)) attributed.push(`${where}: ${clause}`);
+    }
+  }
+  assert.deepEqual(attributed, []);
+  await page.goto(site.url + HASHTAG);
+  const rows = await page.$$eval('table tr', (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
+  );
+  const row = (call: string) => rows.find((r) => r[0] === call);
+  assert.deepEqual(row('one key, already moved'), [
+    'one key, already moved',
+    'ASK 105 <target>',
+    'served after ASKING',
+  ]);
+  assert.deepEqual(row('one key, still on the source'), [
+    'one key, still on the source',
+    'served',
+    'MOVED to the source (without ASKING)',
+  ]);
+  assert.equal(
+    row('several keys, some present, some missing')?.[1],
+    'TRYAGAIN Multiple keys request during rehashing of slot',
+  );
+});
+
+test('the hashtag dive gives the check order on a cluster as a numbered list, routing first', async () => {
+  await page.goto(site.url + HASHTAG);
+  const steps = await page.$$eval('article.prose ol', (ols) =>
+    ols.map((ol) =>
+      [...ol.querySelectorAll(':scope > li')].map((li) => li.textContent!.trim().split('.')[0]),
+    ),
+  );
+  assert.ok(
+    steps.some((s) => s.join(' → ') === 'Server routing → Key count → Layout → Server mode'),
+    JSON.stringify(steps),
+  );
+  const body = await text();
+  assert.ok(body.includes('key count → layout → server mode → wire identity'), 'and the standalone order');
+});
+
+test('the module page ends with the seed’s related links, and no related link points back at its own page', async () => {
+  await page.goto(site.url + MODULE);
+  const titles = await page.$$eval('.related a', (as) => as.map((a) => a.textContent!.trim()));
+  assert.deepEqual(titles, SEED_RELATED);
+  for (const route of COURSE_ROUTES) {
+    await page.goto(site.url + route);
+    const hrefs = await page.$$eval('.related a', (as) => as.map((a) => (a as HTMLAnchorElement).href));
+    for (const href of hrefs) {
+      assert.notEqual(
+        new URL(href).pathname,
+        new URL(site.url + route).pathname,
+        `${route} relates to itself: ${href}`,
+      );
+    }
+    const native = await page.$$eval('.related a', (as) =>
+      as
+        .filter((a) => a.textContent!.trim() === 'The native module')
+        .map((a) => (a as HTMLAnchorElement).href),
+    );
+    for (const href of native)
+      assert.match(href, /#(the-server-rebuilds-every-key|one-keyspace-two-executors)$/, route);
+  }
+});
+
+test('the glossary defines every term on the home page, and each page links the terms it uses', async () => {
+  await page.goto(site.url + '/');
+  const defined = await page.$$eval('dfn[id^="glossary-"]', (ds) =>
+    ds.map((d) => d.id.slice('glossary-'.length)),
+  );
+  assert.deepEqual([...defined].sort(), Object.keys(GLOSSARY).sort());
+  const wanted = new Set(['@claim2', 'trafikey', 'TRYAGAIN', 'CROSSSLOT', 'ASK', 'MOVED', 'Wire 4, wire 6']);
+  const names = await page.$$eval('dfn[id^="glossary-"]', (ds) => ds.map((d) => d.textContent!.trim()));
+  for (const name of wanted) assert.ok(names.includes(name), `the glossary defines ${name}`);
+  for (const route of COURSE_ROUTES.slice(1)) {
+    await page.goto(site.url + route);
+    const linked = await page.$$eval('main a[href*="#glossary-"]', (as) =>
+      as.map((a) => new URL((a as HTMLAnchorElement).href).hash.slice('#glossary-'.length)),
+    );
+    for (const id of linked) assert.ok(id in GLOSSARY, `${route} links a term the glossary defines: ${id}`);
+    const missing = Object.entries(GLOSSARY)
+      .filter(([id, pages]) => pages.includes(route) && !linked.includes(id))
+      .map(([id]) => id);
+    assert.deepEqual(missing, [], `${route} links these terms`);
+  }
+});
+
+test('the code panels show the check the module runs: Queue::from_key, and a Layout::check short enough to read', async () => {
+  for (const route of [MODULE, GRAMMAR]) {
+    await page.goto(site.url + route);
+    const panel = page.locator('figure[data-source-symbol="Queue::from_key"]');
+    assert.equal(await panel.count(), 1, `${route} shows Queue::from_key`);
+    assert.equal(await panel.getAttribute('data-source-file'), 'native-module/src/keyspace.rs');
+    assert.equal(await panel.getAttribute('data-status'), 'shown');
+  }
+  await page.goto(site.url + GRAMMAR);
+  const lines = await page
+    .locator('figure[data-source-symbol="Layout::check"]')
+    .getAttribute('data-source-lines');
+  const [start, end] = lines!.split('-').map(Number) as [number, number];
+  assert.ok(end - start + 1 <= 25, `Layout::check is the check itself (${end - start + 1} lines)`);
 });

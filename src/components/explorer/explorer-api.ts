@@ -60,7 +60,10 @@ export class ExplorerApi {
     window.clearInterval(this.#polling);
     this.#polling = undefined;
     const module = native === false ? ' (no native module)' : '';
-    this.#say('up', `Live on the sandbox Valkey${module}: each run gets a keyspace of its own.`);
+    this.#say(
+      'up',
+      `Live on the sandbox Valkey${module}: a standalone run gets a keyspace of its own; cluster runs share one and take turns per slot.`,
+    );
     this.#root.dispatchEvent(new CustomEvent('explorer:up'));
   }
 

@@ -1,0 +1,139 @@
+// What the course, docs/wire.md and the error catalogue say a migrating slot answers, held to a real
+// three-node cluster (Valkey 8.0.1, the native module loaded): slot 105 (`orders`) is moved from its owner
+// to the next node by hand, one key first, and each call of the table is asked of each node. ASK comes
+// only from the migrating owner, the third node answers MOVED, the claim (script and EMQ.CLAIM) meets
+// TRYAGAIN on both sides until SETSLOT … NODE, and then the new owner routes it to the module.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ReplyError, type Valkey } from 'iovalkey';
+import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
+import { jobKey, queueKey, rowBase, slot } from '../../server/keyspace/index.ts';
+import { useSandbox } from '../support/sandbox.ts';
+
+const box = useSandbox();
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+const QUEUE = 'orders';
+const SLOT = slot(queueKey(QUEUE, 'pending'));
+const ID = 'JOB0Nb1VTbfnu4';
+const CLAIM_KEYS = [queueKey(QUEUE, 'pending'), queueKey(QUEUE, 'active'), rowBase(QUEUE)];
+
+/** The reply a node gives, or the text of its error reply. */
+async function answer(call: Promise<unknown>): Promise<unknown> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof ReplyError) return error.message;
+    throw error;
+  }
+}
+
+/** One catalogue row's text for `code`, the exact server text when it has no placeholder. */
+function catalogued(code: string): RegExp {
+  const rows = ERROR_CODES.filter((e) => e.code === code && e.by.includes('server'));
+  assert.equal(rows.length, 1, `one server row for ${code}`);
+  return textPattern(rows[0]!.text);
+}
+
+const address = (node: Valkey) => `${node.options.host}:${node.options.port}`;
+
+describe('a slot that moves, on the real cluster', () => {
+  it('answers as the course’s table says: ASK from the owner only, TRYAGAIN for the claim on both sides', async () => {
+    assert.equal(SLOT, 105);
+    const [source, target, third] = [0, 1, 2].map((i) => box.clusterNode(i)) as [Valkey, Valkey, Valkey];
+    const [sourceId, targetId] = await Promise.all(
+      [source, target].map(async (n) => String(await n.call('CLUSTER', 'MYID'))),
+    );
+    await source.zadd(queueKey(QUEUE, 'pending'), 0, ID);
+    await source.zadd(queueKey(QUEUE, 'active'), 0, 'JOB0Nb1VTbfnu5');
+    await source.hset(jobKey(QUEUE, ID), 'state', 'pending', 'attempts', '0', 'payload', 'p');
+    const admin = box.sandbox.cluster!.admin!;
+    const migrate = (...keys: string[]) =>
+      source.call(
+        'MIGRATE',
+        target.options.host!,
+        String(target.options.port),
+        '',
+        '0',
+        '5000',
+        'AUTH2',
+        admin.username,
+        admin.password,
+        'KEYS',
+        ...keys,
+      );
+    const claimScript = (node: Valkey) => answer(node.eval('return 1', 3, ...CLAIM_KEYS));
+    const claimNative = (node: Valkey) => answer(node.call('EMQ.CLAIM', '3', ...CLAIM_KEYS, '1000'));
+    const asking = async (node: Valkey, call: () => Promise<unknown>) => {
+      await node.call('ASKING');
+      return call();
+    };
+
+    assert.equal(await target.call('CLUSTER', 'SETSLOT', String(SLOT), 'IMPORTING', sourceId), 'OK');
+    assert.equal(await source.call('CLUSTER', 'SETSLOT', String(SLOT), 'MIGRATING', targetId), 'OK');
+    try {
+      assert.equal(await migrate(queueKey(QUEUE, 'active')), 'OK');
+      const tryAgain = catalogued('TRYAGAIN');
+      const ask = `ASK ${SLOT} ${address(target)}`;
+      const movedToSource = `MOVED ${SLOT} ${address(source)}`;
+
+      // one key, still on the source / already moved
+      assert.equal(await answer(source.zcard(queueKey(QUEUE, 'pending'))), 1);
+      assert.equal(await answer(target.zcard(queueKey(QUEUE, 'pending'))), movedToSource);
+      assert.equal(await answer(source.zcard(queueKey(QUEUE, 'active'))), ask);
+      assert.match(ask, catalogued('ASK'));
+      assert.equal(await answer(target.zcard(queueKey(QUEUE, 'active'))), movedToSource);
+      assert.equal(await asking(target, () => answer(target.zcard(queueKey(QUEUE, 'active')))), 1);
+      // a node that does not serve the slot never answers ASK
+      for (const key of [queueKey(QUEUE, 'pending'), queueKey(QUEUE, 'active')]) {
+        assert.equal(await answer(third.zcard(key)), movedToSource);
+        assert.match(movedToSource, catalogued('MOVED'));
+      }
+      // the claim declares the row base, never a key: TRYAGAIN on both sides, script and module alike
+      for (const claim of [claimScript, claimNative]) {
+        const onSource = await claim(source);
+        assert.equal(typeof onSource, 'string');
+        assert.match(onSource as string, tryAgain);
+        assert.equal(onSource, 'TRYAGAIN Multiple keys request during rehashing of slot');
+        assert.equal(await asking(target, () => claim(target)), onSource);
+      }
+
+      assert.equal(await migrate(queueKey(QUEUE, 'pending'), jobKey(QUEUE, ID)), 'OK');
+      // nothing the claim names is left on the source: ASK there, still TRYAGAIN on the target
+      assert.equal(await claimScript(source), ask);
+      assert.match(String(await asking(target, () => claimScript(target))), tryAgain);
+      // several keys, all present on the target: served after ASKING
+      const both = [queueKey(QUEUE, 'pending'), queueKey(QUEUE, 'active')];
+      assert.equal(await asking(target, () => answer(target.eval('return #KEYS', 2, ...both))), 2);
+    } finally {
+      for (const node of [target, source, third])
+        await node.call('CLUSTER', 'SETSLOT', String(SLOT), 'NODE', targetId);
+    }
+    // after the NODE step: the new owner routes the claim on to the module, the old one says MOVED
+    assert.equal(
+      await claimNative(target),
+      'EMQWIRE expected a standalone server but cluster mode is enabled',
+    );
+    assert.equal(await claimScript(source), `MOVED ${SLOT} ${address(target)}`);
+  });
+
+  it('is the table docs/wire.md gives, word for word where the server’s text is fixed', () => {
+    const wire = readFileSync(`${ROOT}docs/wire.md`, 'utf8');
+    const section = wire.slice(wire.indexOf('### A slot that moves'));
+    const row = (call: string) =>
+      section
+        .split('\n')
+        .find((line) => line.startsWith(`| ${call} |`))
+        ?.split('|')
+        .map((cell) => cell.trim());
+    assert.equal(
+      row('several keys, some present, some missing')?.[2],
+      '`TRYAGAIN Multiple keys request during rehashing of slot`',
+    );
+    assert.equal(row('one key, already moved')?.[2], '`ASK <slot> <target>`');
+    assert.equal(row('one key, still on the source')?.[3], '`MOVED <slot> <source>` (without `ASKING`)');
+    assert.doesNotMatch(section, /non-owner[^.]*ASK/);
+  });
+});
