@@ -25,7 +25,7 @@ async function answer(call: Promise<unknown>): Promise<unknown> {
   try {
     return await call;
   } catch (error) {
-    if (error instanceof ReplyError) return error.message;
+    if (error instanceof ReplyError) return (error as Error).message;
     throw error;
   }
 }
@@ -43,9 +43,9 @@ describe('a slot that moves, on the real cluster', () => {
   it('answers as the course’s table says: ASK from the owner only, TRYAGAIN for the claim on both sides', async () => {
     assert.equal(SLOT, 105);
     const [source, target, third] = [0, 1, 2].map((i) => box.clusterNode(i)) as [Valkey, Valkey, Valkey];
-    const [sourceId, targetId] = await Promise.all(
+    const [sourceId, targetId] = (await Promise.all(
       [source, target].map(async (n) => String(await n.call('CLUSTER', 'MYID'))),
-    );
+    )) as [string, string];
     await source.zadd(queueKey(QUEUE, 'pending'), 0, ID);
     await source.zadd(queueKey(QUEUE, 'active'), 0, 'JOB0Nb1VTbfnu5');
     await source.hset(jobKey(QUEUE, ID), 'state', 'pending', 'attempts', '0', 'payload', 'p');
