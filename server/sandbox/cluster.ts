@@ -7,9 +7,9 @@
 import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Valkey, type ClusterOptions } from 'iovalkey';
+import { runDir } from './run-dir.ts';
 import { superviseValkeyNode, type SupervisedNode } from './supervisor.ts';
 import type { AdminCredentials, ValkeyNodeOptions } from './valkey-process.ts';
 
@@ -156,7 +156,7 @@ export async function waitClusterOk(
 
 /** Starts, joins and supervises three nodes; resolves once every node says cluster_state:ok. */
 export async function startCluster(options: ClusterStartOptions = {}): Promise<SandboxCluster> {
-  const dir = await mkdtemp(join(tmpdir(), 'emq-cluster-'));
+  const dir = await mkdtemp(join(await runDir(), 'cluster-'));
   const nodes: SupervisedNode[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));

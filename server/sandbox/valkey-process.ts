@@ -3,11 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
 import { projectRoot } from '../project-root.ts';
 import { freePort } from './free-port.ts';
+import { recordServer, runDir } from './run-dir.ts';
 
 export interface ValkeyNodeOptions {
   /** A cluster-enabled node; `cluster.ts` joins such nodes and gives them their slots. */
@@ -58,7 +58,8 @@ export function nativeModulePath(): string | null {
 }
 
 export async function startValkeyNode(options: ValkeyNodeOptions = {}): Promise<ValkeyNode> {
-  const dir = await mkdtemp(join(tmpdir(), 'emq-valkey-'));
+  // Inside this process's run directory, so a watchdog (or the next start) stops it if we are killed.
+  const dir = await mkdtemp(join(await runDir(), 'valkey-'));
   for (let attempt = 1; ; attempt += 1) {
     const port = options.port ?? (await freePort());
     try {
@@ -113,6 +114,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
 
   const binary = process.env.VALKEY_SERVER ?? 'valkey-server';
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid) await recordServer(dir, child.pid);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

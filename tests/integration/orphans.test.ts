@@ -1,0 +1,105 @@
+// No orphans (issue 16.3): a site SIGKILLed leaves no valkey-server running — its watchdog notices the
+// site is gone and stops them, and removes its run directory from /tmp; and when the watchdog is killed
+// too, the next site to start finds the dead site's servers by their pid files and stops them.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { startSite, type Site } from '../../scripts/site.ts';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The valkey-servers `parent` started (its children). */
+function serversOf(parent: number): number[] {
+  let out = '';
+  try {
+    out = execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return out
+    .trim()
+    .split('\n')
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('valkey-server');
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** The watchdog of `site`'s run directory (its $0 names the directory). */
+function watchdogOf(site: Site): number | undefined {
+  const name = `emq-watchdog:${join(tmpdir(), `emq-sandbox-${site.pid}`)}`;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(name)) return Number(entry);
+    } catch {}
+  }
+  return undefined;
+}
+
+/** A site with a sandbox of its own (no VALKEY_URL): its four servers up. */
+async function siteWithServers(): Promise<{ site: Site; servers: number[] }> {
+  const site = await startSite({ VALKEY_URL: '', VALKEY_CLUSTER_URL: '' });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
+    const servers = serversOf(site.pid);
+    if (status.sandbox === 'up' && servers.length === 4) return { site, servers };
+    if (Date.now() > deadline) throw new Error(`the site's sandbox never came up: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function until(what: string, done: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a site killed with SIGKILL', () => {
+  it('leaves no valkey-server and no run directory: its watchdog stops them', async () => {
+    const { site, servers } = await siteWithServers();
+    const dir = join(tmpdir(), `emq-sandbox-${site.pid}`);
+    assert.ok(existsSync(dir), 'the run directory is where the watchdog looks');
+    process.kill(site.pid, 'SIGKILL');
+    await until('every server stopped', () => servers.every((pid) => !alive(pid)));
+    await until('the run directory removed', () => !existsSync(dir));
+  });
+
+  it('with its watchdog killed too: the next start stops the servers it left, from their pid files', async () => {
+    const first = await siteWithServers();
+    const dir = join(tmpdir(), `emq-sandbox-${first.site.pid}`);
+    const watchdog = watchdogOf(first.site);
+    assert.ok(watchdog, 'the site has a watchdog');
+    process.kill(watchdog!, 'SIGKILL');
+    process.kill(first.site.pid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.ok(first.servers.every(alive), 'orphans: nobody stopped them yet');
+
+    const next = await siteWithServers();
+    try {
+      await until('the orphans stopped', () => first.servers.every((pid) => !alive(pid)));
+      assert.ok(!existsSync(dir), 'the dead site’s run directory is gone');
+    } finally {
+      await next.site.close();
+    }
+    await until('the closed site’s servers stopped', () => next.servers.every((pid) => !alive(pid)));
+  });
+});
