@@ -5,7 +5,8 @@
   Input:
     KEYS[1] pending   emq:{q}:pending
     KEYS[2] active    emq:{q}:active
-    KEYS[3] row base  emq:{q}:job:
+    KEYS[3] row base  emq:{q}:job:   (never a key itself: while the queue's slot migrates, the
+                                     cluster answers TRYAGAIN until SETSLOT ... NODE)
 
     ARGV[1] lease_ms  how long the claim holds
 
