@@ -26,11 +26,22 @@ const SECTIONS: Record<string, CourseSection> = {
     title: 'The hashtag & the slot — where cluster support stops',
     href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
   },
-  EMQWIRE: { title: 'The reserve — the wire identity', href: `${MODULE}/reserve/#the-wire-identity` },
+  // The code the owning cluster node answers: explained where the dive says why the module refuses a cluster.
+  EMQWIRE: {
+    title: 'The hashtag & the slot — where cluster support stops',
+    href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
+  },
+  TRYAGAIN: {
+    title: 'The hashtag & the slot — where cluster support stops',
+    href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
+  },
   EMQSTALE: { title: 'One keyspace, two executors', href: `${MODULE}/#one-keyspace-two-executors` },
 };
 
 /** The course section for an error's class (its first word), if the course explains it. */
+/** Every error class the course explains (the tests follow each link to its section). */
+export const EXPLAINED = Object.keys(SECTIONS);
+
 export function sectionFor(errorClass: string): CourseSection | undefined {
   return Object.hasOwn(SECTIONS, errorClass) ? SECTIONS[errorClass] : undefined;
 }

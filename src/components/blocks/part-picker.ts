@@ -1,4 +1,12 @@
-// Upgrades the part picker's links to ARIA tabs: click, arrow keys, Home/End, and the URL hash.
+// Upgrades the part picker's links to ARIA tabs: click, arrow keys, Home/End, and the URL hash. The
+// module page's explorer shows the same parts: the hash (#part-<id>) is the one state both follow, and
+// each tells the other through an `emq:part` event on the document.
+
+/** Says which part the reader picked, so the page's other picker follows. */
+function announce(part: string): void {
+  document.dispatchEvent(new CustomEvent('emq:part', { detail: { part, from: 'picker' } }));
+}
+
 for (const root of document.querySelectorAll<HTMLElement>('[data-part-picker]')) {
   const list = root.querySelector<HTMLElement>('.part-tabs')!;
   const tabs = [...root.querySelectorAll<HTMLAnchorElement>('[data-part-tab]')];
@@ -36,6 +44,7 @@ for (const root of document.querySelectorAll<HTMLElement>('[data-part-picker]'))
       event.preventDefault();
       select(i, false);
       history.replaceState(null, '', tab.hash);
+      announce(tab.dataset.partTab!);
     });
   });
 
@@ -60,10 +69,21 @@ for (const root of document.querySelectorAll<HTMLElement>('[data-part-picker]'))
     event.preventDefault();
     select(to, true);
     history.replaceState(null, '', tabs[to]!.hash);
+    announce(tabs[to]!.dataset.partTab!);
   });
 
   addEventListener('hashchange', () => {
     const i = fromHash();
-    if (i >= 0) select(i, false);
+    if (i >= 0) {
+      select(i, false);
+      announce(tabs[i]!.dataset.partTab!);
+    }
+  });
+
+  // The explorer's own picker changed the part: follow it (it has already written the hash).
+  document.addEventListener('emq:part', (event) => {
+    const { part, from } = (event as CustomEvent<{ part: string; from: string }>).detail;
+    const i = tabs.findIndex((t) => t.dataset.partTab === part);
+    if (from !== 'picker' && i >= 0) select(i, false);
   });
 }

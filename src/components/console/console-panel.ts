@@ -5,6 +5,7 @@
 
 import type { ConsoleLine } from '../../../server/experiments/console/console.ts';
 import { esc } from '../explorer/escape.ts';
+import { keyText } from '../explorer/key-text.ts';
 import { clearState, readState, writeState } from '../explorer/url-state.ts';
 import { cliReply, wireView } from '../explorer/wire-view.ts';
 
@@ -14,23 +15,32 @@ interface ConsoleResult {
   keyspace: Array<{ key: string; slot: number; type: string; value: unknown }> | null;
 }
 
+// A refusal ends with the names the console runs; the page says them once, under the lines.
+const ALLOWED_TAIL = /\. Allowed: (.*)$/s;
+
 function lineView(line: ConsoleLine): string {
   const answer =
     line.outcome === 'reply'
       ? cliReply(line.reply)
       : line.outcome === 'refused'
-        ? `(refused by the console, never sent) ${line.error!.message}`
+        ? `(refused by the console, never sent) ${line.error!.message.replace(ALLOWED_TAIL, '.')}`
         : `(error) ${line.error!.message}`;
   const learn = line.error?.learn
     ? `<p class="cn-learn">Explained in <a href="${esc(line.error.learn.href)}">${esc(line.error.learn.title)}</a></p>`
     : '';
   const keys = line.keys.length
-    ? `<p class="cn-keys">${line.keys.map((k) => `<code>${esc(k.key)}</code> slot <b>${k.slot}</b>`).join(' · ')}</p>`
+    ? `<p class="cn-keys">${line.keys.map((k) => `${keyText(k.key)} slot <b>${k.slot}</b>`).join(' · ')}</p>`
     : '';
   const node = line.answeredBy ? `<p class="cn-node">answered by node ${esc(line.answeredBy)}</p>` : '';
   return `<li class="cn-line is-${line.outcome}" data-outcome="${line.outcome}">
 <code class="cn-input">&gt; ${esc(line.input)}</code>
 <pre class="cn-reply">${esc(answer)}</pre>${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
+}
+
+/** The console's allow-list, said once when a line was refused by name. */
+function allowedView(lines: ConsoleLine[]): string {
+  const names = lines.map((line) => ALLOWED_TAIL.exec(line.error?.message ?? '')?.[1]).find(Boolean);
+  return names ? `<p class="cn-allowed" data-allowed><b>Allowed:</b> ${esc(names)}</p>` : '';
 }
 
 function keyspaceView(keyspace: ConsoleResult['keyspace']): string {
@@ -39,7 +49,7 @@ function keyspaceView(keyspace: ConsoleResult['keyspace']): string {
   const rows = keyspace
     .map(
       (k) =>
-        `<li><code>${esc(k.key)}</code> <span class="xp-hint">${esc(k.type)} · slot ${k.slot}</span> <code class="cn-value">${esc(JSON.stringify(k.value))}</code></li>`,
+        `<li>${keyText(k.key)} <span class="xp-hint">${esc(k.type)} · slot ${k.slot}</span> <code class="cn-value">${esc(JSON.stringify(k.value))}</code></li>`,
     )
     .join('');
   return `<details class="cn-keyspace"><summary>The keyspace after: ${keyspace.length} key${keyspace.length === 1 ? '' : 's'}</summary><ul>${rows}</ul></details>`;
@@ -58,6 +68,13 @@ export class EmqConsole extends HTMLElement {
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#run();
+    });
+    // Ctrl+Enter (⌘+Enter on a Mac) runs the lines, as in most consoles; Enter alone adds a line.
+    text.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
     });
     this.querySelector('[data-reset]')!.addEventListener('click', () => {
       this.#fill(this.#defaults.lines, this.#defaults.node);
@@ -105,7 +122,7 @@ export class EmqConsole extends HTMLElement {
         output.innerHTML = `<p class="xp-refused"><span class="xp-badge is-refused">${esc(error.code)}</span> ${esc(error.message)}</p>`;
         return;
       }
-      output.innerHTML = `<ol class="cn-lines">${payload.result.lines.map(lineView).join('')}</ol>${keyspaceView(payload.result.keyspace)}`;
+      output.innerHTML = `<ol class="cn-lines">${payload.result.lines.map(lineView).join('')}</ol>${allowedView(payload.result.lines)}${keyspaceView(payload.result.keyspace)}`;
     } catch {
       output.innerHTML = '<p class="xp-refused">The site did not answer; is the network up?</p>';
     } finally {

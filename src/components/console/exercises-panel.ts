@@ -32,8 +32,17 @@ export class EmqExercises extends HTMLElement {
       if (!item) continue;
       const form = item.querySelector('form')!;
       const verdict = item.querySelector<HTMLElement>('[data-verdict]')!;
-      const button = form.querySelector<HTMLButtonElement>('button')!;
+      const button = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+      const showMe = form.querySelector<HTMLButtonElement>('[data-show]')!;
+      const shown = item.querySelector<HTMLElement>('[data-shown]')!;
+      let misses = 0;
       button.disabled = false;
+      showMe.addEventListener('click', () => {
+        shown.hidden = false;
+        showMe.hidden = true;
+        shown.tabIndex = -1;
+        shown.focus();
+      });
       if (solved().has(exercise.id)) this.#mark(item, verdict, true, 'Solved before, in this browser.');
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
@@ -56,7 +65,10 @@ export class EmqExercises extends HTMLElement {
           }
           const { ok, why } = exercise.check(payload.result, answer);
           if (ok) remember(exercise.id);
-          this.#mark(item, verdict, ok, why);
+          else misses += 1;
+          // A miss teaches: a hint at once, and after two the answer is one click away.
+          this.#mark(item, verdict, ok, ok ? why : `${why} Hint: ${exercise.hint}`);
+          if (!ok && misses >= 2 && shown.hidden) showMe.hidden = false;
         } catch {
           this.#mark(item, verdict, false, 'The site did not answer; try again.');
         } finally {

@@ -11,6 +11,7 @@ import type { ReserveStep } from '../../../server/experiments/reserve.ts';
 import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
 import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
 import { esc } from './escape.ts';
+import { keyText } from './key-text.ts';
 import { wireView } from './wire-view.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {
@@ -195,7 +196,10 @@ function sentCall(side: ExecutorStep['scripted']): string {
   return call ? `<code class="xp-wire-cmd" data-call>&gt; ${esc(call)}</code>` : '';
 }
 
-/** Both executors after every step, side by side, and the verdict. */
+/**
+ * Both executors after every step and the verdict: per step one line of replies, the calls and the
+ * keyspace changes folded (a sequence of a dozen steps stays a screen or two tall at 360 px).
+ */
 export function executorRuns(steps: ExecutorStep[], same: boolean): string {
   const rows = steps
     .map(
@@ -205,10 +209,13 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
       ? '<span class="xp-badge is-ok">same</span>'
       : `<span class="xp-badge is-refused">differs</span> ${esc(s.differences.join('; '))}`
   }</p>
-  <div class="xp-sides">
-    <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}<p><code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code></p>${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
-    <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition].command)})</p>${sentCall(s.native)}<p><code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p>${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
-  </div>
+  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p>
+  <details class="xp-run-calls"><summary>The call each executor sent</summary>
+    <div class="xp-sides">
+      <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
+      <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition].command)})</p>${sentCall(s.native)}${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
+    </div>
+  </details>
   <details class="xp-keyspaces"><summary>What this step changed in each keyspace</summary>
     <div class="xp-sides">
       <pre tabindex="0" aria-label="what the step changed in the scripted keyspace">${esc(changesText(s.scripted.changes))}</pre>
@@ -225,13 +232,14 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
 }
 
 function slotCall(title: string, call: SlotCall): string {
-  const keys = call.keys.map((k, i) => `<li><code>${esc(k)}</code> → slot ${call.slots[i]}</li>`).join('');
+  const keys = call.keys.map((k, i) => `<li>${keyText(k)} → slot ${call.slots[i]}</li>`).join('');
   const reply =
     call.error !== undefined
       ? `<span class="xp-badge is-refused">refused</span> <code data-reply>${esc(call.error)}</code>`
       : 'reply' in call
         ? `<span class="xp-badge is-ok">accepted</span> <code data-reply>${esc(replyText(call.reply))}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
-        : `<span class="xp-hint">waiting for the cluster node</span>`;
+        : // without JavaScript nothing will ask the node: say so rather than wait on screen for ever
+          `<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
   return `<div class="xp-call"><p class="xp-side-name">${esc(title)}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
 }
 

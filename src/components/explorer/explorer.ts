@@ -9,6 +9,10 @@ import './route-experiment.ts';
 import './slot-experiment.ts';
 import './two-executors-experiment.ts';
 
+/** The module page's explorer views and the part picker's parts: one state, kept in the hash #part-<id>. */
+const PART_OF_VIEW: Record<string, string> = { keys: 'grammar', slot: 'hashtag', reserve: 'reserve' };
+const viewOfPart = (part: string) => Object.keys(PART_OF_VIEW).find((v) => PART_OF_VIEW[v] === part);
+
 function showView(root: HTMLElement, view: string) {
   for (const panel of root.querySelectorAll<HTMLElement>('[data-view]'))
     panel.hidden = panel.dataset.view !== view;
@@ -26,9 +30,25 @@ class ExplorerElement extends HTMLElement {
   connectedCallback() {
     if (this.#wired || this.dataset.sandbox === 'loading') return;
     this.#wired = true;
-    for (const radio of this.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')) {
-      radio.addEventListener('change', () => showView(this, radio.value));
+    const radios = this.querySelectorAll<HTMLInputElement>('input[name="xp-view"]');
+    if (radios.length === 0) return;
+    for (const radio of radios) {
+      radio.addEventListener('change', () => {
+        showView(this, radio.value);
+        history.replaceState(null, '', `#part-${PART_OF_VIEW[radio.value]}`);
+        document.dispatchEvent(
+          new CustomEvent('emq:part', { detail: { part: PART_OF_VIEW[radio.value], from: 'explorer' } }),
+        );
+      });
     }
+    // The part picker's choice, now (from the link) and whenever the reader picks another.
+    const initial = viewOfPart(location.hash.replace(/^#part-/, ''));
+    if (initial) showView(this, initial);
+    document.addEventListener('emq:part', (event) => {
+      const { part, from } = (event as CustomEvent<{ part: string; from: string }>).detail;
+      const view = viewOfPart(part);
+      if (from !== 'explorer' && view) showView(this, view);
+    });
   }
 }
 

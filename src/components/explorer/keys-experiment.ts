@@ -1,22 +1,11 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
 import type { KeysResult } from '../../../server/experiments/keys.ts';
-import { hashtag, slot } from '../../../server/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import { wireView } from './wire-view.ts';
 import { esc } from './escape.ts';
+import { keyText } from './key-text.ts';
 import { keyList, refusalText } from './explorer-view.ts';
-
-/** For a brace in the name: the key the grammar would have built, and the hashtag a cluster would read from it. */
-function wouldBe(queue: string, code: string): string {
-  if (code !== 'BRACE') return '';
-  const key = `emq:{${queue}}:pending`;
-  const tag = hashtag(key);
-  const moved =
-    tag === queue
-      ? ''
-      : `, not on the name <code>${esc(queue)}</code>: its keys would land on slot ${slot(key)} instead of ${slot(queue)}`;
-  return `<p class="xp-note" data-would-be>Had it been built, <code>${esc(key)}</code> would hash on <code>${esc(tag)}</code>${moved}.</p>`;
-}
+import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
 function proofText(proof: KeysResult['proof']): string {
   return `<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
@@ -33,8 +22,19 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
     const body = { queue: String(data.get('queue') ?? ''), ...(id ? { id } : {}) };
     void busy(form, async () => {
       const outcome = await api.run<KeysResult>('keys', body);
-      if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
+      if (!outcome.ok) {
+        // the API's byte cap: the same view as every experiment's for that name
+        const refused = queueRefusal(body.queue);
+        return show(
+          region,
+          refused?.code === outcome.code
+            ? queueRefusedView(refused)
+            : refusalText(outcome.code, outcome.message),
+        );
+      }
       const r = outcome.result;
+      if (!r.accepted && r.refusal.code !== 'BAD_ID' && r.refusal.by === 'host')
+        return show(region, queueRefusedView({ queue: r.queue, ...r.refusal }, r.proof));
       if (!r.accepted) {
         const what = r.refusal.code === 'BAD_ID' ? 'job id' : 'queue name';
         const who =
@@ -43,11 +43,11 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
             : 'The server refused the call.';
         return show(
           region,
-          `${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${wouldBe(r.queue, r.refusal.code)}${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
+          `${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
         );
       }
       const live = r.live
-        .map((k) => `<li><code>${esc(k.key)}</code> <span class="xp-hint">${esc(k.type)}</span></li>`)
+        .map((k) => `<li>${keyText(k.key)} <span class="xp-hint">${esc(k.type)}</span></li>`)
         .join('');
       show(
         region,

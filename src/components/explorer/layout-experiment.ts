@@ -6,6 +6,7 @@ import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
+import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { esc } from './escape.ts';
 import { acceptedText, markedKey, refusalText, replyText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
@@ -58,8 +59,11 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
   const reset = () => {
     callLabel.textContent = `Call ${TRANSITIONS[verb.value as CoreTransition].command}`;
     const keys = exact();
-    if (keys instanceof KeyspaceError) {
-      show(region, refusalText(keys.code, `${keys.message} (checked in your browser: no call to build)`));
+    const refused =
+      queueRefusal(queue.value) ??
+      (keys instanceof KeyspaceError ? { queue: queue.value, code: keys.code, message: keys.message } : null);
+    if (refused || keys instanceof KeyspaceError) {
+      show(region, queueRefusedView(refused!));
       return;
     }
     fill(keys);
@@ -90,6 +94,8 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const keys = inputs().map((input) => input.value);
+    const refused = queueRefusal(queue.value);
+    if (refused) return show(region, queueRefusedView(refused));
     void busy(form, async () => {
       const outcome = await api.run<LayoutResult>('layout', {
         verb: verb.value,

@@ -3,9 +3,10 @@
 // run the experiments and show what the cluster answered.
 import type { ReshardResult } from '../../../server/experiments/reshard.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
-import { KeyspaceError, queueKey, slot, validQueue } from '../../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../../server/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { refusalText } from './explorer-view.ts';
+import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { nodeStrip, reshardView, routePins, routeView, sharedSlotNote } from './node-view.ts';
 
 const FALLBACK_NODES: RouteNode[] = [
@@ -23,11 +24,9 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
   let nodes = FALLBACK_NODES;
 
   const draw = () => {
-    try {
-      validQueue(input.value);
-    } catch (error) {
-      if (!(error instanceof KeyspaceError)) throw error;
-      region.innerHTML = refusalText(error.code, `${error.message} (checked in your browser)`);
+    const refused = queueRefusal(input.value);
+    if (refused) {
+      region.innerHTML = queueRefusedView(refused);
       return;
     }
     const n = slot(queueKey(input.value, 'pending'));
@@ -39,6 +38,11 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const which = (event.submitter as HTMLButtonElement | null)?.value === 'reshard' ? 'reshard' : 'route';
+    const refused = queueRefusal(input.value);
+    if (refused) {
+      region.innerHTML = queueRefusedView(refused);
+      return;
+    }
     region.innerHTML = `<p class="xp-note">${which === 'route' ? 'Routing' : 'Moving the slot'}…</p>`;
     const outcome = await api.run<RouteResult | ReshardResult>(which, { queue: input.value });
     if (!outcome.ok) {

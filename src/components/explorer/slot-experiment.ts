@@ -8,13 +8,16 @@ import {
   queueKey,
   reserveSlot,
   slot,
-  validQueue,
   versionKey,
 } from '../../../server/keyspace/index.ts';
 import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-safe/cross-slot.ts';
 import type { SlotResult } from '../../../server/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { crcHex, crossSlot, queuePins, refusalText, slotMap } from './explorer-view.ts';
+import { esc } from './escape.ts';
+import { keyText } from './key-text.ts';
+import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
+import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
 
 const DEBOUNCE_MS = 250;
 
@@ -39,6 +42,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const other = form.elements.namedItem('other') as HTMLInputElement;
   const otherField = section.querySelector<HTMLElement>('[data-other-field]')!;
   const subjectLabel = section.querySelector<HTMLElement>('[data-subject-label]')!;
+  const subjectCap = section.querySelector<HTMLElement>('[data-subject-cap]')!;
   let timer: number | undefined;
   let asked = 0;
 
@@ -48,29 +52,36 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
     const byKey = mode() === 'key';
     otherField.hidden = byKey;
     subjectLabel.textContent = byKey ? 'Any key' : 'Queue name';
+    subjectCap.textContent = byKey
+      ? `at most ${LIMITS.keyBytes} bytes`
+      : `at most ${LIMITS.queueBytes} bytes`;
+    subject.dataset.maxBytes = String(byKey ? LIMITS.keyBytes : LIMITS.queueBytes);
     region.innerHTML = '';
     let key = subject.value;
     crossslot.hidden = byKey;
+    // A name the API or the host refuses is never sent: no answer is awaited for it.
+    const refused = byKey
+      ? overCap('key', subject.value, LIMITS.keyBytes)
+      : (queueRefusal(subject.value) ?? queueRefusal(other.value));
+    if (refused) region.innerHTML = queueRefusedView(refused);
     if (!byKey) {
-      try {
-        validQueue(subject.value);
-        validQueue(other.value);
-      } catch (error) {
-        if (!(error instanceof KeyspaceError)) throw error;
-        region.innerHTML = refusalText(error.code, `${error.message} (checked in your browser)`);
-      }
       key = queueKey(subject.value, 'pending');
-      crossslot.innerHTML = waiting(subject.value, other.value);
+      crossslot.innerHTML = refused ? '' : waiting(subject.value, other.value);
     }
     const tag = hashtagBytes(key);
     const local = slot(key);
-    field('key').textContent = key;
+    field('key').innerHTML = keyText(key);
     field('hashtag').textContent = hashtag(key);
     field('crc16').textContent = crcHex(crc16(tag));
     field('crc16-dec').textContent = String(crc16(tag));
     field('slot').textContent = String(local);
-    field('server-slot').textContent = '…';
-    field('agree').textContent = 'asking the cluster node';
+    if (refused) {
+      field('server-slot').textContent = '—';
+      field('agree').textContent = 'not asked: the name is refused';
+    } else {
+      field('server-slot').textContent = '…';
+      field('agree').textContent = 'asking the cluster node';
+    }
     map.innerHTML = slotMap(
       byKey
         ? [
@@ -83,7 +94,8 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
           }),
     );
     window.clearTimeout(timer);
-    timer = window.setTimeout(() => void confirm(byKey, local), DEBOUNCE_MS);
+    asked += 1; // an answer still on its way is for an older name
+    if (!refused) timer = window.setTimeout(() => void confirm(byKey, local), DEBOUNCE_MS);
   };
 
   const confirm = async (byKey: boolean, local: number) => {
@@ -95,6 +107,8 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
       field('server-slot').textContent = '—';
       field('agree').textContent = 'no answer';
       region.innerHTML = refusalText(outcome.code, outcome.message);
+      // nothing is coming for the claim either: say so instead of "waiting" for ever
+      crossslot.innerHTML = `<p class="xp-note">The cluster node was not asked: ${esc(outcome.code)}.</p>`;
       return;
     }
     const r = outcome.result;

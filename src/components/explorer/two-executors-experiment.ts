@@ -3,6 +3,7 @@ import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.t
 import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
 import { esc } from './escape.ts';
 import { executorRuns, refusalText } from './explorer-view.ts';
+import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
 export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -44,6 +45,8 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
     event.preventDefault();
     const data = new FormData(form);
     const body = { queue: String(data.get('queue') ?? ''), steps: data.getAll('step').map(String) };
+    const refused = queueRefusal(body.queue);
+    if (refused) return show(region, queueRefusedView(refused));
     void busy(form, async () => {
       const outcome = await api.run<TwoExecutorsResult>('two-executors', body);
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));

@@ -29,7 +29,8 @@ export function cliReply(reply: WireReply | undefined, indent = ''): string {
 
 /** What the server's own counts say, in one sentence. */
 export function proofText(proof: WireProof | null): string {
-  if (!proof) return '';
+  // Nothing sent and nothing received: the empty list below says it.
+  if (!proof || (proof.listed === 0 && proof.reached === 0 && proof.bytesReceived === 0)) return '';
   const extra =
     proof.reached === proof.listed
       ? ''

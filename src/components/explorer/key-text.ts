@@ -1,0 +1,12 @@
+// A key as the page shows it, wherever it shows one: its own bytes as UTF-8 text (never escaped, never
+// re-cased), with a line break allowed only after each ':' (emq: | {orders}: | pending), so a narrow
+// screen wraps between segments, never inside one. Small: the console's script uses it too.
+
+import { esc } from './escape.ts';
+
+export function keyText(key: string): string {
+  return `<code class="xp-key">${key
+    .split(/(?<=:)/)
+    .map(esc)
+    .join('<wbr>')}</code>`;
+}

@@ -1,0 +1,76 @@
+// One bad queue name, one answer in every experiment: the API's byte cap and the host's own admission
+// check (validQueue, the real keyspace module), run in the browser before anything is sent, and shown
+// the same way wherever a name is typed: the code, the key it would have made, and an empty wire.
+// Free of Node and DOM APIs.
+
+import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/keyspace/index.ts';
+import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
+import type { WireProof } from '../../../server/experiments/wire/recorder.ts';
+import { esc } from './escape.ts';
+import { refusalText } from './explorer-view.ts';
+import { wireView } from './wire-view.ts';
+
+export interface QueueRefusal {
+  queue: string;
+  code: string;
+  message: string;
+}
+
+const NOTHING_SENT: WireProof = { reached: 0, listed: 0, bytesReceived: 0, bytesListed: 0 };
+
+/** Over a byte cap, in the API's own words (the server refuses the same, had it been sent). */
+export function overCap(field: string, value: string, cap: number): QueueRefusal | null {
+  const bytes = utf8(value).length;
+  return bytes > cap
+    ? {
+        queue: value,
+        code: 'BAD_INPUT',
+        message: `${field}: is ${bytes} bytes long; at most ${cap} are allowed`,
+      }
+    : null;
+}
+
+/** Why the API or the host would refuse this queue name, or null for a name that may be sent. */
+export function queueRefusal(queue: string): QueueRefusal | null {
+  const long = overCap('queue', queue, LIMITS.queueBytes);
+  if (long) return long;
+  try {
+    validQueue(queue);
+    return null;
+  } catch (error) {
+    if (!(error instanceof KeyspaceError)) throw error;
+    return { queue, code: error.code, message: error.message };
+  }
+}
+
+/**
+ * For a brace in the name: the key the grammar would have built and the hashtag a cluster reads from
+ * it (the bytes from the first { to the first } after it): a}b would hash on a; a{b on a{b, the whole
+ * name, and is refused all the same, since the grammar admits no brace at all.
+ */
+export function wouldBe(queue: string, code: string): string {
+  if (code !== 'BRACE') return '';
+  const key = `emq:{${queue}}:pending`;
+  const tag = hashtag(key);
+  const where =
+    tag === queue
+      ? `, the whole name (the hashtag runs from the first <code>{</code> to the first <code>}</code> after it), yet the grammar refuses any brace`
+      : `, not on the name <code>${esc(queue)}</code>: its keys would land on slot ${slot(key)} instead of ${slot(queue)}`;
+  return `<p class="xp-note" data-would-be>Had it been built, <code>${esc(key)}</code> would hash on <code>${esc(tag)}</code>${where}.</p>`;
+}
+
+/**
+ * The one view of a refused queue name: its code and message, the would-be key, and the empty wire.
+ * `measured`: the server's own count of what reached it during a run that was sent (keys sends one, to
+ * prove nothing arrived); without it, nothing was sent at all.
+ */
+export function queueRefusedView(refusal: QueueRefusal, measured?: WireProof): string {
+  const who =
+    refusal.code === 'BAD_INPUT'
+      ? 'The API refuses a queue name over its byte cap before the wire.'
+      : 'The host refused the queue name before the wire.';
+  const proof = measured
+    ? `<p class="xp-proof" data-reached="${measured.reached}">Commands that reached the server during the run: <b>${measured.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${measured.bytesReceived})</span></p>`
+    : '';
+  return `${refusalText(refusal.code, refusal.message)}<p data-refused-by>${who}</p>${wouldBe(refusal.queue, refusal.code)}${proof}${wireView([], measured ?? NOTHING_SENT)}`;
+}

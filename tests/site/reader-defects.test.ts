@@ -1,0 +1,274 @@
+// The defects a newcomer met, each held in Chromium at 360 and 1280 px where it shows (issue 17, items 3
+// and 5): refusals that name their rule and say the allow-list once, broken quoting refused line by line,
+// Ctrl+Enter, a wrapping console; a refused name answered wherever the page waits; one answer for a{b in
+// every experiment; keys wrapped between segments; the two pickers one state; a compact two-executors
+// block; exercises that hint and show; and a page without JavaScript that never says "waiting".
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { EXPLAINED, sectionFor } from '../../server/experiments/console/error-course.ts';
+import { useExplorer } from '../support/explorer.ts';
+import { openPage, useBrowser } from '../support/site.ts';
+
+const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
+const chromium = useBrowser();
+const MODULE = '/protocol/the-owned-keyspace/';
+const GRAMMAR = `${MODULE}braced-grammar/`;
+const HASHTAG = `${MODULE}hashtag-and-slot/`;
+
+async function open(route: string, width: number, javaScriptEnabled = true): Promise<Page> {
+  const page = await openPage(chromium.browser, explorer.site.url + route, { width, javaScriptEnabled });
+  if (javaScriptEnabled) await page.locator('[data-explorer][data-sandbox="up"]').first().waitFor();
+  return page;
+}
+
+async function noSidewaysScroll(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+}
+
+for (const width of [360, 1280]) {
+  test(`console at ${width} px: each refusal names its rule, the allow-list is said once, a broken quote refuses its line only, Ctrl+Enter runs, the text wraps`, async () => {
+    const page = await open(GRAMMAR, width);
+    const panel = page.locator('.cn-panel');
+    const lines = panel.getByLabel('Commands, one per line');
+    await lines.fill(
+      ['SET emq:{orders}:meta hello', 'GTE emq:{orders}:pending', 'KEYS *', 'ECHO "half', 'PING'].join('\n'),
+    );
+    await lines.focus();
+    await page.keyboard.press('Control+Enter');
+    await panel.locator('.cn-line').nth(4).waitFor();
+    const replies = await panel.locator('.cn-line .cn-reply').allInnerTexts();
+    assert.match(
+      replies[0]!,
+      /SET: the console runs it only as SET \{emq\}:version <value> NX \[GET\]; the key here is "emq:\{orders\}:meta"/,
+    );
+    assert.match(
+      replies[1]!,
+      /GTE is not allowed in the console \(not a command the console knows; did you mean GET\?\)/,
+    );
+    assert.match(replies[2]!, /KEYS is not allowed .*use SCAN/);
+    assert.match(replies[3]!, /ECHO: unbalanced " quote opened at character 6.*the other lines run/);
+    assert.equal(replies[4], '"PONG"');
+    for (const reply of replies)
+      assert.ok(reply.length < 220, `one line's answer is ${reply.length} characters`);
+    // the allow-list once, under the lines
+    const text = await panel.innerText();
+    assert.equal(text.match(/Allowed:/g)?.length, 1);
+    assert.match(
+      await panel.locator('[data-allowed]').innerText(),
+      /^Allowed: EMQ\.\* .*GET.*PING, ECHO, TIME$/,
+    );
+    // the textarea wraps: nothing of a line hides past its right edge
+    await panel.getByRole('button', { name: /Reset/ }).click();
+    const hidden = await lines.evaluate((el) => el.scrollWidth - el.clientWidth);
+    assert.ok(hidden <= 0, `the console hides ${hidden} px of its lines`);
+    assert.match(await lines.inputValue(), /emq:\{orderz\}/, 'the example’s point is in the text');
+    await noSidewaysScroll(page);
+    await page.close();
+  });
+}
+
+test('"Explained in" goes to the section that explains the code: EMQWIRE to the hashtag dive’s cluster part', async () => {
+  assert.equal(sectionFor('EMQWIRE')!.href, `${HASHTAG}#where-cluster-support-stops`);
+  // every section the console links exists on its page
+  for (const code of EXPLAINED) {
+    const { href } = sectionFor(code)!;
+    const [path, id] = href.split('#');
+    const html = await (await fetch(explorer.site.url + path)).text();
+    assert.ok(html.includes(`id="${id}"`), `${code}: ${href} has no such section`);
+  }
+  const page = await open(HASHTAG, 1280);
+  const panel = page.locator('.cn-panel');
+  await panel
+    .getByLabel('Commands, one per line')
+    .fill('EMQ.ENQUEUE 2 emq:{orders}:job:JOB0Nb1VTbfnu4 emq:{orders}:pending JOB0Nb1VTbfnu4 x');
+  await panel.getByRole('button', { name: 'Run' }).click();
+  const link = panel.locator('.cn-learn a');
+  await link.waitFor();
+  assert.equal(await link.getAttribute('href'), `${HASHTAG}#where-cluster-support-stops`);
+  await page.close();
+});
+
+const EXPERIMENTS: Array<{ route: string; name: string; queue: string; run?: string }> = [
+  { route: GRAMMAR, name: 'keys', queue: 'Queue name', run: 'Enqueue on the sandbox' },
+  { route: GRAMMAR, name: 'layout', queue: 'Queue name', run: 'Call EMQ.ENQUEUE' },
+  { route: HASHTAG, name: 'slot', queue: 'Queue name' },
+  { route: HASHTAG, name: 'route', queue: 'Queue name', run: 'Route it' },
+  { route: MODULE, name: 'two-executors', queue: 'Queue name', run: 'Run both executors' },
+];
+
+for (const width of [360, 1280]) {
+  test(`one bad name, one answer at ${width} px: a{b and a 65-byte name refused the same way in every experiment, never left waiting`, async () => {
+    const seen = new Map<string, string[]>();
+    for (const { route, name, queue, run } of EXPERIMENTS) {
+      const page = await open(route, width);
+      const section = page.locator(`[data-experiment="${name}"]`);
+      const field = section.getByLabel(queue, { exact: true });
+      // the cap is on the input and in its text
+      assert.equal(await field.getAttribute('data-max-bytes'), '64', name);
+      const described = await field.getAttribute('aria-describedby');
+      assert.match(await page.locator(`#${described}`).innerText(), /at most 64 bytes/, name);
+      for (const bad of ['a{b', 'x'.repeat(65)]) {
+        await field.fill(bad);
+        if (run) await section.getByRole('button', { name: run }).click();
+        const refused = section.locator('[data-result] .xp-refused');
+        await refused.waitFor();
+        const answer = [
+          await refused.innerText(),
+          await section.locator('[data-refused-by]').innerText(),
+          await section.locator('[data-result] .xp-wire summary').innerText(),
+          (await section.locator('[data-would-be]').count())
+            ? await section.locator('[data-would-be]').innerText()
+            : '',
+        ];
+        const was = seen.get(bad);
+        if (was) assert.deepEqual(answer, was, `${name} answers ${bad} as the others do`);
+        else seen.set(bad, answer);
+        if (name === 'slot') {
+          // nothing is asked, so nothing is awaited
+          await page.waitForTimeout(600);
+          const text = await section.innerText();
+          assert.doesNotMatch(text, /waiting|asking/, `${name}: ${bad}`);
+          assert.match(await section.locator('[data-field="agree"]').innerText(), /not asked/);
+        }
+      }
+      await noSidewaysScroll(page);
+      await page.close();
+    }
+    const [brace, long] = [seen.get('a{b')!, seen.get('x'.repeat(65))!];
+    assert.match(brace[0]!, /^BRACE invalid queue name: byte 1 is '\{'/);
+    assert.match(brace[3]!, /emq:\{a\{b\}:pending would hash on a\{b, the whole name/);
+    assert.match(brace[2]!, /: 0$/);
+    assert.match(long[0]!, /^BAD_INPUT queue: is 65 bytes long; at most 64 are allowed/);
+  });
+}
+
+test('keys wrap between segments at 360 px, never inside one; a non-ASCII name shows as its text', async () => {
+  const page = await open(GRAMMAR, 360);
+  const keys = page.locator('[data-experiment="keys"]');
+  await keys.getByLabel('Queue name', { exact: true }).fill('orders-of-the-day-é€');
+  await keys.getByRole('button', { name: 'Enqueue on the sandbox' }).click();
+  await keys.locator('.xp-accepted').waitFor();
+  assert.match(await keys.locator('.xp-live').innerText(), /emq:\{orders-of-the-day-é€\}:pending/);
+  // each piece between two break points sits on one line
+  const split = await page.evaluate(() => {
+    const broken: string[] = [];
+    for (const code of document.querySelectorAll('[data-experiment="keys"] [data-result] code.xp-key')) {
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(node.textContent!);
+      }
+    }
+    return broken;
+  });
+  assert.deepEqual(split, []);
+  await page.close();
+
+  const slotPage = await open(HASHTAG, 360);
+  const slot = slotPage.locator('[data-experiment="slot"]');
+  await slot.getByLabel('Queue name', { exact: true }).fill('é€');
+  await slot.locator('[data-field="server-slot"]', { hasText: /^\d+$/ }).waitFor();
+  assert.equal(await slot.locator('[data-field="key"]').innerText(), 'emq:{é€}:pending');
+  assert.match(await slot.locator('[data-crossslot]').innerText(), /emq:\{é€\}:pending/);
+  await slotPage.close();
+});
+
+test('the module page: the part picker and the explorer’s picker are one state, in the URL; two executors compact at 360 px', async () => {
+  const page = await open(MODULE, 360);
+  await page.locator('[data-part-tab="hashtag"]').click();
+  assert.match(page.url(), /#part-hashtag$/);
+  await page.locator('[data-view="slot"]:not([hidden])').waitFor();
+  assert.equal(await page.getByRole('radio', { name: 'The hashtag: the slot' }).isChecked(), true);
+  await page.getByRole('radio', { name: 'The reserve' }).check();
+  assert.match(page.url(), /#part-reserve$/);
+  assert.equal(await page.locator('[data-part-tab="reserve"]').getAttribute('aria-selected'), 'true');
+  assert.equal(await page.locator('[data-part-panel="reserve"]').isVisible(), true);
+  // a link to a part opens the explorer on it too
+  await page.goto(`${explorer.site.url}${MODULE}#part-grammar`);
+  await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
+  await page.locator('[data-view="keys"]:not([hidden])').waitFor();
+
+  const two = page.locator('[data-experiment="two-executors"]');
+  await two.getByRole('button', { name: 'Run both executors' }).click();
+  await two.locator('[data-verdict]').waitFor();
+  const height = (await two.boundingBox())!.height;
+  // 7,553 px before the steps were folded; the run is now a line or two per step
+  assert.ok(height < 3500, `two executors is ${Math.round(height)} px tall at 360 px`);
+  await two.locator('.xp-run-calls summary').first().click();
+  assert.match(await two.locator('[data-call]').first().innerText(), /^> EVALSHA /);
+  await noSidewaysScroll(page);
+  await page.close();
+});
+
+for (const width of [360, 1280]) {
+  test(`exercises at ${width} px: a miss gets a hint, two get "Show me"; the migration question`, async () => {
+    const page = await open(HASHTAG, width);
+    const item = page.locator('[data-exercise="slot-same-as-vector"]');
+    const status = item.getByRole('status');
+    const miss = async (text: string) => {
+      await item.locator('input').fill(text);
+      await item.getByRole('button', { name: 'Check' }).click();
+      await status.filter({ hasText: new RegExp(`answered \\d+.*Hint:`) }).waitFor();
+    };
+    await miss('12345678');
+    assert.match(await status.innerText(), /^Not yet\. .*Hint: Only the bytes between the first \{/);
+    assert.equal(await item.getByRole('button', { name: 'Show me' }).isVisible(), false);
+    await miss('1234567');
+    await item.getByRole('button', { name: 'Show me' }).click();
+    const shown = item.locator('[data-shown]');
+    assert.match(await shown.innerText(), /Answer: foo\{123456789\}[\s\S]*hashes its hashtag 123456789/);
+
+    const migration = page.locator('[data-exercise="slot-claim-mid-migration"]');
+    await migration.getByLabel('MOVED to the target').check();
+    await migration.getByRole('button', { name: 'Check' }).click();
+    await migration.getByRole('status').filter({ hasText: 'Not yet.' }).waitFor();
+    assert.match(await migration.getByRole('status').innerText(), /Hint: ASK is for one key/);
+    await migration.getByLabel(/TRYAGAIN, on the source/).check();
+    await migration.getByRole('button', { name: 'Check' }).click();
+    await migration.getByRole('status').filter({ hasText: 'Right.' }).waitFor();
+    assert.match(
+      await migration.getByRole('status').innerText(),
+      /EXISTS emq:\{orders\}:job: answered 0: the row base is never a key.*TRYAGAIN on both nodes until CLUSTER SETSLOT … NODE/,
+    );
+    await noSidewaysScroll(page);
+    await page.close();
+  });
+}
+
+for (const width of [360, 1280]) {
+  test(`without JavaScript at ${width} px: what cannot work is hidden or disabled with a notice, and nothing says "waiting"`, async () => {
+    for (const route of [MODULE, GRAMMAR, HASHTAG, `${MODULE}reserve/`]) {
+      const page = await open(route, width, false);
+      const text = await page.locator('main').innerText();
+      // the explorer, the console and the exercises: what would wait for a script (the source panels
+      // quote code, whose words are the code's own)
+      for (const part of await page.locator('.xp, .cn-panel, .ex-panel').all())
+        assert.doesNotMatch(await part.innerText(), /waiting|Connecting|asking the cluster/i, route);
+      // the console's form is gone; its notice says how to run the lines without it
+      assert.equal(await page.locator('emq-console').isVisible(), false, route);
+      assert.match(text, /The console runs with JavaScript, which is off/, route);
+      // every explorer control is disabled, under the explorer's notice
+      assert.match(text, /This explorer runs in the browser, and JavaScript is off/, route);
+      for (const control of await page
+        .locator('.xp button:visible, .xp input:visible, .xp select:visible')
+        .all())
+        assert.equal(
+          await control.isDisabled(),
+          true,
+          `${route}: ${await control.evaluate((el) => el.outerHTML.slice(0, 80))}`,
+        );
+      if ((await page.locator('.ex-panel').count()) > 0) {
+        assert.equal(await page.locator('.ex-actions').first().isVisible(), false, route);
+        assert.match(text, /checks answers with JavaScript, which is off/, route);
+        await page.locator('.ex-item details summary').first().click();
+        assert.match(await page.locator('.ex-item details').first().innerText(), /Answer:/);
+      }
+      await page.close();
+    }
+  });
+}
