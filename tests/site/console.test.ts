@@ -68,7 +68,7 @@ for (const [width, scheme] of [
       await panel.locator('.cn-line').first().innerText(),
       /refused by the console, never sent\) KEYS is not allowed in the console/,
     );
-    assert.match(await panel.locator('.cn-line').first().locator('.xp-wire summary').innerText(), /: 0 /);
+    assert.match(await panel.locator('.cn-line').first().locator('.xp-wire summary').innerText(), /: 0$/);
     await panel.getByRole('button', { name: /Reset/ }).click();
     assert.match(await lines.inputValue(), /^EMQ\.ENQUEUE 2 emq:\{orders\}/);
     assert.doesNotMatch(page.url(), /console\./);

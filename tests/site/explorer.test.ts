@@ -180,6 +180,7 @@ test('two executors: an edited sequence runs through both, and the page says "sa
   const first = section.locator('.xp-run').first();
   await first.getByText('What this step changed in each keyspace').click();
   assert.match(await first.locator('.xp-keyspaces pre').first().innerText(), /^\+ emq:\{orders\}:job:/m);
+  await first.getByText('The call each executor sent').click();
   assert.match(await first.locator('[data-call]').first().innerText(), /^> EVALSHA [0-9a-f]{40} 2 /);
   assert.match(await first.locator('[data-call]').nth(1).innerText(), /^> EMQ\.ENQUEUE 2 /);
   // an error reply reads as redis-cli's (error) …, never as raw JSON

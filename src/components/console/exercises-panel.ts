@@ -67,7 +67,7 @@ export class EmqExercises extends HTMLElement {
           if (ok) remember(exercise.id);
           else misses += 1;
           // A miss teaches: a hint at once, and after two the answer is one click away.
-          this.#mark(item, verdict, ok, ok ? why : `${why} Hint: ${exercise.hint}`);
+          this.#mark(item, verdict, ok, ok ? why : `${why} Hint: ${item.dataset.hint}`);
           if (!ok && misses >= 2 && shown.hidden) showMe.hidden = false;
         } catch {
           this.#mark(item, verdict, false, 'The site did not answer; try again.');
