@@ -32,8 +32,8 @@ const SECTIONS: Record<string, CourseSection> = {
     href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
   },
   TRYAGAIN: {
-    title: 'The hashtag & the slot — where cluster support stops',
-    href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
+    title: 'The hashtag & the slot — why a claim waits out a migration',
+    href: `${MODULE}/hashtag-and-slot/#why-a-claim-waits-out-a-migration`,
   },
   EMQSTALE: { title: 'One keyspace, two executors', href: `${MODULE}/#one-keyspace-two-executors` },
 };
