@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and builds what the project needs, and is quick when all of it is already there:
 # Debian's valkey-server (bookworm-backports), chromium and clang; the npm packages (Node 22 among
-# them, from the `node` package); the native module. Sourced by scripts/start.sh and scripts/test.sh.
+# them, from the `node` package); the native module; dpkg-dev and a C toolchain for scripts/valkey9.sh,
+# which start.sh and test.sh run in the background. Sourced by scripts/start.sh and scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -40,6 +41,10 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v clang >/dev/null || missing+=(clang)
 [ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+# Valkey 9.1 is built from Debian's source package (scripts/valkey9.sh): dpkg-source checks and unpacks
+# it, make and a C compiler build it.
+command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
+{ command -v make >/dev/null && command -v cc >/dev/null; } || missing+=(build-essential)
 if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
 say "chromium: $(chromium --version 2>/dev/null | head -n1)"
 

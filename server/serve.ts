@@ -6,6 +6,7 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { POOL_SIZE } from './experiments/runtime.ts';
+import { warmAtomicRuntime } from './experiments/atomic-runtime.ts';
 import { isApiPath } from './experiments/http.ts';
 import { serveApi } from './front/api.ts';
 import { createFront, type Handler } from './front/front.ts';
@@ -69,6 +70,9 @@ if (cluster.isPrimary && workers > 1) {
     sandbox: string;
     native: boolean;
   };
+  // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built; with
+  // several workers, each starts its own on its first atomic run instead.
+  if (workers === 1) warmAtomicRuntime();
   if (cluster.isPrimary) {
     console.log(`sandbox: ${sandbox.sandbox}${sandbox.native ? ', native module loaded' : ''}`);
     console.log(`the owned keyspace: http://localhost:${port}/`);

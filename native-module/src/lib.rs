@@ -38,7 +38,29 @@ type Allocator = std::alloc::System;
 #[cfg(test)]
 const ALLOCATOR: Allocator = std::alloc::System;
 
-fn initialize(ctx: &Context, _args: &[ValkeyString]) -> Status {
+/// The one load argument: keep the module out of atomic slot migration (to show the refusal).
+pub const NO_ATOMIC_SLOT_MIGRATION: &str = "no-atomic-slot-migration";
+
+/// Whether the load arguments let the module declare atomic-slot-migration support, or why not.
+pub fn atomic_slot_migration_from_args(args: &[String]) -> Result<bool, String> {
+    match args {
+        [] => Ok(true),
+        [only] if only == NO_ATOMIC_SLOT_MIGRATION => Ok(false),
+        _ => Err(format!(
+            "trafikey refuses to load: unknown arguments {args:?}; the only argument allowed is {NO_ATOMIC_SLOT_MIGRATION}"
+        )),
+    }
+}
+
+fn initialize(ctx: &Context, args: &[ValkeyString]) -> Status {
+    let args: Vec<String> = args.iter().map(|arg| arg.to_string_lossy()).collect();
+    let atomic = match atomic_slot_migration_from_args(&args) {
+        Ok(atomic) => atomic,
+        Err(why) => {
+            ctx.log_warning(&why);
+            return Status::Err;
+        }
+    };
     let version = match ctx.get_server_version() {
         Ok(version) => version,
         Err(e) => {
@@ -60,6 +82,16 @@ fn initialize(ctx: &Context, _args: &[ValkeyString]) -> Status {
             found.2
         ));
         return Status::Err;
+    }
+    if atomic {
+        // Valkey 9 refuses CLUSTER MIGRATESLOTS while any loaded module has not declared this. The
+        // module may: it keeps no state outside the keyspace, has no data type of its own, subscribes
+        // to no keyspace event, and replicates every write as the plain command a script would run,
+        // which is what the target receives while the slot streams. Valkey 8 stores the unknown bit
+        // and never reads it. (The crate names this flag only under its Valkey 9 feature, which would
+        // also make the module require Valkey 9's API at load; the raw call and constant do not.)
+        let flag = raw::VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION as c_int;
+        unsafe { raw::RedisModule_SetModuleOptions.unwrap()(ctx.get_raw(), flag) };
     }
     shared::init(ctx);
     register_commands(ctx)
@@ -156,4 +188,34 @@ valkey_module! {
     data_types: [],
     init: initialize,
     commands: [],
+}
+
+#[cfg(test)]
+mod load_args_tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn opts_in_by_default_and_out_by_the_one_argument() {
+        assert_eq!(atomic_slot_migration_from_args(&[]), Ok(true));
+        assert_eq!(
+            atomic_slot_migration_from_args(&args(&[NO_ATOMIC_SLOT_MIGRATION])),
+            Ok(false)
+        );
+    }
+
+    #[test]
+    fn refuses_any_other_argument() {
+        for words in [
+            &["yes"][..],
+            &[NO_ATOMIC_SLOT_MIGRATION, "x"][..],
+            &["NO-ATOMIC-SLOT-MIGRATION"][..],
+        ] {
+            let error = atomic_slot_migration_from_args(&args(words)).unwrap_err();
+            assert!(error.contains(NO_ATOMIC_SLOT_MIGRATION), "{error}");
+        }
+    }
 }

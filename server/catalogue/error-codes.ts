@@ -348,6 +348,20 @@ export const ERROR_CODES: ErrorCode[] = [
     text: 'the run took over <seconds> s and was ended; its keyspace was flushed',
   },
   {
+    code: 'VALKEY9_BUILDING',
+    by: ['API'],
+    status: 503,
+    when: 'the reshard experiment’s atomic mode was asked for while Valkey 9.1 is still being built (scripts/valkey9.sh)',
+    text: 'Valkey 9.1 is being built (scripts/valkey9.sh); try again in a minute',
+  },
+  {
+    code: 'VALKEY9_UNAVAILABLE',
+    by: ['API'],
+    status: 503,
+    when: 'the reshard experiment’s atomic mode was asked for where Valkey 9.1 is not built or its cluster did not start',
+    text: 'Valkey 9.1 is not available: <why>',
+  },
+  {
     code: 'SANDBOX_BUSY',
     by: ['API'],
     status: 503,

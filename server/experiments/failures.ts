@@ -6,6 +6,7 @@
 import { BusyError } from '../sandbox/busy.ts';
 import { LeaseDeadlineError } from '../sandbox/keyspace-pool.ts';
 import { ClusterDegradedError, MigrationFailedError } from '../sandbox/slot-migration.ts';
+import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 
 export interface Failure {
   status: number;
@@ -37,6 +38,10 @@ const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
   if (error instanceof BusyError) return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
+  if (error instanceof Valkey9UnavailableError)
+    return error.building
+      ? { status: 503, code: 'VALKEY9_BUILDING', message: error.message, retryAfter: 30 }
+      : { status: 503, code: 'VALKEY9_UNAVAILABLE', message: error.message };
   if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
   // A slot move that failed part-way was repaired before this answer; a cluster that could not be is

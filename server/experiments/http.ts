@@ -7,6 +7,7 @@
 import { commandArities } from '../catalogue/commands.ts';
 import { ERROR_CODES } from '../catalogue/error-codes.ts';
 import { logLimited } from '../log.ts';
+import { atomicStatus } from './atomic-runtime.ts';
 import { classify, RunTimeoutError } from './failures.ts';
 import { InputError } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
@@ -134,17 +135,21 @@ export function failed(what: string, error: unknown): Answer {
 
 /**
  * Whether the sandbox answers, for the island's status line: `down` when a node does not answer,
- * `degraded` (with `problems`) when the cluster's slot map would fail runs, else `up`.
+ * `degraded` (with `problems`) when the cluster's slot map would fail runs, else `up`; and where the
+ * Valkey 9.1 cluster of the reshard's atomic mode stands (`atomic`: up, starting, being built, or not
+ * available and why).
  */
 export async function sandboxStatus(): Promise<Answer> {
+  const atomic = await atomicStatus();
   try {
     const runtime = await explorerRuntime();
-    if (!(await runtime.health())) return json(200, { sandbox: 'down', native: runtime.native() });
+    if (!(await runtime.health())) return json(200, { sandbox: 'down', native: runtime.native(), atomic });
     const problems = await runtime.clusterProblems();
-    if (problems.length > 0) return json(200, { sandbox: 'degraded', native: runtime.native(), problems });
-    return json(200, { sandbox: 'up', native: runtime.native() });
+    if (problems.length > 0)
+      return json(200, { sandbox: 'degraded', native: runtime.native(), problems, atomic });
+    return json(200, { sandbox: 'up', native: runtime.native(), atomic });
   } catch {
-    return json(200, { sandbox: 'down', native: false });
+    return json(200, { sandbox: 'down', native: false, atomic });
   }
 }
 

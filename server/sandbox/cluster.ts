@@ -44,6 +44,12 @@ export interface SandboxCluster {
 export interface ClusterStartOptions {
   /** Path of a module every node loads, or null. */
   module?: string | null;
+  /** Words every node passes to the module when it loads. */
+  moduleArgs?: string[];
+  /** The valkey-server every node runs (default: the one on the PATH); Valkey 9's for the atomic cluster. */
+  binary?: string;
+  /** Nodes sign in to each other as the admin (Valkey 9's atomic slot migration needs it). */
+  peerAuth?: boolean;
   /** The admin user of every node (the `default` user is then off). */
   admin?: AdminCredentials;
   maxmemory?: string;
@@ -170,6 +176,9 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<S
             cluster: true,
             clusterConfigFile: join(dir, `nodes-${i}.conf`),
             module: options.module ?? null,
+            moduleArgs: options.moduleArgs,
+            binary: options.binary,
+            peerAuth: options.peerAuth,
             admin: options.admin,
             maxmemory: options.maxmemory ?? '64mb',
             args: options.args,

@@ -19,6 +19,15 @@ export interface ValkeyNodeOptions {
   clusterConfigFile?: string;
   /** Path of a module to load, or null for none. */
   module?: string | null;
+  /** Words passed to the module when it loads (after its path). */
+  moduleArgs?: string[];
+  /** The valkey-server to run (default: VALKEY_SERVER, else `valkey-server` on the PATH). */
+  binary?: string;
+  /**
+   * The node also signs in to its peers as the admin (primaryuser/primaryauth, in the private config
+   * file): an atomic slot migration (Valkey 9) connects from the source to the target that way.
+   */
+  peerAuth?: boolean;
   maxmemory?: string;
   databases?: number;
   /** A fixed port (to come back where clients expect it after a restart); a free one by default. */
@@ -81,7 +90,8 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     // valkey-server reads a config file only as its first argument.
     const config = join(dir, 'users.conf');
     const { username, password } = options.admin;
-    const users = `user default off\nuser ${username} on >${password} ~* &* +@all\n`;
+    let users = `user default off\nuser ${username} on >${password} ~* &* +@all\n`;
+    if (options.peerAuth) users += `primaryuser ${username}\nprimaryauth ${password}\n`;
     await writeFile(config, users, { mode: 0o600 });
     args.push(config);
   }
@@ -108,11 +118,11 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', config);
   }
   const module = options.module ?? null;
-  if (module) args.push('--loadmodule', module);
+  if (module) args.push('--loadmodule', module, ...(options.moduleArgs ?? []));
   for (const [name, value] of Object.entries(options.settings ?? {})) args.push(`--${name}`, value);
   args.push(...(options.args ?? []));
 
-  const binary = process.env.VALKEY_SERVER ?? 'valkey-server';
+  const binary = options.binary ?? process.env.VALKEY_SERVER ?? 'valkey-server';
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid) await recordServer(dir, child.pid);
   let output = '';

@@ -1,0 +1,191 @@
+// The second cluster: three Valkey 9.1 nodes (scripts/valkey9.sh builds the binary), trafikey loaded
+// and declaring atomic-slot-migration support, the explorer's account on every node. The atomic mode
+// of the reshard experiment runs here. Nothing waits for it: the site serves the course while Valkey 9
+// is still being built, and asking before the cluster is up answers "being built" or "not available".
+
+import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
+import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
+import { clusterClient, startCluster, type SandboxCluster } from '../sandbox/cluster.ts';
+import { splitAddress } from '../sandbox/cluster-topology.ts';
+import { EXPLORER_USER, explorerUserArgs, newPassword } from '../sandbox/explorer-user.ts';
+import { RunLocks } from '../sandbox/run-lock.ts';
+import { ADMIN_USER } from '../sandbox/sandbox.ts';
+import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
+import { nativeModulePath } from '../sandbox/valkey-process.ts';
+
+export interface AtomicRuntime {
+  /** The server version the nodes report (INFO server), e.g. 9.1.2. */
+  version: string;
+  /** Whether trafikey is loaded on every node. */
+  native: boolean;
+  /** The cluster as the explorer user (a reader's commands). */
+  cluster: Cluster;
+  /** One node as the explorer user: it answers MOVED for slots it does not own. */
+  clusterNode(address: string): Valkey;
+  /** The cluster as the admin: layout, MIGRATESLOTS, proofs and clean-up, never a reader's command. */
+  clusterAdmin: Cluster;
+  clusterAdminNode(address: string): Valkey;
+  locks: RunLocks;
+  close(): Promise<void>;
+}
+
+const STATE = Symbol.for('the-owned-keyspace:atomic-runtime');
+interface Held {
+  started?: Promise<AtomicRuntime>;
+  failure?: string;
+  watching?: NodeJS.Timeout;
+}
+const held = ((globalThis as { [STATE]?: Held })[STATE] ??= {});
+
+/** One node's connections, opened when first asked for. */
+function connections(options: RedisOptions) {
+  const open = new Map<string, Valkey>();
+  return {
+    get(address: string): Valkey {
+      let client = open.get(address);
+      if (!client) {
+        client = new Valkey({
+          ...splitAddress(address),
+          ...options,
+          maxRetriesPerRequest: 1,
+          retryStrategy: (times) => Math.min(times * 100, 1000),
+        });
+        client.on('error', () => {});
+        open.set(address, client);
+      }
+      return client;
+    },
+    all: () => [...open.values()],
+  };
+}
+
+async function start(server: string, version: string): Promise<AtomicRuntime> {
+  const password = newPassword();
+  const module = nativeModulePath();
+  const admin = { username: ADMIN_USER, password: newPassword() };
+  const sandbox: SandboxCluster = await startCluster({
+    binary: server,
+    module,
+    admin,
+    peerAuth: true,
+    maxmemory: '128mb',
+    args: explorerUserArgs(password, module !== null),
+  });
+  const adminOptions: RedisOptions = { username: admin.username, password: admin.password };
+  const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
+  const clusterAdmin = clusterClient(sandbox.seeds, { redisOptions: adminOptions });
+  const adminNodes = connections(adminOptions);
+  const explorerNodes = connections(asExplorer);
+  const cluster = clusterClient(sandbox.seeds, { redisOptions: asExplorer });
+  try {
+    await loadScripts(clusterAdmin);
+    loadScriptsThrough(cluster, clusterAdmin);
+    await Promise.all([cluster.ping(), clusterAdmin.ping()]);
+    const info = String(await adminNodes.get(`127.0.0.1:${sandbox.seeds[0]!.port}`).call('INFO', 'server'));
+    const reported = /valkey_version:(\S+)/.exec(info)?.[1] ?? version;
+    return {
+      version: reported,
+      native: module !== null,
+      cluster,
+      clusterNode: (address) => {
+        const client = explorerNodes.get(address);
+        loadScriptsThrough(client, adminNodes.get(address));
+        return client;
+      },
+      clusterAdmin,
+      clusterAdminNode: adminNodes.get,
+      locks: new RunLocks(clusterAdmin),
+      close: async () => {
+        cluster.disconnect();
+        clusterAdmin.disconnect();
+        for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
+        await sandbox.stop();
+      },
+    };
+  } catch (error) {
+    cluster.disconnect();
+    clusterAdmin.disconnect();
+    for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
+    await sandbox.stop();
+    throw error;
+  }
+}
+
+/**
+ * The Valkey 9 cluster, started on first call once the build is ready. Throws Valkey9UnavailableError
+ * while it is being built or starting, or when it cannot be (with why).
+ */
+export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<AtomicRuntime> {
+  if (held.started) return held.started;
+  const build = valkey9Build(env);
+  if (build.state === 'building') {
+    watchBuild(env);
+    throw new Valkey9UnavailableError(
+      'Valkey 9.1 is being built (scripts/valkey9.sh); try again in a minute',
+      true,
+    );
+  }
+  if (build.state === 'absent') {
+    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${build.why}`, false);
+  }
+  if (held.failure) {
+    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, false);
+  }
+  held.started = start(build.server, build.version).catch((error: Error) => {
+    held.started = undefined;
+    held.failure = `its cluster did not start (${error.message.split('\n', 1)[0]})`;
+    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, false);
+  });
+  return held.started;
+}
+
+/** What the atomic half can say now, without starting anything: for the page's status line. */
+export async function atomicStatus(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ state: 'up' | 'starting' | 'building' | 'absent'; message: string; version?: string }> {
+  if (held.started) {
+    const settled = await Promise.race([
+      held.started.then((runtime) => runtime.version),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
+    ]).catch(() => undefined);
+    if (typeof settled === 'string') return { state: 'up', message: `Valkey ${settled}`, version: settled };
+    if (settled === null) return { state: 'starting', message: 'the Valkey 9.1 cluster is starting' };
+  }
+  const build = valkey9Build(env);
+  if (build.state === 'building') return { state: 'building', message: 'Valkey 9.1 is being built' };
+  if (build.state === 'absent') return { state: 'absent', message: `not available: ${build.why}` };
+  if (held.failure) return { state: 'absent', message: `not available: ${held.failure}` };
+  return { state: 'starting', message: 'Valkey 9.1 is built; its cluster starts on first use' };
+}
+
+/** While the build runs, look every few seconds and start the cluster as soon as it is ready. */
+export function watchBuild(env: NodeJS.ProcessEnv = process.env): void {
+  if (held.watching || held.started) return;
+  held.watching = setInterval(() => {
+    const state = valkey9Build(env).state;
+    if (state === 'building') return;
+    clearInterval(held.watching);
+    held.watching = undefined;
+    if (state === 'ready') atomicRuntime(env).catch(() => {});
+  }, 3000);
+  held.watching.unref();
+}
+
+/** Starts the Valkey 9 cluster in the background when it is (or once it will be) built. */
+export function warmAtomicRuntime(env: NodeJS.ProcessEnv = process.env): void {
+  try {
+    void atomicRuntime(env).catch(() => {});
+  } catch {
+    // Being built (watched) or absent (said on the page): nothing to wait for here.
+  }
+}
+
+/** Stops the Valkey 9 cluster if this process started it (tests, shutdown). */
+export async function closeAtomicRuntime(): Promise<void> {
+  if (held.watching) clearInterval(held.watching);
+  held.watching = undefined;
+  const started = held.started;
+  held.started = undefined;
+  held.failure = undefined;
+  if (started) await (await started.catch(() => null))?.close();
+}
