@@ -97,7 +97,9 @@ export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   // The production entry: our HTTP front around Astro's handler, as `npm start` runs it.
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'server/serve.ts')], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    // VALKEY9_AT_START=0: a test's site starts the Valkey 9.1 cluster only if a test asks for the atomic
+    // mode, not three more servers for every site under test.
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), VALKEY9_AT_START: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -71,8 +71,8 @@ if (cluster.isPrimary && workers > 1) {
     native: boolean;
   };
   // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built; with
-  // several workers, each starts its own on its first atomic run instead.
-  if (workers === 1) warmAtomicRuntime();
+  // several workers, or VALKEY9_AT_START=0, it starts on the first atomic run instead.
+  if (workers === 1 && process.env.VALKEY9_AT_START !== '0') warmAtomicRuntime();
   if (cluster.isPrimary) {
     console.log(`sandbox: ${sandbox.sandbox}${sandbox.native ? ', native module loaded' : ''}`);
     console.log(`the owned keyspace: http://localhost:${port}/`);

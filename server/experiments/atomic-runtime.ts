@@ -78,9 +78,10 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
   const explorerNodes = connections(asExplorer);
   const cluster = clusterClient(sandbox.seeds, { redisOptions: asExplorer });
   try {
+    // Connected first: a cluster client knows its nodes (where the scripts go) only once it is ready.
+    await Promise.all([cluster.ping(), clusterAdmin.ping()]);
     await loadScripts(clusterAdmin);
     loadScriptsThrough(cluster, clusterAdmin);
-    await Promise.all([cluster.ping(), clusterAdmin.ping()]);
     const info = String(await adminNodes.get(`127.0.0.1:${sandbox.seeds[0]!.port}`).call('INFO', 'server'));
     const reported = /valkey_version:(\S+)/.exec(info)?.[1] ?? version;
     return {

@@ -337,6 +337,13 @@ export async function runAtomicReshard(
     const run: Runner = { runtime, slot: n, everyone };
     let leftBehind = 0;
     await cleanQueue(runtime, queue, n);
+    // The probes send EVALSHA as they are, so both ends must hold the scripts (a node restarted by its
+    // supervisor comes back without them).
+    for (const node of [source, target]) {
+      for (const transition of ['enqueue', 'claim'] as const) {
+        await runtime.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
+      }
+    }
     try {
       await fill(run, source, queue, jobs);
       const list = probes(queue, mintJobId());

@@ -68,7 +68,7 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
     assert.equal(r.restore.owner, r.from);
     assert.equal(r.leftBehind, 0);
     console.log(
-      `# atomic move of ${r.moved.before} keys: ${r.moveMs} ms; served before MOVED: ${moving!.probes.map((p) => `${p.label} ${p.served}`).join(', ')}; back in ${r.restore.moveMs} ms`,
+      `# atomic move of ${r.moved.before} keys: ${r.moveMs} ms; served before MOVED: ${moving!.probes.map((p) => `${p.label} ${p.served}`).join(', ')}; back in ${r.restore.moveMs} ms; states: ${r.migrations.map((m) => `${m.operation}:${m.state}@${m.atMs}`).join(' ')}`,
     );
   });
 });
