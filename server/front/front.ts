@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { logLimited } from '../log.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
 import { compressResponse } from './compress.ts';
+import { capConnections } from './connection-cap.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { FrontSettings } from './settings.ts';
@@ -112,7 +113,6 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     },
     serve,
   );
-  server.maxConnections = settings.maxConnections;
   // A socket idle this long (a client that stopped reading the answer) is closed.
   server.timeout = settings.requestTimeoutMs * 2;
 
@@ -132,6 +132,10 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
       else open.delete(address);
     });
   });
+  // After the per-address cap: a socket it refused takes no place, and sheds no one.
+  capConnections(server, settings.maxConnections, (socket) =>
+    trusted(socket.remoteAddress) ? 0 : (open.get(normalize(socket.remoteAddress)) ?? 0),
+  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     // Not logged: a malformed or abandoned request is the client's business, and a flood of them is

@@ -1,0 +1,150 @@
+// The overall connection cap sheds the oldest connection that is not inside a request, so a reader
+// who sends a whole request is served while half-open connections from many addresses, each under
+// its per-address cap, fill every place; an address already holding more than a browser opens takes
+// no one's place. At the cap with every place inside a request, the one past
+// it is refused; a place given back serves the next. MAX_CONNECTIONS=12 here (8,192 by default:
+// bench/half-open-flood.ts floods that at full scale and prints the figures).
+
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { startSite, type Site } from '../../scripts/site.ts';
+import { SHEDS_FOR_AT_MOST } from '../../server/front/connection-cap.ts';
+import { requestFrom } from '../support/from-address.ts';
+import { boundedTeardown } from '../support/teardown.ts';
+
+const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
+const CAP = 12;
+const PER_ADDRESS = 4;
+let site: Site;
+const sockets: Socket[] = [];
+before(async () => {
+  site = await startSite({
+    MAX_CONNECTIONS: String(CAP),
+    // Above SHEDS_FOR_AT_MOST, so one address can become a crowd.
+    MAX_CONNECTIONS_PER_ADDRESS: String(SHEDS_FOR_AT_MOST + 4),
+    // Idle kept-alive connections (the start's own requests) go soon, so the test counts only its own.
+    KEEP_ALIVE_TIMEOUT_MS: '300',
+  });
+  // The site's first request starts its sandbox; once that has answered, nothing of the start is in hand.
+  assert.equal((await requestFrom('127.0.3.200', `${site.url}/api/sandbox`)).status, 200);
+  await settle(1000);
+});
+after(() =>
+  boundedTeardown(async () => {
+    sockets.forEach((socket) => socket.destroy());
+    await site?.close();
+  }),
+);
+
+interface Held {
+  socket: Socket;
+  closed: Promise<void>;
+  isClosed(): boolean;
+  answer(): string;
+}
+
+/** A connection from `localAddress` that has written `start` (never a whole request unless told). */
+async function open(localAddress: string, start: string): Promise<Held> {
+  const socket = connect({ host: '127.0.0.1', port: Number(new URL(site.url).port), localAddress });
+  sockets.push(socket);
+  socket.on('error', () => {});
+  let closed = false;
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
+  await new Promise<void>((resolve) => {
+    socket.once('connect', resolve);
+    socket.once('close', resolve);
+  });
+  if (!closed) socket.write(start);
+  return { socket, closed: done, isClosed: () => closed, answer: () => answer };
+}
+
+const HALF_OPEN = 'GET / HTTP/1.1\r\nHost: l\r\n';
+
+/** Waits (bounded) until `check` holds; answers whether it did. */
+async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await settle(50);
+  return check();
+}
+
+describe('at the overall connection cap', () => {
+  it('sheds the oldest half-open connection for each new one, and serves a fresh reader', async () => {
+    const addresses = Array.from({ length: 4 }, (_, i) => `127.0.3.${i + 1}`);
+    const held: Held[] = [];
+    // One at a time, so the server accepts them in this order: 16 for 12 places.
+    for (const address of addresses)
+      for (let i = 0; i < PER_ADDRESS; i += 1) {
+        held.push(await open(address, HALF_OPEN));
+        await settle(20);
+      }
+    const oldest = held.slice(0, held.length - CAP);
+    assert.ok(await eventually(() => oldest.every((h) => h.isClosed())), 'the four oldest were shed');
+    await settle();
+    assert.deepEqual(
+      held.slice(-CAP).map((h) => h.isClosed()),
+      Array(CAP).fill(false),
+      'the twelve newest are held',
+    );
+    assert.ok(
+      oldest.every((h) => h.answer() === ''),
+      'a shed connection gets no answer',
+    );
+
+    // A fresh reader, ten times: each request is whole, so it is never the one shed.
+    for (let i = 0; i < 10; i += 1) {
+      const page = await requestFrom('127.0.3.100', `${site.url}/`);
+      assert.equal(page.status, 200, `try ${i + 1}`);
+    }
+    const stillHeld = held.filter((h) => !h.isClosed()).length;
+    assert.equal(stillHeld, CAP - 1, 'the reader took one place, from the oldest half-open one');
+    assert.equal(held[held.length - CAP]!.isClosed(), true, 'and that was the oldest left');
+
+    // One address opening more than a browser would: its first SHEDS_FOR_AT_MOST take places, the
+    // next is refused and sheds no one.
+    const crowd: Held[] = [];
+    for (let i = 0; i < SHEDS_FOR_AT_MOST; i += 1) {
+      crowd.push(await open('127.0.3.50', HALF_OPEN));
+      await settle(20);
+    }
+    await settle();
+    assert.equal(crowd.filter((h) => h.isClosed()).length, 0, `its first ${SHEDS_FOR_AT_MOST} are held`);
+    const othersBefore = held.filter((h) => !h.isClosed()).length;
+    const oneMore = await open('127.0.3.50', HALF_OPEN);
+    assert.ok(await eventually(() => oneMore.isClosed()), `its ${SHEDS_FOR_AT_MOST + 1}th is refused`);
+    await settle();
+    assert.equal(held.filter((h) => !h.isClosed()).length, othersBefore, 'and shed no one');
+    for (const h of crowd) h.socket.destroy();
+    for (const h of held) h.socket.destroy();
+    await settle();
+  });
+
+  it(`with all ${CAP} places inside a request, the one past is refused; a place given back serves the next`, async () => {
+    // Headers sent, body not: the request is in hand (the API waits for its body) and is not shed.
+    const post =
+      'POST /api/experiments/keys HTTP/1.1\r\nHost: l\r\ncontent-type: application/json\r\ncontent-length: 18\r\n\r\n';
+    const inside: Held[] = [];
+    for (let i = 0; i < CAP; i += 1) {
+      inside.push(await open(`127.0.4.${Math.floor(i / PER_ADDRESS) + 1}`, post));
+      await settle(20);
+    }
+    await settle();
+    assert.equal(inside.filter((h) => h.isClosed()).length, 0, `all ${CAP} held`);
+
+    const past = await open('127.0.4.100', HALF_OPEN + '\r\n');
+    assert.ok(await eventually(() => past.isClosed()), `the ${CAP + 1}th is closed`);
+    assert.equal(past.answer(), '', 'unanswered');
+    assert.equal(inside.filter((h) => h.isClosed()).length, 0, 'no request in hand was shed');
+
+    // One body sent: that run is answered, its connection closes, and the next reader is served.
+    inside[0]!.socket.write('{"queue":"orders"}');
+    assert.ok(await eventually(() => inside[0]!.answer().length > 0, 15_000), 'the run is answered');
+    inside[0]!.socket.destroy();
+    await inside[0]!.closed;
+    assert.match(inside[0]!.answer(), /^HTTP\/1\.1 200 /);
+    const next = await requestFrom('127.0.4.101', `${site.url}/`);
+    assert.equal(next.status, 200);
+  });
+});
