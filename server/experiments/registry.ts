@@ -6,6 +6,7 @@ import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from './console/console
 import { parseKeysInput, runKeys } from './keys.ts';
 import { parseLayoutInput, runLayout } from './layout.ts';
 import { parseReserveInput, runReserve } from './reserve.ts';
+import { MIGRATION_MODES } from './browser-safe/migration.ts';
 import { parseReshardInput, runReshard } from './reshard.ts';
 import { parseRouteInput, runRoute } from './route.ts';
 import type { ExplorerRuntime } from './runtime.ts';
@@ -78,9 +79,12 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   }),
   reshard: experiment({
     summary:
-      'A queue’s slot moved live to another node the way the cluster spec moves it (SETSLOT IMPORTING/MIGRATING, GETKEYSINSLOT, MIGRATE … KEYS, SETSLOT NODE), each step with its reply, the ASK the migrating owner answers mid-migration, every key of the queue on the new owner once SETSLOT NODE flips the slot, a claim served there; then the slot is put back. One at a time.',
-    input: { queue: 'a queue name up to 64 bytes (default orders)' },
-    example: { queue: 'orders' },
+      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE one key at a time so the queue is split across two nodes, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. One migration at a time in the whole sandbox.',
+    input: {
+      queue: 'a queue name up to 64 bytes (default orders)',
+      mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys)`,
+    },
+    example: { queue: 'orders', mode: 'keys' },
     parse: parseReshardInput,
     run: runReshard,
   }),

@@ -89,6 +89,8 @@ export async function inMigrationTurn<T>(
 }
 
 export interface MoveHooks {
+  /** The target IMPORTING, the source not yet MIGRATING. */
+  importing?(): Promise<void>;
   /** Both sides open, before any key moves. */
   opened?(): Promise<void>;
   /** After each batch, with the keys still on the source. */
@@ -96,7 +98,8 @@ export interface MoveHooks {
 }
 
 /**
- * Moves `slot` from `source` to `target`, `batchSize` keys per MIGRATE, recording every command; every
+ * Moves `slot` from `source` to `target`, `batches` first, then `batchSize` keys per MIGRATE, recording
+ * every command; every
  * SETSLOT must answer OK and the source must end empty; then every node is made to agree on the
  * target (settleOwner). `turn` is checked between steps: a lost turn stops the move (the caller repairs).
  */
@@ -108,7 +111,11 @@ export async function moveSlot(
   source: MigrationNode,
   target: MigrationNode,
   record: (step: MigrationStep) => void,
-  { batchSize = 100, hooks = {} as MoveHooks } = {},
+  {
+    batchSize = 100,
+    hooks = {} as MoveHooks,
+    batches = [] as string[][],
+  }: { batchSize?: number; hooks?: MoveHooks; batches?: string[][] } = {},
 ): Promise<void> {
   const run = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
     if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
@@ -121,13 +128,18 @@ export async function moveSlot(
   };
   const n = String(slot);
   expectOk(await run(target, ['CLUSTER', 'SETSLOT', n, 'IMPORTING', source.id]), 'IMPORTING');
+  await hooks.importing?.();
   expectOk(await run(source, ['CLUSTER', 'SETSLOT', n, 'MIGRATING', target.id]), 'MIGRATING');
   await hooks.opened?.();
   const { host, port } = splitAddress(target.address);
   const head = ['MIGRATE', host, String(port), '', '0', '5000'];
   const credentials = admin.credentials;
+  // The batches asked for first (a key at a time, to show the slot split), then whatever is left.
+  const planned = [...batches];
   for (;;) {
-    const keys = (await run(source, ['CLUSTER', 'GETKEYSINSLOT', n, String(batchSize)])) as string[];
+    const keys =
+      planned.shift() ??
+      ((await run(source, ['CLUSTER', 'GETKEYSINSLOT', n, String(batchSize)])) as string[]);
     if (keys.length === 0) break;
     // The target needs the admin's password; what is shown has it masked.
     const auth = credentials ? ['AUTH2', credentials.username] : [];

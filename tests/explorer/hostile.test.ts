@@ -12,8 +12,8 @@ const explorer = useExplorer({ EXPLORER_BURST: '1000000', EXPLORER_RATE: '100000
 const REQUESTS = 10_000;
 const CONCURRENCY = 16;
 
-// reshard takes route's input (its parser is route's) but moves a slot, one at a time across the whole
-// site: thousands of them queued behind each other would test the queue, not the input.
+// reshard takes route's input plus a mode (tested in reshard.test.ts) but moves a slot, one at a time
+// across the whole site: thousands of them queued behind each other would test the queue, not the input.
 const NAMES = ['keys', 'slot', 'layout', 'route', 'reserve', 'two-executors', 'console'];
 const FIELDS = [
   'queue',

@@ -1,81 +1,192 @@
 // The reshard experiment over HTTP on the built site, against a three-node cluster this file owns: the
-// queue's slot moves to another node step by step (each reply checked), a client meets ASK mid-way, every
-// key moves together and none is lost, a claim is served by the new owner, and the slot comes back. Other
-// readers' runs stay right while reshards are under way; reshards take turns.
+// queue's slot migrates phase by phase (IMPORTING, MIGRATING, one key at a time, NODE on every node) and
+// every probe's reply is held to PROTOCOL.md §4's table — a key still on the source served, a moved key
+// ASK from the migrating owner only, MOVED from the target without ASKING and from any node that does
+// not serve the slot, the claim (which declares the row base, never a key) TRYAGAIN on both sides, the
+// module reached only once routing lets a call through. After the flip the claim is served by the new
+// owner; the cluster client's claim, sent mid-way, retried and was served there. Other readers' runs
+// go on meanwhile and stay right; afterwards every node agrees, nothing is open, no key is left.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
+import type {
+  MigrationPhase,
+  MigrationProbe,
+  MigrationResult,
+} from '../../server/experiments/browser-safe/migration.ts';
+import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { SLOT_RANGES } from '../../server/sandbox/cluster.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
+const TRYAGAIN = { error: 'TRYAGAIN Multiple keys request during rehashing of slot' };
+const EMQWIRE = { error: 'EMQWIRE expected a standalone server but cluster mode is enabled' };
 
-async function liveRanges() {
-  const admin = new Valkey(explorer.sandbox.cluster!.url.split(',')[1]!);
+function probeOf(phase: MigrationPhase, label: string): MigrationProbe {
+  const found = phase.probes.find((p) => p.label === label);
+  assert.ok(found, `phase ${phase.name} has a probe "${label}"`);
+  return found;
+}
+
+async function assertClusterClean() {
+  const nodes = explorer.sandbox.cluster!.url.split(',').map((url) => new Valkey(url));
   try {
-    return (await readShards(admin)).map((shard) => shard.slots);
+    const byAddress = new Map(
+      explorer.sandbox.cluster!.seeds.map(({ host, port }, i) => [`${host}:${port}`, nodes[i]!]),
+    );
+    const check = await checkCluster((address) => byAddress.get(address)!, [...byAddress.keys()]);
+    assert.deepEqual(check.problems, []);
+    assert.deepEqual(
+      (await readShards(nodes[1]!)).map((shard) => shard.slots),
+      SLOT_RANGES.map(([a, b]) => [[a, b]]),
+      'the slot is back where it was',
+    );
   } finally {
-    admin.disconnect();
+    for (const node of nodes) node.disconnect();
   }
 }
 
+function holdToTheTable(r: MigrationResult) {
+  const { source, target, slot } = r;
+  const phase = (name: string) => r.phases.find((p) => p.name === name)!;
+  assert.deepEqual(
+    r.phases.map((p) => p.name),
+    ['stable', 'importing', 'migrating', 'split', 'moved', 'owner', 'back'],
+  );
+  assert.equal(r.mode, 'keys');
+  assert.match(r.server, /^\d+\.\d+\.\d+$/);
+  const bystander = r.nodes.find((n) => n.address !== source && n.address !== target)!.address;
+  const moved = `MOVED ${slot} ${source}`;
+
+  // Before: the owner serves, another node redirects, the owner's module answers EMQWIRE.
+  const stable = phase('stable');
+  assert.equal(stable.owner, source);
+  assert.deepEqual(probeOf(stable, 'the owner serves the queue').reply, r.jobs);
+  assert.deepEqual(probeOf(stable, 'a node that does not own the slot redirects').reply, { error: moved });
+  assert.deepEqual(probeOf(stable, 'the module, reached on the owner').reply, EMQWIRE);
+
+  // IMPORTING alone changes nothing for a client that does not say ASKING.
+  const importing = phase('importing');
+  assert.deepEqual(
+    importing.steps.map((s) => s.command.slice(0, 4)),
+    [['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING']],
+  );
+  assert.equal(importing.steps[0]!.node, target);
+  assert.deepEqual(probeOf(importing, 'the importing node, without ASKING').reply, { error: moved });
+
+  // MIGRATING, nothing moved: a key still there is served; the claim meets TRYAGAIN (its row base is missing).
+  const migrating = phase('migrating');
+  assert.equal(migrating.steps[0]!.node, source);
+  assert.deepEqual(probeOf(migrating, 'a key still on the owner is served').reply, r.jobs);
+  assert.deepEqual(
+    probeOf(migrating, 'the scripted claim (declares the row base, never a key)').reply,
+    TRYAGAIN,
+  );
+
+  // Split: one row on the target, the rest on the source.
+  const split = phase('split');
+  const row = `emq:{${r.queue}}:job:${r.jobs[0]}`;
+  assert.deepEqual(split.keys.target, [row]);
+  assert.equal(split.keys.source.length, 3);
+  assert.deepEqual(split.open, [
+    { node: source, state: 'migrating' },
+    { node: target, state: 'importing' },
+  ]);
+  const ask = probeOf(split, 'a moved key, on the owner');
+  assert.equal(ask.node, source);
+  assert.deepEqual(ask.reply, { error: `ASK ${slot} ${target}` }, 'ASK comes from the migrating owner');
+  assert.deepEqual(probeOf(split, 'the moved key on the target, without ASKING').reply, { error: moved });
+  const served = probeOf(split, 'the moved key on the target, after ASKING');
+  assert.equal(served.asking, true);
+  assert.deepEqual(served.reply, ['state', 'pending', 'attempts', '0', 'payload', '{"job":1}']);
+  assert.deepEqual(probeOf(split, 'a key not yet moved').reply, [
+    'state',
+    'pending',
+    'attempts',
+    '0',
+    'payload',
+    '{"job":2}',
+  ]);
+  assert.deepEqual(probeOf(split, 'the scripted claim on the owner').reply, TRYAGAIN);
+  assert.deepEqual(probeOf(split, 'the scripted claim on the target, after ASKING').reply, TRYAGAIN);
+  assert.deepEqual(probeOf(split, 'an enqueue (a new row, and the pending set)').reply, TRYAGAIN);
+  // Routing answers before the module: the module never ran (no EMQWIRE) on either side.
+  assert.deepEqual(probeOf(split, 'the module’s enqueue, on the owner').reply, TRYAGAIN);
+  assert.deepEqual(probeOf(split, 'the module’s enqueue, on the target after ASKING').reply, TRYAGAIN);
+  const outside = probeOf(split, 'a node outside the move');
+  assert.equal(outside.node, bystander);
+  assert.deepEqual(
+    outside.reply,
+    { error: moved },
+    'a node that does not serve the slot says MOVED, never ASK',
+  );
+
+  // Every key moved, the slot not yet flipped: all missing on the source → ASK; TRYAGAIN on the target.
+  const all = phase('moved');
+  assert.deepEqual(all.keys.source, []);
+  assert.equal(all.keys.target.length, 4);
+  assert.deepEqual(probeOf(all, 'the pending set, on the owner').reply, { error: `ASK ${slot} ${target}` });
+  assert.deepEqual(probeOf(all, 'on the target, without ASKING').reply, { error: moved });
+  assert.deepEqual(probeOf(all, 'on the target, after ASKING').reply, r.jobs);
+  assert.deepEqual(probeOf(all, 'the scripted claim on the owner').reply, { error: `ASK ${slot} ${target}` });
+  assert.deepEqual(probeOf(all, 'the scripted claim on the target, after ASKING').reply, TRYAGAIN);
+
+  // The flip: NODE on every node, the target first; then the claim is served by the new owner.
+  const owner = phase('owner');
+  const nodeSteps = owner.steps.filter((s) => s.command[3] === 'NODE');
+  assert.deepEqual(
+    nodeSteps.map((s) => s.node),
+    [target, source, bystander],
+  );
+  for (const step of [...importing.steps, ...migrating.steps, ...nodeSteps]) assert.equal(step.reply, 'OK');
+  assert.equal(owner.owner, target);
+  assert.deepEqual(owner.open, []);
+  const claimed = probeOf(owner, 'the scripted claim on the new owner').reply as string[];
+  assert.equal(claimed[0], r.jobs[1], 'the next job, the first went to the cluster client');
+  assert.deepEqual(probeOf(owner, 'the former owner redirects').reply, { error: `MOVED ${slot} ${target}` });
+  assert.deepEqual(probeOf(owner, 'the module, reached on the new owner').reply, EMQWIRE);
+
+  // The cluster client: TRYAGAIN while the slot moved, served at last by the new owner.
+  assert.equal((r.client.reply as string[])[0], r.jobs[0]);
+  const evals = r.client.wire.filter((w) => w.line.startsWith('EVALSHA'));
+  assert.deepEqual(evals[0]!.reply, TRYAGAIN);
+  assert.equal(evals[0]!.node, source);
+  assert.equal(evals.at(-1)!.node, target);
+  assert.equal((evals.at(-1)!.reply as string[])[0], r.jobs[0]);
+
+  assert.equal(phase('back').owner, source);
+  assert.equal(r.clean, true);
+  assert.equal(r.leftBehind, 0);
+  const shown = JSON.stringify(r);
+  assert.ok(!shown.includes(explorer.sandbox.cluster!.admin!.password), 'no password shown');
+  assert.ok(!shown.includes('{sandbox}'), 'the site’s own keys are never shown');
+}
+
 describe('reshard', () => {
-  it('moves the queue’s slot with every key, shows the ASK, serves a claim on the new owner, and puts it back', async () => {
+  it('migrates the queue’s slot phase by phase; every probe answers as PROTOCOL.md §4 says', async () => {
     const { status, body } = await explorer.post('reshard', { queue: 'orders' });
     assert.equal(status, 200, JSON.stringify(body));
-    const r = body.result;
-    assert.equal(r.slot, 105);
-    assert.notEqual(r.from, r.to);
-    assert.deepEqual(
-      r.steps.map((step: { command: string[] }) => step.command.slice(0, 2).concat(step.command[3] ?? '')),
-      [
-        ['CLUSTER', 'SETSLOT', 'IMPORTING'],
-        ['CLUSTER', 'SETSLOT', 'MIGRATING'],
-        ['CLUSTER', 'GETKEYSINSLOT', '100'],
-        ['MIGRATE', '127.0.0.1', ''],
-        ['CLUSTER', 'GETKEYSINSLOT', '100'],
-        ['CLUSTER', 'SETSLOT', 'NODE'],
-        ['CLUSTER', 'SETSLOT', 'NODE'],
-        ['CLUSTER', 'SETSLOT', 'NODE'],
-      ],
-    );
-    for (const step of r.steps) if (step.command[1] !== 'GETKEYSINSLOT') assert.equal(step.reply, 'OK');
-    assert.equal(r.steps[0].node, r.to, 'IMPORTING on the target');
-    assert.equal(r.steps[1].node, r.from, 'MIGRATING on the source');
-    assert.ok(!JSON.stringify(r).includes(explorer.sandbox.cluster!.admin!.password), 'no password shown');
-    // Mid-migration: ASK from the source, MOVED from the target unless the client says ASKING.
-    assert.equal(r.ask.source.reply, `ASK 105 ${r.to}`);
-    assert.equal(r.ask.targetWithoutAsking.reply, `MOVED 105 ${r.from}`);
-    assert.deepEqual(r.ask.targetAfterAsking.reply, r.jobs);
-    // Every key of the queue moved, together, none left behind.
-    assert.deepEqual(
-      r.moved.keys,
-      [...r.jobs.map((id: string) => `emq:{orders}:job:${id}`), 'emq:{orders}:pending'].sort(),
-    );
-    assert.deepEqual(r.moved.onTarget, r.moved.keys);
-    assert.equal(r.moved.leftOnSource, 0);
-    assert.equal(r.moved.together, true);
-    // The oldest job is claimed on the new owner.
-    assert.equal(r.claim.reply[0], r.jobs[0]);
-    assert.equal(r.claim.activeOn, r.to);
-    // And back: the same steps the other way, the slot owned by its first node again.
-    assert.equal(r.restore.back, true);
-    assert.equal(r.restore.owner, r.from);
-    assert.equal(r.restore.steps.length, 8);
-    assert.equal(r.leftBehind, 0);
-    assert.deepEqual(
-      await liveRanges(),
-      SLOT_RANGES.map(([a, b]) => [[a, b]]),
-    );
+    assert.equal(body.result.slot, 105);
+    holdToTheTable(body.result);
+    await assertClusterClean();
     assert.deepEqual(await explorer.allKeys(), []);
   });
 
-  it('other readers’ runs stay right while reshards are under way, and reshards take turns', async () => {
+  it('refuses a mode it does not know, naming the allowed ones; keys is the default', async () => {
+    const { status, body } = await explorer.post('reshard', { queue: 'orders', mode: 'atomically' });
+    assert.equal(status, 400);
+    assert.equal(body.error.code, 'BAD_INPUT');
+    assert.equal(body.error.field, 'mode');
+    assert.match(body.error.message, /^mode: expected one of keys\b.*, found "atomically"$/);
+    assert.equal((await explorer.post('reshard', { queue: 'orders', mode: 7 })).status, 400);
+  });
+
+  it('other readers’ runs stay right while migrations are under way, and migrations take turns', async () => {
     const queues = ['orders', 'emq', 'x', 'fills', 'ça va'];
     const work = [
-      ...['orders', 'x', 'emq'].map((queue) => explorer.post('reshard', { queue })),
+      ...['orders', 'x', 'emq'].map((queue) => explorer.post('reshard', { queue, mode: 'keys' })),
       ...Array.from({ length: 30 }, (_, i) => explorer.post('route', { queue: queues[i % 5] })),
       ...Array.from({ length: 5 }, () => explorer.post('slot', { queue: 'orders', other: 'fills' })),
     ];
@@ -84,8 +195,7 @@ describe('reshard', () => {
       assert.equal(status, 200, `run ${i}: ${JSON.stringify(body)}`);
       const r = body.result;
       if (i < 3) {
-        assert.equal(r.moved.together, true);
-        assert.equal(r.restore.back, true);
+        holdToTheTable(r);
       } else if (i < 33) {
         assert.equal(r.moved.reply, `MOVED ${r.slot} ${r.owner}`);
         assert.equal(r.served.steps[1].reply[0], r.served.jobId, 'the run claimed its own job');
@@ -93,14 +203,11 @@ describe('reshard', () => {
         assert.equal(r.native.written, false);
         assert.equal(r.leftBehind, 0);
       } else {
-        assert.equal(r.singleQueue.reply, null, 'an empty queue: nothing of a reshard’s jobs seen');
+        assert.equal(r.singleQueue.reply, null, 'an empty queue: nothing of a migration’s jobs seen');
         assert.equal(r.mixedQueues.error, "CROSSSLOT Keys in request don't hash to the same slot");
       }
     }
-    assert.deepEqual(
-      await liveRanges(),
-      SLOT_RANGES.map(([a, b]) => [[a, b]]),
-    );
+    await assertClusterClean();
     assert.deepEqual(await explorer.allKeys(), []);
   });
 });

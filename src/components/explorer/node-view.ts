@@ -1,23 +1,18 @@
 // The node view of the slot part: the 16,384 slots split among the cluster's nodes, the reader's queue
 // and the reserve pinned on them with their owner nodes; then, from a route run, the MOVED a non-owner
-// answers, where the keys were stored, the scattered counterfactual and the native answers; from a
-// reshard run, each step with its reply. HTML strings, built the same way on the server (the fallback)
+// answers, where the keys were stored, the scattered counterfactual and the native answers (a reshard
+// run has its own view, reshard-view.ts). HTML strings, built the same way on the server (the fallback)
 // and in the browser.
 
-import type { ReshardResult } from '../../../server/experiments/reshard.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
 import { SLOT_COUNT } from '../../../server/keyspace/index.ts';
 import { esc } from './escape.ts';
-import { replyText } from './explorer-view.ts';
 
 export interface NodePin {
   label: string;
   slot: number;
   kind: 'queue' | 'reserve';
 }
-
-/** A command as typed: an empty argument shows as "". */
-const words = (command: string[]) => command.map((w) => (w === '' ? '""' : w)).join(' ');
 
 const ranges = (node: RouteNode) => node.slots.map(([a, b]) => `${a}–${b}`).join(', ');
 
@@ -104,22 +99,4 @@ export function routeView(r: RouteResult): string {
   <p>to ${node(r.native.nonOwner.asked)}: <code data-reply="non-owner">${esc(r.native.nonOwner.reply)}</code></p>
   <p>to the owner, ${node(r.native.owner.asked)}: <code data-reply="owner">${esc(r.native.owner.reply)}</code></p>
   <p class="xp-note">keys of the call on the owner before and after: ${r.native.keysBefore} and ${r.native.keysAfter} — ${r.native.written ? 'something was written' : 'nothing written'}</p></div>`;
-}
-
-/** What a reshard run showed: every step, the ASK, the keys moved together, the claim, the way back. */
-export function reshardView(r: ReshardResult): string {
-  const steps = r.steps
-    .map(
-      (s) =>
-        `<li><code>${esc(words(s.command))}</code> <span class="xp-hint">on ${esc(s.node)}</span> → <code>${esc(replyText(s.reply))}</code></li>`,
-    )
-    .join('');
-  return `<div class="xp-call" data-reshard="steps"><p class="xp-side-name">Slot ${r.slot} from <code>${esc(r.from)}</code> to <code>${esc(r.to)}</code></p>
-  <ol class="xp-call-keys">${steps}</ol></div>
-<div class="xp-call" data-reshard="ask"><p class="xp-side-name">Mid-migration, <code>${esc(r.ask.command.join(' '))}</code></p>
-  <p>the source: <code data-reply="source">${esc(r.ask.source.reply)}</code></p>
-  <p>the target, without <code>ASKING</code>: <code>${esc(r.ask.targetWithoutAsking.reply)}</code></p>
-  <p>the target, after <code>ASKING</code>: <code>${esc(replyText(r.ask.targetAfterAsking.reply))}</code></p></div>
-<div class="xp-call" data-reshard="moved"><p>${r.moved.together ? '<span class="xp-badge is-ok">together</span>' : '<span class="xp-badge is-refused">split</span>'} ${r.moved.onTarget.length} key(s) on the new owner, ${r.moved.leftOnSource} left behind; a claim there: <code>${esc(replyText(r.claim.reply))}</code></p>
-  <p>${r.restore.back ? '<span class="xp-badge is-ok">back</span>' : '<span class="xp-badge is-refused">not back</span>'} the slot put back on <code>${esc(r.restore.owner)}</code> the same way (${r.restore.steps.length} steps).</p></div>`;
 }

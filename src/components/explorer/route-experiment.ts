@@ -7,7 +7,8 @@ import { queueKey, slot } from '../../../server/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { nodeStrip, reshardView, routePins, routeView, sharedSlotNote } from './node-view.ts';
+import { nodeStrip, routePins, routeView, sharedSlotNote } from './node-view.ts';
+import { reshardView } from './reshard-view.ts';
 
 const FALLBACK_NODES: RouteNode[] = [
   { address: 'sandbox', slots: [[0, 5460]] },

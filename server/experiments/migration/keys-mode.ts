@@ -1,0 +1,323 @@
+// The classic slot migration, live, step by step (mode `keys`): the target set IMPORTING, the source
+// MIGRATING, the queue's keys sent over with MIGRATE one at a time (the rows first, then the pending
+// set), so mid-way the queue is split across two nodes; then CLUSTER SETSLOT … NODE on every node. At
+// each phase, probes ask single nodes directly and keep their exact replies: where ASK comes from (only
+// the migrating owner), MOVED from a node that does not serve the slot, TRYAGAIN for every call that
+// declares a key that is not there (the claim's row base `emq:{q}:job:` never is), and the module
+// reached only after routing lets a call through. Meanwhile a cluster client's claim, sent when the
+// queue is split, shows what the client does with each answer: it retries TRYAGAIN until the slot
+// flips, follows MOVED, and is served by the new owner. Then the slot goes back, quietly.
+
+import type { Cluster, Valkey } from 'iovalkey';
+import { callFor } from '../../executors/calls.ts';
+import { ScriptedExecutor } from '../../executors/scripted.ts';
+import { scriptFor } from '../../executors/scripts.ts';
+import { TRANSITIONS, type Call } from '../../executors/transitions.ts';
+import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../keyspace/index.ts';
+import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
+import { moveSlot, type MigrationStep } from '../../sandbox/slot-migration.ts';
+import type { Turn } from '../../sandbox/run-lock.ts';
+import type { NodeView } from '../../sandbox/cluster-check.ts';
+import type {
+  ClientRetries,
+  MigrationCommand,
+  MigrationPhase,
+  MigrationProbe,
+  MigrationResult,
+  ProbeReply,
+} from '../browser-safe/migration.ts';
+import { withQueueSlot } from '../cluster-run.ts';
+import type { ExplorerRuntime } from '../runtime.ts';
+import { recordWire, type WireCommand } from '../wire/recorder.ts';
+import { probe } from './probe.ts';
+
+const evalWords = (call: Call) => [
+  'EVALSHA',
+  scriptFor(call.transition).sha,
+  String(call.keys.length),
+  ...call.keys,
+  ...call.args,
+];
+const nativeWords = (call: Call) => [
+  TRANSITIONS[call.transition].command!,
+  String(call.keys.length),
+  ...call.keys,
+  ...call.args,
+];
+
+/** The Valkey version a node reports (INFO server). */
+async function versionOf(node: Valkey): Promise<string> {
+  const info = String(await node.call('INFO', 'server'));
+  return (
+    /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown'
+  );
+}
+
+function shape(value: unknown): ProbeReply {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.map(shape);
+  return typeof value === 'number' ? value : String(value);
+}
+
+export async function runKeysMigration(
+  runtime: ExplorerRuntime,
+  queue: string,
+  turn: Turn,
+  views: NodeView[],
+): Promise<MigrationResult> {
+  const n = slotOf(queueKey(queue, 'pending'));
+  return withQueueSlot(runtime, queue, async () => {
+    // Named as the node map names them: node 1, 2, 3 in the order of their first slot.
+    const firstSlot = (id: string) => {
+      const at = views[0]!.owners.indexOf(id);
+      return at < 0 ? Infinity : at;
+    };
+    const nodes = [...views]
+      .sort((a, b) => firstSlot(a.id) - firstSlot(b.id))
+      .map((view, i) => ({ name: `node ${i + 1}`, address: view.address, id: view.id }));
+    const ownerId = agreedOwner(views, n);
+    const owner = nodes.find((node) => node.id === ownerId);
+    if (!owner) throw new Error(`the nodes do not agree who owns slot ${n}`);
+    const source: (typeof nodes)[number] = owner;
+    const target = nodes[(nodes.indexOf(source) + 1) % nodes.length]!;
+    const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
+    const admin = (address: string) => runtime.clusterAdminNode(address);
+    const reader = (address: string) => runtime.clusterNode(address);
+    const server = await versionOf(admin(source.address));
+    const ready = (cluster: { status: string; once(event: 'ready', listener: () => void): unknown }) =>
+      cluster.status === 'ready'
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => cluster.once('ready', resolve));
+
+    // Three jobs, enqueued through the scripted executor on the cluster client.
+    const scripted = new ScriptedExecutor(runtime.cluster);
+    const jobs = [mintJobId(), mintJobId(), mintJobId()];
+    for (const [i, id] of jobs.entries())
+      await scripted.run(callFor('enqueue', queue, { id, payload: `{"job":${i + 1}}` }));
+    const pending = queueKey(queue, 'pending');
+    const rows = jobs.map((id) => jobKey(queue, id));
+    const prefix = pending.slice(0, -'pending'.length);
+
+    const keysOn = async (address: string) =>
+      ((await admin(address).call('CLUSTER', 'GETKEYSINSLOT', n, 100)) as string[])
+        .filter((key) => key.startsWith(prefix))
+        .sort();
+    const claim = callFor('claim', queue, { lease_ms: 30_000 });
+    const freshEnqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
+
+    const phases: MigrationPhase[] = [];
+    let steps: MigrationCommand[] = [];
+    const record = (step: MigrationStep) => steps.push({ ...step, reply: shape(step.reply) });
+    const phase = async (
+      name: string,
+      summary: string,
+      owner: string,
+      open: MigrationPhase['open'],
+      probes: () => Promise<MigrationProbe[]>,
+    ) => {
+      const [onSource, onTarget] = await Promise.all([keysOn(source.address), keysOn(target.address)]);
+      phases.push({
+        name,
+        summary,
+        owner,
+        open,
+        keys: { source: onSource, target: onTarget },
+        steps,
+        probes: await probes(),
+      });
+      steps = [];
+    };
+    const ask = (address: string, label: string, command: string[], asking = false) =>
+      probe(reader(address), address, label, command, asking);
+    const read = (key: string) => (key === pending ? ['ZRANGE', key, '0', '-1'] : ['HGETALL', key]);
+    const both = [
+      { node: source.address, state: 'migrating' as const },
+      { node: target.address, state: 'importing' as const },
+    ];
+
+    await phase('stable', `slot ${n} is served by ${source.name} alone`, source.address, [], async () => [
+      await ask(source.address, 'the owner serves the queue', read(pending)),
+      ...(bystander
+        ? [await ask(bystander.address, 'a node that does not own the slot redirects', read(pending))]
+        : []),
+      await ask(source.address, 'the module, reached on the owner', nativeWords(freshEnqueue())),
+    ]);
+
+    // The cluster client's claim, sent once the queue is split: recorded per node until it is served.
+    // A client of its own, allowed many redirections (it keeps retrying until the slot flips),
+    // connected before the move starts so its claim goes out the moment the queue is split.
+    const cluster = runtime.cluster.duplicate([], { maxRedirections: 1000 });
+    cluster.on('error', () => {});
+    try {
+      await ready(cluster);
+      return await migrateWith(cluster);
+    } finally {
+      cluster.disconnect();
+    }
+
+    async function migrateWith(cluster: Cluster): Promise<Omit<MigrationResult, 'leftBehind'>> {
+      let client: Promise<ClientRetries> | null = null;
+      const sendClaim = async (): Promise<void> => {
+        const sink: WireCommand[] = [];
+        const recordings = cluster
+          .nodes('master')
+          .map((node) => recordWire(node, { sink, node: `${node.options.host}:${node.options.port}` }));
+        client = new ScriptedExecutor(cluster)
+          .run(claim)
+          .then(shape, (error: Error) => ({ error: error.message }))
+          .then((reply) => {
+            for (const recording of recordings) recording.stop();
+            const wire = sink.map((entry) => ({
+              node: entry.node ?? '',
+              line: entry.line,
+              reply: entry.reply,
+            }));
+            return { command: evalWords(claim), wire, reply };
+          });
+        // The migration goes on once the client has had its first answer (TRYAGAIN) for this phase.
+        const deadline = Date.now() + 3000;
+        while (!sink.some((entry) => entry.line.startsWith('EVALSHA') && entry.reply !== null)) {
+          if (Date.now() > deadline) break;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      };
+
+      await moveSlot(runtime.migrations, turn, views, n, source, target, record, {
+        batches: [[rows[0]!], [rows[1]!], [rows[2]!], [pending]],
+        hooks: {
+          importing: () =>
+            phase(
+              'importing',
+              `${target.name} is IMPORTING slot ${n}; ${source.name} still owns it`,
+              source.address,
+              [{ node: target.address, state: 'importing' }],
+              async () => [
+                await ask(target.address, 'the importing node, without ASKING', read(pending)),
+                await ask(source.address, 'the owner still serves it', read(pending)),
+              ],
+            ),
+          opened: () =>
+            phase(
+              'migrating',
+              `${source.name} is MIGRATING slot ${n} to ${target.name}; no key has moved yet`,
+              source.address,
+              both,
+              async () => [
+                await ask(source.address, 'a key still on the owner is served', read(pending)),
+                await ask(
+                  source.address,
+                  'the scripted claim (declares the row base, never a key)',
+                  evalWords(claim),
+                ),
+              ],
+            ),
+          batchMoved: async (batch) => {
+            if (batch[0] === rows[0]) {
+              await phase(
+                'split',
+                `one row moved to ${target.name}; the queue is split across two nodes`,
+                source.address,
+                both,
+                async () => {
+                  const enqueue = freshEnqueue();
+                  const probes = [
+                    await ask(source.address, 'a moved key, on the owner', read(rows[0]!)),
+                    await ask(target.address, 'the moved key on the target, without ASKING', read(rows[0]!)),
+                    await ask(
+                      target.address,
+                      'the moved key on the target, after ASKING',
+                      read(rows[0]!),
+                      true,
+                    ),
+                    await ask(source.address, 'a key not yet moved', read(rows[1]!)),
+                    await ask(source.address, 'the scripted claim on the owner', evalWords(claim)),
+                    await ask(
+                      target.address,
+                      'the scripted claim on the target, after ASKING',
+                      evalWords(claim),
+                      true,
+                    ),
+                    await ask(
+                      source.address,
+                      'an enqueue (a new row, and the pending set)',
+                      evalWords(enqueue),
+                    ),
+                    await ask(source.address, 'the module’s enqueue, on the owner', nativeWords(enqueue)),
+                    await ask(
+                      target.address,
+                      'the module’s enqueue, on the target after ASKING',
+                      nativeWords(enqueue),
+                      true,
+                    ),
+                  ];
+                  if (bystander)
+                    probes.push(await ask(bystander.address, 'a node outside the move', read(rows[0]!)));
+                  return probes;
+                },
+              );
+              await sendClaim();
+            }
+            if (batch[0] === pending)
+              await phase(
+                'moved',
+                `every key is on ${target.name}; ${source.name} still owns the slot`,
+                source.address,
+                both,
+                async () => [
+                  await ask(source.address, 'the pending set, on the owner', read(pending)),
+                  await ask(target.address, 'on the target, without ASKING', read(pending)),
+                  await ask(target.address, 'on the target, after ASKING', read(pending), true),
+                  await ask(source.address, 'the scripted claim on the owner', evalWords(claim)),
+                  await ask(
+                    target.address,
+                    'the scripted claim on the target, after ASKING',
+                    evalWords(claim),
+                    true,
+                  ),
+                ],
+              );
+          },
+        },
+      });
+
+      // The claim the cluster client sent mid-way is served now; then a claim asked of each node.
+      const retries = await (client as Promise<ClientRetries> | null)!;
+      await phase(
+        'owner',
+        `every node names ${target.name} the owner of slot ${n}; nothing is open`,
+        target.address,
+        [],
+        async () => [
+          await ask(target.address, 'the scripted claim on the new owner', evalWords(claim)),
+          await ask(source.address, 'the former owner redirects', evalWords(claim)),
+          await ask(target.address, 'the module, reached on the new owner', nativeWords(freshEnqueue())),
+        ],
+      );
+
+      // Back where it was, in one batch, so the next reader finds the layout the page describes.
+      await moveSlot(runtime.migrations, turn, views, n, target, source, record);
+      await phase(
+        'back',
+        `the slot moved back to ${source.name}, keys and all`,
+        source.address,
+        [],
+        async () => [],
+      );
+
+      const check = await checkCluster(runtime.migrations.dial, runtime.migrations.seeds);
+      return {
+        mode: 'keys' as const,
+        server,
+        queue,
+        slot: n,
+        nodes,
+        source: source.address,
+        target: target.address,
+        jobs,
+        phases,
+        client: retries,
+        clean: check.problems.length === 0,
+      };
+    }
+  });
+}

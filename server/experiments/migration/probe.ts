@@ -1,0 +1,55 @@
+// A probe: one command sent to one node on a plain connection (no cluster client in between, so nothing
+// follows a redirection or retries), optionally after ASKING on the same connection, and the reply kept
+// exactly as the node sent it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure.
+
+import type { Valkey } from 'iovalkey';
+import { WireError } from '../../executors/wire-error.ts';
+import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
+import { isTransient } from '../cluster-run.ts';
+
+/** A server reply in the probe's shape (buffers as text, nested arrays kept). */
+function shape(value: unknown): ProbeReply {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (Array.isArray(value)) return value.map(shape);
+  return String(value);
+}
+
+function replyError(error: unknown): { error: string } {
+  // TRYAGAIN is this probe's answer, not a restarting node; a dropped connection is not an answer.
+  if (error instanceof Error && (error.name === 'ReplyError' || error instanceof WireError))
+    return { error: error.message };
+  throw error;
+}
+
+export async function probe(
+  node: Valkey,
+  address: string,
+  label: string,
+  command: string[],
+  asking = false,
+): Promise<MigrationProbe> {
+  const [name, ...args] = command as [string, ...string[]];
+  let reply: ProbeReply;
+  if (asking) {
+    const answers =
+      (await node
+        .pipeline()
+        .call('ASKING')
+        .call(name, ...args)
+        .exec()) ?? [];
+    const [askingError] = answers[0] ?? [];
+    if (askingError) throw askingError;
+    const [error, value] = answers[1] ?? [];
+    reply = error ? replyError(error) : shape(value);
+  } else {
+    try {
+      reply = shape(await node.call(name, ...args));
+    } catch (error) {
+      if (isTransient(error) && !/^TRYAGAIN/.test((error as Error).message)) throw error;
+      reply = replyError(error);
+    }
+  }
+  return { label, command, ...(asking ? { asking } : {}), node: address, reply };
+}

@@ -1,0 +1,117 @@
+// The slot migration as it happened: one panel per phase, in order, each with the node map of that
+// phase (which node owns the slot, which has it open, the queue's keys on each side), the migration
+// commands that led to it, and the probes — the command, the node asked, the reply as the node sent it.
+// Then what a cluster client did with its claim meanwhile. Nodes are named as on the map: node 1/2/3,
+// then the address. Keys are shown as their bytes are (no CSS changes their case). HTML strings, the
+// same on the server (the fallback) and in the browser.
+
+import {
+  isErrorReply,
+  replyLine,
+  type MigrationPhase,
+  type MigrationResult,
+  type ProbeReply,
+} from '../../../server/experiments/browser-safe/migration.ts';
+import { esc } from './escape.ts';
+
+/** A command as typed: an empty argument shows as "". */
+const words = (command: string[]) => command.map((w) => (w === '' ? '""' : w)).join(' ');
+
+function namer(r: MigrationResult) {
+  return (address: string) => {
+    const node = r.nodes.find((n) => n.address === address);
+    return node
+      ? `<span class="xp-node-name">${esc(node.name)}</span> <code>${esc(address)}</code>`
+      : `<code>${esc(address)}</code>`;
+  };
+}
+
+/** A reply's class for its badge: the routing answers by name, else served or refused. */
+function replyKind(reply: ProbeReply): string {
+  if (!isErrorReply(reply)) return 'served';
+  const word = reply.error.split(' ', 1)[0]!;
+  return ['MOVED', 'ASK', 'TRYAGAIN'].includes(word) ? word : 'error';
+}
+
+function badge(reply: ProbeReply): string {
+  const kind = replyKind(reply);
+  const cls = kind === 'served' ? 'is-ok' : 'is-refused';
+  return `<span class="xp-badge ${cls}" data-kind="${esc(kind)}">${esc(kind === 'error' ? 'refused' : kind)}</span>`;
+}
+
+function phaseMap(r: MigrationResult, phase: MigrationPhase): string {
+  const cards = r.nodes
+    .map((node, i) => {
+      const owns = node.address === phase.owner;
+      const open = phase.open.find((o) => o.node === node.address);
+      const keys =
+        node.address === r.source ? phase.keys.source : node.address === r.target ? phase.keys.target : [];
+      const marks = [
+        owns ? `<span class="xp-badge is-ok">owns slot ${r.slot}</span>` : '',
+        open
+          ? `<span class="xp-badge is-refused">${open.state === 'migrating' ? 'MIGRATING' : 'IMPORTING'}</span>`
+          : '',
+      ].join(' ');
+      const list = keys.length
+        ? `<ul class="xp-phase-keys">${keys.map((k) => `<li><code class="xp-key">${esc(k)}</code></li>`).join('')}</ul>`
+        : '<p class="xp-hint">no key of the queue</p>';
+      return `<li class="xp-phase-node${owns ? ' is-owner' : ''}" data-node="${i + 1}"><p><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span><span class="xp-node-name">${esc(node.name)}</span> <code>${esc(node.address)}</code> ${marks}</p>${list}</li>`;
+    })
+    .join('');
+  return `<ul class="xp-phase-map" aria-label="the nodes in this phase">${cards}</ul>`;
+}
+
+function phaseView(r: MigrationResult, phase: MigrationPhase, index: number): string {
+  const name = namer(r);
+  const steps = phase.steps.length
+    ? `<details class="xp-phase-steps"><summary>${phase.steps.length} migration command(s)</summary><ol>${phase.steps
+        .map(
+          (s) =>
+            `<li><code class="xp-key">${esc(words(s.command))}</code> to ${name(s.node)} → <code class="xp-key">${esc(replyLine(s.reply))}</code></li>`,
+        )
+        .join('')}</ol></details>`
+    : '';
+  const probes = phase.probes
+    .map(
+      (p) => `<li class="xp-probe" data-probe="${esc(p.label)}"><p class="xp-probe-label">${esc(p.label)}</p>
+  <p>${p.asking ? '<code class="xp-key">ASKING</code>, then ' : ''}<code class="xp-key">${esc(words(p.command))}</code> to ${name(p.node)}</p>
+  <p>${badge(p.reply)} <code class="xp-key" data-reply>${esc(replyLine(p.reply))}</code></p></li>`,
+    )
+    .join('');
+  return `<li class="xp-phase" data-phase="${esc(phase.name)}">
+  <h4 class="xp-phase-title">${index + 1}. ${esc(phase.name)}</h4>
+  <p>${esc(phase.summary)}</p>
+  ${phaseMap(r, phase)}
+  ${steps}
+  ${probes ? `<ol class="xp-probes">${probes}</ol>` : ''}
+</li>`;
+}
+
+/** Consecutive identical lines of the client's wire as one, with a count. */
+function clientView(r: MigrationResult): string {
+  const name = namer(r);
+  const runs: Array<{ node: string; line: string; reply: string; count: number }> = [];
+  for (const entry of r.client.wire) {
+    const reply = replyLine(entry.reply);
+    const last = runs.at(-1);
+    if (last && last.node === entry.node && last.line === entry.line && last.reply === reply) last.count += 1;
+    else runs.push({ node: entry.node, line: entry.line, reply, count: 1 });
+  }
+  const items = runs
+    .map(
+      (run) =>
+        `<li><code class="xp-key">${esc(run.line)}</code> to ${name(run.node)} → <code class="xp-key">${esc(run.reply)}</code>${run.count > 1 ? ` <span class="xp-hint">× ${run.count}</span>` : ''}</li>`,
+    )
+    .join('');
+  return `<div class="xp-call" data-reshard="client"><p>A cluster client (iovalkey <code>Cluster</code>, retrying <code>TRYAGAIN</code> every 100 ms) sent the claim when the queue was split. What it wrote, node by node:</p>
+  <ol class="xp-call-keys">${items}</ol>
+  <p>Its answer: ${badge(r.client.reply)} <code class="xp-key" data-reply="client">${esc(replyLine(r.client.reply))}</code></p></div>`;
+}
+
+/** What a reshard run showed. */
+export function reshardView(r: MigrationResult): string {
+  const name = namer(r);
+  return `<div class="xp-call" data-reshard="summary"><p>Slot ${r.slot} of <code class="xp-key">${esc(r.queue)}</code> moved from ${name(r.source)} to ${name(r.target)} and back, key by key (Valkey ${esc(r.server)}, mode <code>${esc(r.mode)}</code>). ${r.clean ? '<span class="xp-badge is-ok">clean</span> every node names one owner, no slot open' : '<span class="xp-badge is-refused">not clean</span>'}</p></div>
+<ol class="xp-phases" data-reshard="phases">${r.phases.map((phase, i) => phaseView(r, phase, i)).join('')}</ol>
+${clientView(r)}`;
+}
