@@ -132,7 +132,7 @@ async function start(): Promise<ExplorerRuntime> {
   // cluster nodes it starts have the explorer's account from their first connection, restarts included.
   const sandbox = await startSandbox({
     databases: POOL_SIZE + 1,
-    clusterOptions: { args: explorerUserArgs(password, nativeModulePath() !== null) },
+    clusterOptions: { args: explorerUserArgs(password, nativeModulePath() !== null, true) },
   });
   const standaloneUrl = sandbox.standalone.url;
   const clusterPart = sandbox.cluster!;

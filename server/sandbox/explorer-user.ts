@@ -31,8 +31,15 @@ const CLUSTER = ['cluster|keyslot', 'cluster|slots', 'cluster|info', 'asking'];
 /** The console's reads beyond the ones above (server/experiments/console/allow-list.ts). */
 const CONSOLE = ['zscore', 'ttl', 'echo'];
 
-export function explorerRules(password: string, withNative: boolean): string[] {
-  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...VIEW, ...CLUSTER, ...CONSOLE];
+/**
+ * What lists a keyspace instead of naming keys: key patterns do not bound it, and a cluster node's one
+ * keyspace holds every reader's queues and the site's own lock keys, so a cluster node's account lacks it.
+ */
+const WALKS_KEYSPACE = ['scan', 'dbsize'];
+
+export function explorerRules(password: string, withNative: boolean, onCluster = false): string[] {
+  const view = onCluster ? VIEW.filter((command) => !WALKS_KEYSPACE.includes(command)) : VIEW;
+  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...view, ...CLUSTER, ...CONSOLE];
   const rules = ['reset', 'on', `>${password}`, '~emq:*', '~{emq}:*', 'resetchannels', '-@all'];
   rules.push(...commands.map((command) => `+${command}`));
   if (withNative) {
@@ -49,8 +56,8 @@ export function explorerRules(password: string, withNative: boolean): string[] {
  * has the account from its first accepted connection. The password goes as its SHA-256 (`#…`), never
  * in clear, since any local process can read a command line.
  */
-export function explorerUserArgs(password: string, withNative: boolean): string[] {
-  const rules = explorerRules(password, withNative).map((rule) =>
+export function explorerUserArgs(password: string, withNative: boolean, onCluster = false): string[] {
+  const rules = explorerRules(password, withNative, onCluster).map((rule) =>
     rule.startsWith('>') ? `#${createHash('sha256').update(rule.slice(1)).digest('hex')}` : rule,
   );
   return ['--user', EXPLORER_USER, ...rules];
@@ -65,8 +72,9 @@ export function newPassword(): string {
  * server has the native module loaded, since the user's rules depend on it.
  */
 export async function installExplorerUser(admin: Valkey, password: string): Promise<boolean> {
-  const modules = (await admin.call('MODULE', 'LIST')) as unknown[];
+  const [modules, cluster] = await Promise.all([admin.call('MODULE', 'LIST'), admin.info('cluster')]);
   const withNative = JSON.stringify(modules).includes('trafikey');
-  await admin.call('ACL', 'SETUSER', EXPLORER_USER, ...explorerRules(password, withNative));
+  const onCluster = String(cluster).includes('cluster_enabled:1');
+  await admin.call('ACL', 'SETUSER', EXPLORER_USER, ...explorerRules(password, withNative, onCluster));
   return withNative;
 }

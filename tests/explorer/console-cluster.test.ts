@@ -101,10 +101,14 @@ describe('the console on the cluster reads only its own keys', () => {
     assert.ok(reads >= 2, `the reader ran ${reads} times while the routes ran`);
   });
 
-  it('the explorer account itself cannot read the site’s keys on any node', async () => {
+  it('the explorer account itself cannot read the site’s keys, nor list any key, on any node', async () => {
     const runtime = await explorerRuntime();
     for (const { address } of await readShards(runtime.clusterAdmin)) {
-      await assert.rejects(runtime.clusterNode(address).get(RunLocks.key('slot:1')), /NOPERM/);
+      const node = runtime.clusterNode(address);
+      await assert.rejects(node.get(RunLocks.key('slot:1')), /NOPERM/);
+      await assert.rejects(node.scan(0, 'COUNT', 100), /NOPERM/);
+      await assert.rejects(node.dbsize(), /NOPERM/);
+      assert.equal(await node.call('CLUSTER', 'KEYSLOT', 'emq:{x}:pending'), slot('emq:{x}:pending'));
     }
   });
 
