@@ -9,6 +9,15 @@
 //! Nothing is copied on the way: keys open with the strings the command arrived with, fields and
 //! fixed values are the strings made at load (`shared.rs`), and a member or value the server hands
 //! back is used as it is for the write, the effect and the reply.
+//!
+//! # The rule every `unsafe` block here keeps
+//! This file is the only place the module calls the server's C API on keys, and each call keeps
+//! one rule: a pointer handed to the server is alive for the whole call (a command argument, a
+//! string made at load, or an [`Owned`] string this wrapper frees exactly once), and a pointer the
+//! server hands back (a key, a string's bytes, a range's element) is used only while the key that
+//! gave it is open and unchanged — so no borrow outlives the `Key` it came from, which the
+//! lifetimes on `Str` and `Key` enforce. The API's function pointers are set by the server before
+//! the module loads, so `unwrap()` on them cannot fail inside a command.
 
 use std::ffi::CStr;
 use std::marker::PhantomData;
