@@ -114,7 +114,7 @@ try {
     console.log(
       `\n${name}: ${counted.writes.toFixed(1)} writes to Valkey and ${counted.commands.toFixed(1)} commands run per run (one at a time); ${cpu.toFixed(0)} µs of this process's CPU per run (${(RUNS / seconds).toFixed(0)} runs/s in-process)`,
     );
-    for (const [where, us] of parts.slice(0, 8))
+    for (const [where, us] of parts.slice(0, Number(process.env.EXPLORER_BENCH_PLACES ?? 8)))
       console.log(
         `  ${us.toFixed(0).padStart(6)} µs  ${((100 * us) / cpu).toFixed(0).padStart(3)}%  ${where}`,
       );

@@ -29,3 +29,11 @@ describe('console command names, ASCII only', () => {
     assert.equal(planned('SCAN 0 count 10').ok, true);
   });
 });
+
+describe('a console line beyond U+FFFF', () => {
+  it('keeps the character whole, bare, quoted or escaped (a pair read one unit at a time was two U+FFFD)', () => {
+    const emoji = [...new TextEncoder().encode('😀')];
+    const args = splitLine(`ECHO 😀 "é😀" '😀' "\\😀"`).map((arg) => [...arg]);
+    assert.deepEqual(args.slice(1), [emoji, [0xc3, 0xa9, ...emoji], emoji, emoji]);
+  });
+});

@@ -24,6 +24,18 @@ export function splitLine(line: string): Uint8Array[] {
     if (i >= line.length) break;
     const current: number[] = [];
     const text = (value: string) => current.push(...encoder.encode(value));
+    /**
+     * The character at `at` as UTF-8, ASCII without an encoder call (this runs once per character);
+     * answers its length in UTF-16 units, 2 for a character beyond U+FFFF (a pair read one unit at a
+     * time was two U+FFFD).
+     */
+    const literal = (at: number): number => {
+      const code = line.charCodeAt(at);
+      if (code < 0x80) return (current.push(code), 1);
+      const char = String.fromCodePoint(line.codePointAt(at)!);
+      text(char);
+      return char.length;
+    };
     let quote: '"' | "'" | null = null;
     const start = i;
     for (;;) {
@@ -39,9 +51,9 @@ export function splitLine(line: string): Uint8Array[] {
           continue;
         }
         if (char === '\\' && i + 1 < line.length) {
-          const next = line[i + 1]!;
-          text(ESCAPES[next] ?? next);
-          i += 2;
+          const escape = ESCAPES[line[i + 1]!];
+          if (escape) text(escape);
+          i += escape ? 2 : 1 + literal(i + 1);
           continue;
         }
         if (char === '"') {
@@ -51,8 +63,7 @@ export function splitLine(line: string): Uint8Array[] {
           i += 1;
           break;
         }
-        text(char);
-        i += 1;
+        i += literal(i);
       } else if (quote === "'") {
         if (char === '\\' && line[i + 1] === "'") {
           text("'");
@@ -66,12 +77,14 @@ export function splitLine(line: string): Uint8Array[] {
           i += 1;
           break;
         }
-        text(char);
-        i += 1;
+        i += literal(i);
       } else {
         if (BLANK.test(char)) break;
         if (char === '"' || char === "'") quote = char;
-        else text(char);
+        else {
+          i += literal(i);
+          continue;
+        }
         i += 1;
       }
     }
