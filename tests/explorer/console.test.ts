@@ -172,9 +172,15 @@ describe('a refusal names the rule that refused it', () => {
 
   it('a wrong count quotes the form; a typo is told the name it is near; the allow-list is short', async () => {
     const { body } = await run({
-      lines: ['GET emq:{a}:pending emq:{a}:active', 'GTE emq:{a}:pending', 'PONG', 'NOPE'],
+      lines: [
+        'GET emq:{a}:pending emq:{a}:active',
+        'GTE emq:{a}:pending',
+        'PONG',
+        'NOPE',
+        'SCRIPT clam 1 emq:{a}:pending',
+      ],
     });
-    const [count, typo, pong, nope] = body.result.lines;
+    const [count, typo, pong, nope, script] = body.result.lines;
     assert.equal(
       count.error.message,
       'GET: the console runs it only as GET key; that is 1 argument after the name, found 2',
@@ -185,8 +191,9 @@ describe('a refusal names the rule that refused it', () => {
     );
     assert.match(pong.error.message, /did you mean PING\?/);
     assert.doesNotMatch(nope.error.message, /did you mean/);
+    assert.match(script.error.message, /did you mean SCRIPT CLAIM\?/);
     for (const line of body.result.lines)
-      assert.ok(line.error.message.length < 320, `${line.input}: ${line.error.message.length} characters`);
+      assert.ok(line.error.message.length < 400, `${line.input}: ${line.error.message.length} characters`);
   });
 });
 

@@ -145,6 +145,16 @@ for (const width of [360, 1280]) {
   });
 }
 
+test('the text that explains a}b explains a{b too: its hashtag is a{b, the whole name (PROTOCOL.md §2)', async () => {
+  const html = await (await fetch(explorer.site.url + GRAMMAR)).text();
+  const text = html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+  assert.match(text, /Queue a\}b would produce emq:\{a\}b\}:pending, whose hashtag is a /);
+  assert.match(
+    text,
+    /Queue a\{b is harmless to the slot: emq:\{a\{b\}:pending hashes on a\{b, its whole name/,
+  );
+});
+
 test('keys wrap between segments at 360 px, never inside one; a non-ASCII name shows as its text', async () => {
   const page = await open(GRAMMAR, 360);
   const keys = page.locator('[data-experiment="keys"]');

@@ -268,11 +268,17 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
   if (name === 'SCRIPT') {
     const sub = args[0] ? upper(args[0]) : '';
     const verb = CORE_TRANSITIONS.find((transition) => transition.toUpperCase() === sub);
-    if (!verb)
+    if (!verb) {
+      const near = nearestCommands(
+        sub,
+        CORE_TRANSITIONS.map((transition) => transition.toUpperCase()),
+      ).map((verb) => `SCRIPT ${verb}`);
+      const guess = sub && near.length > 0 ? `; did you mean ${near.join(' or ')}?` : '';
       return notAllowed(
         `SCRIPT ${sub}`.trim(),
-        `the console runs only SCRIPT <${CORE_TRANSITIONS.join('|')}>`,
+        `the console runs only SCRIPT <${CORE_TRANSITIONS.join('|')}>${guess}`,
       );
+    }
     const rest = args.slice(1);
     const keys = declaredKeys(rest);
     const refusal = arity(`SCRIPT ${sub}`, rest, 1, 32) ?? keysOutside(`SCRIPT ${sub}`, keys, 'namespace');

@@ -5,7 +5,7 @@
 
 import type { ConsoleLine } from '../../../server/experiments/console/console.ts';
 import { esc } from '../explorer/escape.ts';
-import { keyText } from '../explorer/key-text.ts';
+import { breakable, keyText } from '../explorer/key-text.ts';
 import { clearState, readState, writeState } from '../explorer/url-state.ts';
 import { cliReply, wireView } from '../explorer/wire-view.ts';
 
@@ -33,7 +33,7 @@ function lineView(line: ConsoleLine): string {
     : '';
   const node = line.answeredBy ? `<p class="cn-node">answered by node ${esc(line.answeredBy)}</p>` : '';
   return `<li class="cn-line is-${line.outcome}" data-outcome="${line.outcome}">
-<code class="cn-input">&gt; ${esc(line.input)}</code>
+<code class="cn-input">&gt; ${breakable(line.input)}</code>
 <pre class="cn-reply">${esc(answer)}</pre>${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
 }
 

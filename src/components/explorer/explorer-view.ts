@@ -11,7 +11,7 @@ import type { ReserveStep } from '../../../server/experiments/reserve.ts';
 import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
 import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
 import { esc } from './escape.ts';
-import { keyText } from './key-text.ts';
+import { breakable, keyText } from './key-text.ts';
 import { wireView } from './wire-view.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {
@@ -116,7 +116,7 @@ export function acceptedText(message: string): string {
 
 /** A key with the byte at `offset` marked (the whole character holding it, for multi-byte UTF-8). */
 export function markedKey(key: string, offset: number | null): string {
-  if (offset === null) return `<code class="xp-key">${esc(key)}</code>`;
+  if (offset === null) return keyText(key);
   const bytes = utf8(key);
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   let start = Math.min(offset, bytes.length);
@@ -133,7 +133,7 @@ export function markedKey(key: string, offset: number | null): string {
     start < bytes.length
       ? `<mark class="xp-byte" data-offset="${offset}" title="${esc(what)}">${esc(decode(bytes.subarray(start, end)))}</mark>`
       : `<mark class="xp-byte is-end" data-offset="${offset}" title="${esc(what)}">␄</mark>`;
-  return `<code class="xp-key">${esc(decode(bytes.subarray(0, start)))}${mark}${esc(decode(bytes.subarray(end)))}</code>`;
+  return `<code class="xp-key">${breakable(decode(bytes.subarray(0, start)))}${mark}${breakable(decode(bytes.subarray(end)))}</code>`;
 }
 
 /** A reply from a transition, as the reader would read it in valkey-cli: an error reply as (error) …. */
@@ -193,7 +193,7 @@ function changesText(changes: KeyChange[] | undefined): string {
 /** The call a side made for a step, as it went on the wire (the last command sent: after any NOSCRIPT). */
 function sentCall(side: ExecutorStep['scripted']): string {
   const call = side.wire?.at(-1)?.line ?? '';
-  return call ? `<code class="xp-wire-cmd" data-call>&gt; ${esc(call)}</code>` : '';
+  return call ? `<code class="xp-wire-cmd" data-call>&gt; ${breakable(call)}</code>` : '';
 }
 
 /**
@@ -218,8 +218,8 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
   </details>
   <details class="xp-keyspaces"><summary>What this step changed in each keyspace</summary>
     <div class="xp-sides">
-      <pre tabindex="0" aria-label="what the step changed in the scripted keyspace">${esc(changesText(s.scripted.changes))}</pre>
-      <pre tabindex="0" aria-label="what the step changed in the native keyspace">${esc(changesText(s.native.changes))}</pre>
+      <pre tabindex="0" aria-label="what the step changed in the scripted keyspace">${breakable(changesText(s.scripted.changes))}</pre>
+      <pre tabindex="0" aria-label="what the step changed in the native keyspace">${breakable(changesText(s.native.changes))}</pre>
     </div>
   </details>
 </li>`,

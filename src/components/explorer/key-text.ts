@@ -4,9 +4,11 @@
 
 import { esc } from './escape.ts';
 
+/** Text as HTML with a break allowed after each ':': a command or a list holding keys wraps between segments. */
+export function breakable(text: string): string {
+  return esc(text).replaceAll(':', ':<wbr>');
+}
+
 export function keyText(key: string): string {
-  return `<code class="xp-key">${key
-    .split(/(?<=:)/)
-    .map(esc)
-    .join('<wbr>')}</code>`;
+  return `<code class="xp-key">${breakable(key)}</code>`;
 }

@@ -54,7 +54,7 @@ export function wouldBe(queue: string, code: string): string {
   const tag = hashtag(key);
   const where =
     tag === queue
-      ? `, the whole name (the hashtag runs from the first <code>{</code> to the first <code>}</code> after it), yet the grammar refuses any brace`
+      ? `, the whole name (the hashtag runs from the first <code>{</code> to the first <code>}</code> after it), and is refused all the same`
       : `, not on the name <code>${esc(queue)}</code>: its keys would land on slot ${slot(key)} instead of ${slot(queue)}`;
   return `<p class="xp-note" data-would-be>Had it been built, <code>${esc(key)}</code> would hash on <code>${esc(tag)}</code>${where}.</p>`;
 }

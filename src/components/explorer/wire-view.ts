@@ -3,6 +3,7 @@
 
 import type { WireCommand, WireProof, WireReply } from '../../../server/experiments/wire/recorder.ts';
 import { esc } from './escape.ts';
+import { breakable } from './key-text.ts';
 
 function quoted(text: string): string {
   return JSON.stringify(text);
