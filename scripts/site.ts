@@ -87,6 +87,8 @@ export interface Site {
   url: string;
   /** The server process, e.g. to find the sandbox servers it started (its children). */
   pid: number;
+  /** What the server has written to stdout and stderr so far (its log). */
+  output(): string;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   return {
     url,
     pid: child.pid!,
+    output: () => output,
     close: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();
