@@ -113,7 +113,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
       'Up to 16 command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.',
     input: {
       lines: `array of 1–${CONSOLE_LIMITS.lines} strings, each at most ${CONSOLE_LIMITS.lineBytes} bytes, split by redis-cli's quoting rules`,
-      node: 'optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing, with the node that answered)',
+      node: 'optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing and names its keys, in the turn of at most 8 slots, SCAN and DBSIZE refused; with the node that answered)',
       allowed: ALLOWED.join('; '),
     },
     example: {
