@@ -1,78 +1,40 @@
 // reshard, atomic mode: a queue's slot moved by Valkey 9's atomic slot migration — one CLUSTER
 // MIGRATESLOTS on the source, which snapshots the slot to the target, streams the writes that follow,
-// pauses writes for the hand-over and gives the slot away — while the same four probes as the key-by-key
-// mode (a moved key, the claim, an enqueue, an EMQ.* call) are sent to the source again and again. The
-// source serves every one of them until the hand-over, then answers MOVED: no ASK, no TRYAGAIN. The
-// queue is filled with enough jobs that the move takes a visible while; CLUSTER GETSLOTMIGRATIONS is
-// read throughout and each state it passes through is shown. Then the slot is moved back the same way
-// and the queue deleted. One run at a time on the Valkey 9 cluster.
+// pauses writes for the hand-over and gives the slot away — while the same probes as the key-by-key mode
+// (a moved key, the claim, an enqueue, an EMQ.* call) are sent to the source again and again. The source
+// serves every one of them until the hand-over, then answers MOVED: no ASK, no TRYAGAIN. The queue is
+// filled with enough jobs that the move takes a visible while; CLUSTER GETSLOTMIGRATIONS is read
+// throughout and each state it passes through is kept. A cluster client's claims, sent meanwhile, show
+// what a client meets. Then the slot is moved back the same way and the queue deleted. The answer has the
+// keys mode's shape (browser-safe/migration.ts). One run at a time on the Valkey 9 cluster.
 
+import type { Cluster } from 'iovalkey';
 import { callFor } from '../executors/calls.ts';
+import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
-import { TRANSITIONS } from '../executors/transitions.ts';
-import { mintJobId, queueKey, rowBase, slot as slotOf } from '../keyspace/index.ts';
+import { TRANSITIONS, type Call } from '../executors/transitions.ts';
+import { jobKey, mintJobId, queueKey, rowBase, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import type { AtomicRuntime } from './atomic-runtime.ts';
-import type { Words } from './route.ts';
+import type {
+  ClientRetries,
+  MigrationCommand,
+  MigrationNode,
+  MigrationPhase,
+  MigrationProbe,
+  MigrationResult,
+  ProbeReply,
+  SlotMigrationState,
+} from './browser-safe/migration.ts';
+import { recordWire, type WireCommand } from './wire/recorder.ts';
 
 /** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
 export const ATOMIC_JOBS = 20_000;
 /** The longest a move may take before the run gives up on it (and cancels it). */
 const MOVE_DEADLINE_MS = 6_000;
 const LOCK = 'reshard-atomic';
-
-export interface Probe {
-  label: string;
-  command: Words;
-  /** The node the probe was sent to (`host:port`). */
-  node: string;
-  /** Its reply (an error reply as its text); during the move, the last one (the MOVED). */
-  reply: unknown;
-  /** During the move: how many times the source served it before it answered MOVED. */
-  served?: number;
-  /** During the move: the first reply it got. */
-  firstReply?: unknown;
-}
-
-export interface Phase {
-  name: string;
-  /** The slot's owner during the phase (`host:port`). */
-  owner: string;
-  /** The queue's keys other than its job rows, on each node, and how many keys each holds in the slot. */
-  keys: { source: string[]; target: string[] };
-  counts: { source: number; target: number };
-  probes: Probe[];
-}
-
-/** A state CLUSTER GETSLOTMIGRATIONS reported, when it was first seen. */
-export interface MigrationState {
-  /** Milliseconds since MIGRATESLOTS was sent. */
-  atMs: number;
-  node: string;
-  operation: string;
-  state: string;
-  message: string;
-}
-
-export interface AtomicReshardResult {
-  mode: 'atomic';
-  /** The server that ran it, as its INFO says (e.g. Valkey 9.1.2). */
-  server: string;
-  queue: string;
-  slot: number;
-  from: string;
-  to: string;
-  jobs: number;
-  command: Words;
-  phases: Phase[];
-  migrations: MigrationState[];
-  /** From MIGRATESLOTS until every node agreed on the new owner. */
-  moveMs: number;
-  /** Every key of the slot arrived: the target holds what the source held plus the probes' writes. */
-  moved: { before: number; after: number; expected: number; leftOnSource: number; together: boolean };
-  restore: { command: Words; owner: string; back: boolean; moveMs: number };
-  leftBehind: number;
-}
+const FINISHED = new Set(['success', 'failed', 'cancelled']);
+const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
 interface Runner {
   runtime: AtomicRuntime;
@@ -80,35 +42,47 @@ interface Runner {
   everyone: ShardNode[];
 }
 
-function replyText(error: unknown): string {
-  if (error instanceof Error && error.name === 'ReplyError') return error.message;
-  throw error;
+function shape(value: unknown): ProbeReply {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (Array.isArray(value)) return value.map(shape);
+  return typeof value === 'number' ? value : String(value);
 }
 
-/** Sends `command` as the reader to one node; an error reply comes back as its text. */
-async function send(runtime: AtomicRuntime, node: string, command: Words): Promise<unknown> {
-  return runtime
-    .clusterNode(node)
-    .call(command[0]!, ...command.slice(1))
-    .catch(replyText);
-}
+const errorText = (reply: ProbeReply): string =>
+  reply !== null && typeof reply === 'object' && !Array.isArray(reply) ? reply.error : '';
+const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
 
-function probes(queue: string, enqueuedId: string): Array<{ label: string; command: Words }> {
-  const claim = callFor('claim', queue, { lease_ms: 30_000 });
-  const enqueue = callFor('enqueue', queue, { id: enqueuedId, payload: '{"probe":true}' });
-  const native = ['EMQ.CLAIM', String(claim.keys.length), ...claim.keys, ...claim.args];
-  return [
-    { label: 'a moved key', command: ['ZRANGE', queueKey(queue, 'pending'), '0', '0'] },
-    { label: 'the claim', command: ['EVALSHA', scriptFor('claim').sha, '3', ...claim.keys, ...claim.args] },
-    {
-      label: 'an enqueue',
-      command: ['EVALSHA', scriptFor('enqueue').sha, '2', ...enqueue.keys, ...enqueue.args],
-    },
-    { label: `an ${TRANSITIONS.claim.command} call`, command: native },
-  ];
-}
+const evalWords = (call: Call) => [
+  'EVALSHA',
+  scriptFor(call.transition).sha,
+  String(call.keys.length),
+  ...call.keys,
+  ...call.args,
+];
+const nativeWords = (call: Call) => [
+  TRANSITIONS[call.transition].command!,
+  String(call.keys.length),
+  ...call.keys,
+  ...call.args,
+];
 
-const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
+/** Sends `command` as the reader to one node on a plain connection; an error reply is the answer. */
+async function ask(
+  runtime: AtomicRuntime,
+  node: string,
+  label: string,
+  command: string[],
+): Promise<MigrationProbe> {
+  let reply: ProbeReply;
+  try {
+    reply = shape(await runtime.clusterNode(node).call(command[0]!, ...command.slice(1)));
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'ReplyError')) throw error;
+    reply = { error: error.message };
+  }
+  return { label, command, node, reply };
+}
 
 async function countIn(runtime: AtomicRuntime, node: string, n: number): Promise<number> {
   return Number(await runtime.clusterAdminNode(node).call('CLUSTER', 'COUNTKEYSINSLOT', n));
@@ -124,49 +98,16 @@ async function drained(runtime: AtomicRuntime, node: string, n: number): Promise
   }
 }
 
-/** The queue's keys other than its rows, as a node holds them (a source that gave the slot away holds none). */
+/** The queue's keys other than its rows (twenty thousand rows are counted, not listed). */
 async function namedKeys(runtime: AtomicRuntime, node: string, queue: string): Promise<string[]> {
   const admin = runtime.clusterAdminNode(node);
   const fixed = (['pending', 'active', 'schedule', 'dead', 'meta'] as const).map((t) => queueKey(queue, t));
-  // EXISTS on a node that no longer owns the slot answers MOVED: it holds none of them then.
+  // A node that no longer serves the slot answers MOVED to EXISTS: it holds none of them.
   const found = await Promise.all(fixed.map((key) => admin.exists(key).catch(() => 0)));
   return fixed.filter((_, i) => found[i] === 1);
 }
 
-async function phase(
-  run: Runner,
-  name: string,
-  queue: string,
-  source: ShardNode,
-  target: ShardNode,
-  owner: ShardNode,
-  list: Array<{ label: string; command: Words }>,
-): Promise<Phase> {
-  const probed: Probe[] = [];
-  for (const { label, command } of list) {
-    probed.push({
-      label,
-      command,
-      node: owner.address,
-      reply: await send(run.runtime, owner.address, command),
-    });
-  }
-  const [sourceKeys, targetKeys, sourceCount, targetCount] = await Promise.all([
-    namedKeys(run.runtime, source.address, queue),
-    namedKeys(run.runtime, target.address, queue),
-    countIn(run.runtime, source.address, run.slot),
-    countIn(run.runtime, target.address, run.slot),
-  ]);
-  return {
-    name,
-    owner: owner.address,
-    keys: { source: sourceKeys, target: targetKeys },
-    counts: { source: sourceCount, target: targetCount },
-    probes: probed,
-  };
-}
-
-/** The migration jobs a node reports, as name → fields. */
+/** The migration jobs a node reports, each as its fields. */
 async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<Record<string, string>>> {
   const reply = (await runtime.clusterAdminNode(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
   return reply.map((flat) => {
@@ -176,25 +117,23 @@ async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<R
   });
 }
 
-const FINISHED = new Set(['success', 'failed', 'cancelled']);
-
 /**
  * Sends MIGRATESLOTS for the run's slot from `source` to `target`, reads both nodes' migration jobs
- * until the export finishes (recording each new state), and meanwhile runs `during` against the
- * source. Resolves once every node agrees the target owns the slot.
+ * until the export ends (keeping each new state), and meanwhile runs `during` against the source.
+ * Resolves once every node names the target.
  */
 async function migrateAtomically(
   run: Runner,
   source: ShardNode,
   target: ShardNode,
   during?: (done: () => boolean) => Promise<void>,
-): Promise<{ command: Words; states: MigrationState[]; ms: number }> {
+): Promise<{ step: MigrationCommand; states: SlotMigrationState[]; ms: number }> {
   const { runtime, slot: n } = run;
   const known = new Set((await migrations(runtime, source.address)).map((job) => job.name));
-  const command: Words = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
+  const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
   const started = Date.now();
-  await runtime.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1));
-  const states: MigrationState[] = [];
+  const reply = shape(await runtime.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)));
+  const states: SlotMigrationState[] = [];
   const seen = new Set<string>();
   let exportState = '';
   let job = '';
@@ -210,21 +149,16 @@ async function migrateAtomically(
       }
       for (const node of [source, target]) {
         for (const entry of await migrations(runtime, node.address)) {
-          if (known.has(entry.name ?? '') && node === source) continue;
+          if (node === source && known.has(entry.name ?? '')) continue;
           if (node === source) job ||= entry.name ?? '';
-          if (entry.name !== job) continue;
-          const key = `${node.address} ${entry.operation} ${entry.state}`;
-          if (!seen.has(key)) {
-            seen.add(key);
-            states.push({
-              atMs: Date.now() - started,
-              node: node.address,
-              operation: entry.operation ?? '',
-              state: entry.state ?? '',
-              message: entry.message ?? '',
-            });
+          if (!job || entry.name !== job) continue;
+          const operation = entry.operation ?? '';
+          const state = entry.state ?? '';
+          if (!seen.has(`${node.address} ${operation} ${state}`)) {
+            seen.add(`${node.address} ${operation} ${state}`);
+            states.push({ atMs: Date.now() - started, node: node.address, operation, state });
           }
-          if (node === source) exportState = entry.state ?? '';
+          if (node === source) exportState = state;
         }
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -233,7 +167,7 @@ async function migrateAtomically(
   })();
   await Promise.all([watching, during?.(finished)]);
   await waitOwner(run, target);
-  return { command, states, ms: Date.now() - started };
+  return { step: { node: source.address, command, reply }, states, ms: Date.now() - started };
 }
 
 async function waitOwner(run: Runner, owner: ShardNode): Promise<void> {
@@ -253,10 +187,10 @@ async function waitOwner(run: Runner, owner: ShardNode): Promise<void> {
 async function probeWhileMoving(
   run: Runner,
   source: ShardNode,
-  list: Array<{ label: string; command: Words }>,
+  list: Array<{ label: string; command: string[] }>,
   done: () => boolean,
-): Promise<Probe[]> {
-  const results: Probe[] = list.map(({ label, command }) => ({
+): Promise<MigrationProbe[]> {
+  const results: MigrationProbe[] = list.map(({ label, command }) => ({
     label,
     command,
     node: source.address,
@@ -264,29 +198,62 @@ async function probeWhileMoving(
     served: 0,
   }));
   const deadline = Date.now() + MOVE_DEADLINE_MS + 2000;
-  while (Date.now() < deadline && results.some((probe) => !REDIRECTED.test(String(probe.reply)))) {
+  while (Date.now() < deadline && results.some((probe) => !redirected(probe.reply))) {
     for (const probe of results) {
-      if (REDIRECTED.test(String(probe.reply))) continue;
-      const reply = await send(run.runtime, source.address, probe.command);
-      if (!REDIRECTED.test(String(reply))) probe.served! += 1;
-      probe.firstReply ??= reply;
+      if (redirected(probe.reply)) continue;
+      const { reply } = await ask(run.runtime, source.address, probe.label, probe.command);
+      if (!redirected(reply)) probe.served! += 1;
+      if (probe.firstReply === undefined) probe.firstReply = reply;
       probe.reply = reply;
     }
-    // Once the export says success, one more round sees every probe redirected.
-    if (done() && results.every((probe) => REDIRECTED.test(String(probe.reply)))) break;
+    if (done() && results.every((probe) => redirected(probe.reply))) break;
   }
   return results;
 }
 
-/** Puts `jobs` jobs in the queue with the enqueue script, pipelined on the slot's owner. */
-async function fill(run: Runner, owner: ShardNode, queue: string, jobs: number): Promise<void> {
+/**
+ * A cluster client's claims while the slot moves, one after another: the first is kept (served by the
+ * source), and the one that met the hand-over (MOVED, then served by the target), each line per node.
+ */
+async function clientClaims(cluster: Cluster, claim: Call, done: () => boolean): Promise<ClientRetries> {
+  const executor = new ScriptedExecutor(cluster);
+  const node = (entry: WireCommand) => entry.node ?? '';
+  let first: WireCommand[] = [];
+  let last: WireCommand[] = [];
+  let reply: ProbeReply = null;
+  const deadline = Date.now() + MOVE_DEADLINE_MS + 2000;
+  while (Date.now() < deadline) {
+    const sink: WireCommand[] = [];
+    const recordings = cluster
+      .nodes('master')
+      .map((n) => recordWire(n, { sink, node: `${n.options.host}:${n.options.port}` }));
+    reply = await executor.run(claim).then(shape, (error: Error) => ({ error: error.message }));
+    for (const recording of recordings) recording.stop();
+    const claims = sink.filter((entry) => entry.line.startsWith('EVALSHA'));
+    if (first.length === 0) first = claims;
+    last = claims;
+    if (claims.some((entry) => /^MOVED\b/.test(errorText(entry.reply as ProbeReply))) || done()) break;
+  }
+  const wire = (last === first ? first : [...first, ...last]).map((entry) => ({
+    node: node(entry),
+    line: entry.line,
+    reply: entry.reply as ProbeReply,
+  }));
+  return { command: evalWords(claim), wire, reply };
+}
+
+/** Puts `jobs` jobs in the queue with the enqueue script, pipelined on the slot's owner; the first ids back. */
+async function fill(run: Runner, owner: ShardNode, queue: string, jobs: number): Promise<string[]> {
   const admin = run.runtime.clusterAdminNode(owner.address);
   const sha = scriptFor('enqueue').sha;
+  const first: string[] = [];
   for (let done = 0; done < jobs;) {
     const batch = admin.pipeline();
     const size = Math.min(2000, jobs - done);
     for (let i = 0; i < size; i += 1) {
-      const call = callFor('enqueue', queue, { id: mintJobId(), payload: `{"n":${done + i}}` });
+      const id = mintJobId();
+      if (first.length < 3) first.push(id);
+      const call = callFor('enqueue', queue, { id, payload: `{"n":${done + i}}` });
       batch.call('EVALSHA', sha, '2', ...call.keys, ...call.args);
     }
     const replies = (await batch.exec()) ?? [];
@@ -294,6 +261,7 @@ async function fill(run: Runner, owner: ShardNode, queue: string, jobs: number):
     if (failed) throw failed[0];
     done += size;
   }
+  return first;
 }
 
 /** Deletes every key of the queue from the slot's owner, in batches; answers how many outlived it. */
@@ -302,106 +270,184 @@ export async function cleanQueue(runtime: AtomicRuntime, queue: string, n: numbe
   if (!owner) return 0;
   const admin = runtime.clusterAdminNode(owner.address);
   const prefix = rowBase(queue).slice(0, -'job:'.length);
-  for (let round = 0; round < 100; round += 1) {
-    const keys = ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).filter((key) =>
+  const ours = async () =>
+    ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).filter((key) =>
       key.startsWith(prefix),
     );
+  for (let round = 0; round < 100; round += 1) {
+    const keys = await ours();
     if (keys.length === 0) return 0;
     await admin.unlink(...keys);
   }
-  return ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).length;
+  return (await ours()).length;
 }
 
-/** A migration a failed run may have left: cancelled, so the next run starts from a stable slot. */
-async function settle(runtime: AtomicRuntime, everyone: ShardNode[]): Promise<void> {
+/** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
+async function settle(runtime: AtomicRuntime, everyone: ShardNode[]): Promise<boolean> {
+  let clean = true;
   for (const node of everyone) {
     const running = (await migrations(runtime, node.address)).some((job) => !FINISHED.has(job.state ?? ''));
-    if (running) await runtime.clusterAdminNode(node.address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
+    if (running) {
+      clean = false;
+      await runtime.clusterAdminNode(node.address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
+    }
   }
+  return clean;
 }
 
 export async function runAtomicReshard(
   runtime: AtomicRuntime,
   input: { queue: string },
-  jobs = ATOMIC_JOBS,
-): Promise<AtomicReshardResult> {
+  jobCount = ATOMIC_JOBS,
+): Promise<MigrationResult> {
   const { queue } = input;
   const n = slotOf(queueKey(queue, 'pending'));
   return runtime.locks.with(LOCK, async () => {
-    let everyone = await readShards(runtime.clusterAdmin);
-    await settle(runtime, everyone);
-    everyone = await readShards(runtime.clusterAdmin);
+    await settle(runtime, await readShards(runtime.clusterAdmin));
+    const everyone = await readShards(runtime.clusterAdmin);
     const source = ownerOf(everyone, n);
     if (!source) throw new Error(`no node of the Valkey 9 cluster serves slot ${n}`);
     const target = everyone[(everyone.indexOf(source) + 1) % everyone.length]!;
+    const nodes: MigrationNode[] = everyone.map((node, i) => ({
+      name: `node ${i + 1}`,
+      address: node.address,
+      id: node.id,
+    }));
+    const name = (node: ShardNode) => nodes.find((entry) => entry.id === node.id)!.name;
     const run: Runner = { runtime, slot: n, everyone };
-    let leftBehind = 0;
     await cleanQueue(runtime, queue, n);
-    // The probes send EVALSHA as they are, so both ends must hold the scripts (a node restarted by its
+    // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
     // supervisor comes back without them).
     for (const node of [source, target]) {
       for (const transition of ['enqueue', 'claim'] as const) {
         await runtime.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
       }
     }
+    // A client of its own for the claims sent mid-move, so its slot map is this run's alone.
+    const cluster = runtime.cluster.duplicate([], { maxRedirections: 64 });
+    cluster.on('error', () => {});
+    let cleaned = false;
     try {
-      await fill(run, source, queue, jobs);
-      const list = probes(queue, mintJobId());
-      const before = await phase(run, 'before', queue, source, target, source, list);
-      const keysBefore = before.counts.source;
+      const jobs = await fill(run, source, queue, jobCount);
+      const claim = callFor('claim', queue, { lease_ms: 30_000 });
+      const read = ['HGETALL', jobKey(queue, jobs[0]!)];
+      const list = [
+        { label: 'a key of the queue (its oldest row)', command: read },
+        { label: 'the scripted claim (declares the row base, never a key)', command: evalWords(claim) },
+        {
+          label: 'an enqueue (a new row, and the pending set)',
+          command: evalWords(callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' })),
+        },
+        {
+          label: 'the module’s enqueue',
+          command: nativeWords(callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' })),
+        },
+      ];
+      const phases: MigrationPhase[] = [];
+      const keysNow = async () => ({
+        source: await namedKeys(runtime, source.address, queue),
+        target: await namedKeys(runtime, target.address, queue),
+      });
 
-      let moving: Probe[] = [];
+      // Stable: the owner serves all four (the module is reached, and refuses cluster mode).
+      const stableProbes: MigrationProbe[] = [];
+      for (const { label, command } of list.slice(0, 2)) {
+        stableProbes.push(await ask(runtime, source.address, label, command));
+      }
+      stableProbes.push(await ask(runtime, source.address, 'the module’s enqueue', list[3]!.command));
+      phases.push({
+        name: 'stable',
+        summary: `slot ${n} is served by ${name(source)} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
+        owner: source.address,
+        open: [],
+        keys: await keysNow(),
+        steps: [],
+        probes: stableProbes,
+      });
+      const before = await countIn(runtime, source.address, n);
+
+      await new Promise<void>((resolve) =>
+        cluster.status === 'ready' ? resolve() : cluster.once('ready', resolve),
+      );
+      let moving: MigrationProbe[] = [];
+      let client: ClientRetries | undefined;
       const move = await migrateAtomically(run, source, target, async (done) => {
-        moving = await probeWhileMoving(run, source, list, done);
+        [moving, client] = await Promise.all([
+          probeWhileMoving(run, source, list, done),
+          clientClaims(cluster, claim, done),
+        ]);
       });
       const leftOnSource = await drained(runtime, source.address, n);
-      const [sourceKeys, targetKeys, afterCount] = await Promise.all([
-        namedKeys(runtime, source.address, queue),
-        namedKeys(runtime, target.address, queue),
-        countIn(runtime, target.address, n),
-      ]);
-      const during: Phase = {
+      const after = await countIn(runtime, target.address, n);
+      phases.push({
         name: 'moving',
-        owner: `${source.address} until the hand-over, then ${target.address}`,
-        keys: { source: sourceKeys, target: targetKeys },
-        counts: { source: leftOnSource, target: afterCount },
+        summary: `${name(source)} copies slot ${n} to ${name(target)} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
+        owner: source.address,
+        open: [],
+        keys: { source: [], target: [] },
+        steps: [move.step],
         probes: moving,
-      };
-      const after = await phase(run, 'after', queue, source, target, target, list);
+      });
+      phases.push({
+        name: 'owner',
+        summary: `every node names ${name(target)} the owner of slot ${n}, ${move.ms} ms after MIGRATESLOTS`,
+        owner: target.address,
+        open: [],
+        keys: await keysNow(),
+        steps: [],
+        probes: [
+          await ask(runtime, target.address, 'the scripted claim on the new owner', evalWords(claim)),
+          await ask(runtime, source.address, 'the former owner redirects', evalWords(claim)),
+          await ask(runtime, target.address, 'the module, reached on the new owner', list[3]!.command),
+        ],
+      });
 
-      const restoreMove = await migrateAtomically(run, target, source);
-      const back = ownerOf(await readShards(runtime.clusterAdmin), n);
+      const back = await migrateAtomically(run, target, source);
+      phases.push({
+        name: 'back',
+        summary: `the slot moved back to ${name(source)} the same way, in ${back.ms} ms`,
+        owner: source.address,
+        open: [],
+        keys: await keysNow(),
+        steps: [back.step],
+        probes: [],
+      });
+      const owners = await Promise.all(
+        everyone.map(
+          async (node) => ownerOf(await readShards(runtime.clusterAdminNode(node.address)), n)?.id,
+        ),
+      );
+      const clean = owners.every((id) => id === source.id) && (await settle(runtime, everyone));
+      // The probes' only new key: the enqueue's row, written the first time it was served (later runs
+      // were duplicates); the claims moved jobs between sets that existed already.
+      const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
+      cluster.disconnect();
+      const leftBehind = await cleanQueue(runtime, queue, n);
+      cleaned = true;
       return {
         mode: 'atomic',
-        server: `Valkey ${runtime.version}`,
+        server: runtime.version,
         queue,
         slot: n,
-        from: source.address,
-        to: target.address,
+        nodes,
+        source: source.address,
+        target: target.address,
         jobs,
-        command: move.command,
-        phases: [before, during, after],
-        migrations: move.states,
-        moveMs: move.ms,
-        moved: {
-          before: keysBefore,
-          after: afterCount,
-          // The probes' writes during the move add no key: the enqueue repeats one id (a duplicate after
-          // its first run, before the move) and the claims move jobs between sets that exist already.
-          expected: keysBefore,
-          leftOnSource,
-          together: leftOnSource === 0 && afterCount === keysBefore,
-        },
-        restore: {
-          command: restoreMove.command,
-          owner: back?.address ?? 'none',
-          back: back?.id === source.id,
-          moveMs: restoreMove.ms,
-        },
+        phases,
+        client: client!,
+        clean,
         leftBehind,
+        atomic: {
+          jobCount,
+          states: move.states,
+          moveMs: move.ms,
+          keys: { before, after, expected, leftOnSource, together: leftOnSource === 0 && after === expected },
+          backMs: back.ms,
+        },
       };
     } finally {
-      leftBehind = await cleanQueue(runtime, queue, n).catch(() => -1);
+      cluster.disconnect();
+      if (!cleaned) await cleanQueue(runtime, queue, n).catch(() => {});
     }
   });
 }

@@ -17,6 +17,7 @@ import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
 const { build, skip } = await valkey9ForTests();
+const CLUSTER_MODE = 'EMQWIRE expected a standalone server but cluster mode is enabled';
 
 describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
   after(() => boundedTeardown(closeAtomicRuntime));
@@ -26,49 +27,64 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
     assert.equal(runtime.version, build!.version);
     const r = await runAtomicReshard(runtime, { queue: 'orders' }, 20_000);
     assert.equal(r.mode, 'atomic');
-    assert.equal(r.server, `Valkey ${build!.version}`);
+    assert.equal(r.server, build!.version);
     assert.equal(r.slot, 105);
-    assert.notEqual(r.from, r.to);
-    assert.deepEqual(r.command.slice(0, 5), ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', '105', '105']);
+    assert.notEqual(r.source, r.target);
     assert.deepEqual(
       r.phases.map((phase) => phase.name),
-      ['before', 'moving', 'after'],
+      ['stable', 'moving', 'owner', 'back'],
     );
-    const [before, moving, afterwards] = r.phases;
-    // Before: the source serves all four; the EMQ.* call reaches the module, which refuses cluster mode.
-    assert.equal(before!.owner, r.from);
-    assert.equal((before!.probes[0]!.reply as string[]).length, 1, 'a moved key is read');
-    assert.ok(Array.isArray(before!.probes[1]!.reply), 'the claim is served');
-    assert.equal(before!.probes[2]!.reply, 1, 'the enqueue is served');
-    assert.equal(
-      before!.probes[3]!.reply,
-      'EMQWIRE expected a standalone server but cluster mode is enabled',
-    );
-    // While moving: each probe served at least once by the source, then MOVED to the target — no ASK, no TRYAGAIN.
+    const [stable, moving, owner, back] = r.phases;
+    // Stable: the owner serves the read, the claim and the module's enqueue (which refuses cluster mode).
+    assert.equal(stable!.owner, r.source);
+    assert.ok(Array.isArray(stable!.probes[0]!.reply), 'the row is read');
+    assert.ok(Array.isArray(stable!.probes[1]!.reply), 'the claim is served');
+    assert.deepEqual(stable!.probes[2]!.reply, { error: CLUSTER_MODE });
+    // While moving: one command, then each probe served by the source, then MOVED — no ASK, no TRYAGAIN.
+    assert.deepEqual(moving!.steps[0]!.command.slice(0, 5), [
+      'CLUSTER',
+      'MIGRATESLOTS',
+      'SLOTSRANGE',
+      '105',
+      '105',
+    ]);
+    assert.equal(moving!.steps[0]!.reply, 'OK');
     for (const probe of moving!.probes) {
-      assert.equal(probe.node, r.from);
+      assert.equal(probe.node, r.source);
       assert.ok(probe.served! >= 1, `${probe.label} served during the move`);
-      assert.equal(probe.reply, `MOVED 105 ${r.to}`, probe.label);
-      assert.doesNotMatch(String(probe.firstReply), /^(ASK|TRYAGAIN|MOVED)\b/);
+      assert.deepEqual(probe.reply, { error: `MOVED 105 ${r.target}` }, probe.label);
+      assert.doesNotMatch(JSON.stringify(probe.firstReply), /"(ASK|TRYAGAIN|MOVED)\b/);
     }
+    assert.equal(moving!.probes[2]!.firstReply, 1, 'the enqueue, new the first time');
+    assert.deepEqual(moving!.probes[3]!.firstReply, { error: CLUSTER_MODE });
+    // The cluster client: served by the source, then one MOVED followed to the target, which serves it.
+    const lines = r.client.wire.map((entry) => `${entry.node} ${JSON.stringify(entry.reply)}`);
+    assert.equal(r.client.wire[0]!.node, r.source, lines.join('\n'));
+    assert.ok(Array.isArray(r.client.wire[0]!.reply), lines.join('\n'));
+    const movedAt = r.client.wire.findIndex((entry) => JSON.stringify(entry.reply).includes('MOVED 105'));
+    assert.ok(movedAt > 0, lines.join('\n'));
+    assert.equal(r.client.wire[movedAt + 1]!.node, r.target, lines.join('\n'));
+    assert.ok(!lines.some((line) => /ASK|TRYAGAIN/.test(line)), lines.join('\n'));
     // The states CLUSTER GETSLOTMIGRATIONS went through, ending in success on both ends.
-    const exportStates = r.migrations.filter((m) => m.operation === 'EXPORT').map((m) => m.state);
+    const figures = r.atomic!;
+    const exportStates = figures.states.filter((m) => m.operation === 'EXPORT').map((m) => m.state);
     assert.equal(exportStates.at(-1), 'success', exportStates.join(' → '));
-    assert.ok(r.migrations.some((m) => m.operation === 'IMPORT' && m.node === r.to));
-    // Every key arrived; none left on the source; the target now serves the probes.
-    assert.ok(r.moved.before > 20_000);
-    assert.equal(r.moved.after, r.moved.before);
-    assert.equal(r.moved.leftOnSource, 0);
-    assert.equal(r.moved.together, true);
-    assert.equal(afterwards!.owner, r.to);
-    assert.ok(Array.isArray(afterwards!.probes[1]!.reply), 'the claim is served by the new owner');
-    assert.equal(afterwards!.probes[2]!.reply, 0, 'the enqueue is a duplicate there: the row moved');
-    // Put back, and nothing of the queue left.
-    assert.equal(r.restore.back, true);
-    assert.equal(r.restore.owner, r.from);
+    assert.ok(figures.states.some((m) => m.operation === 'IMPORT' && m.node === r.target));
+    // Every key arrived; none left on the source; the new owner serves, the former one redirects.
+    assert.equal(figures.jobCount, 20_000);
+    assert.ok(figures.keys.before > 20_000);
+    assert.equal(figures.keys.after, figures.keys.expected);
+    assert.equal(figures.keys.leftOnSource, 0);
+    assert.equal(figures.keys.together, true);
+    assert.equal(owner!.owner, r.target);
+    assert.ok(Array.isArray(owner!.probes[0]!.reply), 'the claim is served by the new owner');
+    assert.deepEqual(owner!.probes[1]!.reply, { error: `MOVED 105 ${r.target}` });
+    // Put back, every node agreeing, nothing of the queue left.
+    assert.equal(back!.owner, r.source);
+    assert.equal(r.clean, true);
     assert.equal(r.leftBehind, 0);
     console.log(
-      `# atomic move of ${r.moved.before} keys: ${r.moveMs} ms; served before MOVED: ${moving!.probes.map((p) => `${p.label} ${p.served}`).join(', ')}; back in ${r.restore.moveMs} ms; states: ${r.migrations.map((m) => `${m.operation}:${m.state}@${m.atMs}`).join(' ')}`,
+      `# atomic move of ${figures.keys.before} keys: ${figures.moveMs} ms; served before MOVED: ${moving!.probes.map((p) => p.served).join(', ')}; back in ${figures.backMs} ms; states: ${figures.states.map((m) => `${m.operation}:${m.state}@${m.atMs}`).join(' ')}`,
     );
   });
 });

@@ -4,8 +4,11 @@
 // probes — a command sent to one node, and the reply exactly as that node sent it. Types only (and the
 // list of modes), so the browser can import it.
 
-/** How the slot is moved. `keys`: the classic steps (IMPORTING, MIGRATING, MIGRATE … KEYS, NODE). */
-export const MIGRATION_MODES = ['keys'] as const;
+/**
+ * How the slot is moved. `keys`: the classic steps (IMPORTING, MIGRATING, MIGRATE … KEYS, NODE), on
+ * Valkey 8. `atomic`: one CLUSTER MIGRATESLOTS, on the Valkey 9.1 cluster.
+ */
+export const MIGRATION_MODES = ['keys', 'atomic'] as const;
 export type MigrationMode = (typeof MIGRATION_MODES)[number];
 
 /** A reply as the server sent it: a value, or an error reply's exact text. */
@@ -21,6 +24,33 @@ export interface MigrationProbe {
   /** The node asked (`host:port`). */
   node: string;
   reply: ProbeReply;
+  /** Atomic mode, while the slot moved: how many times the node served it before it redirected. */
+  served?: number;
+  /** Atomic mode, while the slot moved: the first reply (the last is `reply`). */
+  firstReply?: ProbeReply;
+}
+
+/** A state CLUSTER GETSLOTMIGRATIONS reported, when it was first seen. */
+export interface SlotMigrationState {
+  /** Milliseconds since CLUSTER MIGRATESLOTS was sent. */
+  atMs: number;
+  node: string;
+  /** EXPORT on the source, IMPORT on the target. */
+  operation: string;
+  state: string;
+}
+
+/** What only the atomic mode has: the queue's size, the migration's states, how long it took. */
+export interface AtomicFigures {
+  /** Jobs put in the queue before the move (`jobs` lists the first few). */
+  jobCount: number;
+  states: SlotMigrationState[];
+  /** From MIGRATESLOTS until every node named the new owner. */
+  moveMs: number;
+  /** Keys in the slot: on the source before, on the target after (plus the probes' one new row). */
+  keys: { before: number; after: number; expected: number; leftOnSource: number; together: boolean };
+  /** The move back. */
+  backMs: number;
 }
 
 /** One command of the migration itself, sent as the admin. */
@@ -76,6 +106,8 @@ export interface MigrationResult {
   /** Every node's view read back at the end: one owner, nothing open. */
   clean: boolean;
   leftBehind: number;
+  /** Atomic mode only. */
+  atomic?: AtomicFigures;
 }
 
 /** A reply as one line: an error reply's exact text, or the value as JSON. */
