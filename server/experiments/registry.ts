@@ -79,10 +79,10 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   }),
   reshard: experiment({
     summary:
-      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE one key at a time so the queue is split across two nodes, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. One migration at a time in the whole sandbox.',
+      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE one key at a time so the queue is split across two nodes, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of 20,000 jobs, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built or absent, mode atomic answers 503 VALKEY9_BUILDING or VALKEY9_UNAVAILABLE.',
     input: {
       queue: 'a queue name up to 64 bytes (default orders)',
-      mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys)`,
+      mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS)`,
     },
     example: { queue: 'orders', mode: 'keys' },
     parse: parseReshardInput,

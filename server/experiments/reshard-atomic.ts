@@ -384,7 +384,8 @@ export async function runAtomicReshard(
         summary: `${name(source)} copies slot ${n} to ${name(target)} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
         owner: source.address,
         open: [],
-        keys: { source: [], target: [] },
+        // As the command went out: the copy arriving on the target is not a client's to see until the end.
+        keys: phases[0]!.keys,
         steps: [move.step],
         probes: moving,
       });

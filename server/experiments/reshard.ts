@@ -2,13 +2,16 @@
 // what each node answers meanwhile (server/experiments/migration/). The input names the queue and,
 // optionally, how the slot is moved (`mode`); the answer's shape is the same for every mode
 // (browser-safe/migration.ts). One migration at a time in the whole sandbox: the run takes the
-// migration turn (repairing whatever a killed run left first), then its queue's slot.
+// migration turn (repairing whatever a killed run left first), then its queue's slot. The atomic mode
+// (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there.
 
 import { queueKey, slot } from '../keyspace/index.ts';
 import { inMigrationTurn } from '../sandbox/slot-migration.ts';
 import { MIGRATION_MODES, type MigrationMode, type MigrationResult } from './browser-safe/migration.ts';
 import { fields, oneOf, queueName } from './input.ts';
+import { atomicRuntime } from './atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
+import { runAtomicReshard } from './reshard-atomic.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ReshardInput {
@@ -26,14 +29,12 @@ export function parseReshardInput(body: unknown): ReshardInput {
   };
 }
 
-/** How each mode moves the slot, inside the migration turn. */
-const MOVERS: Record<MigrationMode, typeof runKeysMigration> = {
-  keys: runKeysMigration,
-};
-
 export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+  // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
+  // while that cluster is being built or cannot start, atomicRuntime says so (a 503).
+  if (input.mode === 'atomic') return runAtomicReshard(await atomicRuntime(), input);
   const n = slot(queueKey(input.queue, 'pending'));
   return inMigrationTurn(runtime.migrations, n, (turn, views) =>
-    MOVERS[input.mode](runtime, input.queue, turn, views),
+    runKeysMigration(runtime, input.queue, turn, views),
   );
 }

@@ -120,9 +120,9 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
     assert.ok(hasExplorer || island === 0, `${route}: the explorer's script only where an explorer is`);
     // 24 KB until every experiment showed its wire (redis-cli replies, the commands, the proof) and kept
     // its inputs in the link, and the route experiment joined: 32 KB; 34 KB once every experiment checked
-    // a queue name in the browser before sending it and answered a refused name the same way (before
-    // compression)
-    assert.ok(island < 34_000, `${route}: the explorer's script is ${island} bytes`);
+    // a queue name in the browser before sending it and answered a refused name the same way; 39 KB
+    // with the slot migration drawn phase by phase and its two modes side by side (before compression)
+    assert.ok(island < 39_000, `${route}: the explorer's script is ${island} bytes`);
     assert.ok(consoleJs > 0 && consoleJs < 8_000, `${route}: the console's script is ${consoleJs} bytes`);
     page.removeAllListeners('response');
   }

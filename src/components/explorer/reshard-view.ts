@@ -9,6 +9,7 @@ import {
   isErrorReply,
   replyLine,
   type MigrationPhase,
+  type MigrationProbe,
   type MigrationResult,
   type ProbeReply,
 } from '../../../server/experiments/browser-safe/migration.ts';
@@ -37,6 +38,14 @@ function badge(reply: ProbeReply): string {
   const kind = replyKind(reply);
   const cls = kind === 'served' ? 'is-ok' : 'is-refused';
   return `<span class="xp-badge ${cls}" data-kind="${esc(kind)}">${esc(kind === 'error' ? 'refused' : kind)}</span>`;
+}
+
+/** Atomic mode, while the slot moved: how often the node served the probe before it redirected it. */
+function served(p: MigrationProbe): string {
+  if (p.served === undefined) return '';
+  const first =
+    p.firstReply === undefined ? '' : ` <code class="xp-key">${esc(replyLine(p.firstReply))}</code>`;
+  return `<span class="xp-badge is-ok" data-kind="served">served ${p.served}×</span>${first}, then `;
 }
 
 function phaseMap(r: MigrationResult, phase: MigrationPhase): string {
@@ -75,7 +84,7 @@ function phaseView(r: MigrationResult, phase: MigrationPhase, index: number): st
     .map(
       (p) => `<li class="xp-probe" data-probe="${esc(p.label)}"><p class="xp-probe-label">${esc(p.label)}</p>
   <p>${p.asking ? '<code class="xp-key">ASKING</code>, then ' : ''}<code class="xp-key">${esc(words(p.command))}</code> to ${name(p.node)}</p>
-  <p>${badge(p.reply)} <code class="xp-key" data-reply>${esc(replyLine(p.reply))}</code></p></li>`,
+  <p>${served(p)}${badge(p.reply)} <code class="xp-key" data-reply>${esc(replyLine(p.reply))}</code></p></li>`,
     )
     .join('');
   return `<li class="xp-phase" data-phase="${esc(phase.name)}">
@@ -103,15 +112,48 @@ function clientView(r: MigrationResult): string {
         `<li><code class="xp-key">${esc(run.line)}</code> to ${name(run.node)} → <code class="xp-key">${esc(run.reply)}</code>${run.count > 1 ? ` <span class="xp-hint">× ${run.count}</span>` : ''}</li>`,
     )
     .join('');
-  return `<div class="xp-call" data-reshard="client"><p>A cluster client (iovalkey <code>Cluster</code>, retrying <code>TRYAGAIN</code> every 100 ms) sent the claim when the queue was split. What it wrote, node by node:</p>
+  const sent =
+    r.mode === 'atomic'
+      ? 'A cluster client (iovalkey <code>Cluster</code>) sent claims one after another while the slot moved. What it wrote for the first, and for the one that met the hand-over, node by node:'
+      : 'A cluster client (iovalkey <code>Cluster</code>, retrying <code>TRYAGAIN</code> every 100 ms) sent the claim when the queue was split. What it wrote, node by node:';
+  return `<div class="xp-call" data-reshard="client"><p>${sent}</p>
   <ol class="xp-call-keys">${items}</ol>
   <p>Its answer: ${badge(r.client.reply)} <code class="xp-key" data-reply="client">${esc(replyLine(r.client.reply))}</code></p></div>`;
+}
+
+/** Atomic mode: the states CLUSTER GETSLOTMIGRATIONS went through, and every key on the new owner. */
+function atomicView(r: MigrationResult): string {
+  const a = r.atomic;
+  if (!a) return '';
+  const name = namer(r);
+  const states = a.states
+    .map(
+      (m) =>
+        `<li><span class="xp-hint">+${m.atMs} ms</span> ${esc(m.operation)} on ${name(m.node)}: <code class="xp-key">${esc(m.state)}</code></li>`,
+    )
+    .join('');
+  const keys = a.keys;
+  return `<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${a.moveMs} ms; back in ${a.backMs} ms):</p>
+  <ol class="xp-call-keys">${states}</ol>
+  <p>${keys.together ? '<span class="xp-badge is-ok">every key</span>' : '<span class="xp-badge is-refused">keys missing</span>'} ${keys.after.toLocaleString('en')} keys on the new owner: the ${keys.before.toLocaleString('en')} the source held, plus the probes' one new row; ${keys.leftOnSource} left on the source.</p></div>`;
 }
 
 /** What a reshard run showed. */
 export function reshardView(r: MigrationResult): string {
   const name = namer(r);
-  return `<div class="xp-call" data-reshard="summary"><p>Slot ${r.slot} of <code class="xp-key">${esc(r.queue)}</code> moved from ${name(r.source)} to ${name(r.target)} and back, key by key (Valkey ${esc(r.server)}, mode <code>${esc(r.mode)}</code>). ${r.clean ? '<span class="xp-badge is-ok">clean</span> every node names one owner, no slot open' : '<span class="xp-badge is-refused">not clean</span>'}</p></div>
+  const how =
+    r.mode === 'atomic'
+      ? `atomically, with one <code class="xp-key">CLUSTER MIGRATESLOTS</code>, with ${(r.atomic?.jobCount ?? r.jobs.length).toLocaleString('en')} jobs in the queue`
+      : 'key by key';
+  return `<div class="xp-call" data-reshard="summary"><p>Slot ${r.slot} of <code class="xp-key">${esc(r.queue)}</code> moved from ${name(r.source)} to ${name(r.target)} and back, ${how} (Valkey ${esc(r.server)}, mode <code>${esc(r.mode)}</code>). ${r.clean ? '<span class="xp-badge is-ok">clean</span> every node names one owner, no slot open' : '<span class="xp-badge is-refused">not clean</span>'}</p></div>
+${atomicView(r)}
 <ol class="xp-phases" data-reshard="phases">${r.phases.map((phase, i) => phaseView(r, phase, i)).join('')}</ol>
 ${clientView(r)}`;
+}
+
+/** The two modes' columns, side by side: each filled by its own run, the other kept. */
+export function reshardColumns(): string {
+  const column = (mode: 'keys' | 'atomic', title: string, note: string) =>
+    `<section class="xp-reshard-mode" data-reshard-mode="${mode}"><h4 class="xp-phase-title">${title}</h4><div data-column><p class="xp-note">${note}</p></div></section>`;
+  return `<div class="xp-reshard-modes" data-reshard-modes>${column('keys', 'Key by key — Valkey 8', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Atomic — Valkey 9.1', 'Not run yet: “Move it atomically (Valkey 9.1)”. It runs on a second cluster, of Valkey 9.1, which the site builds once in the background; until then it says so.')}</div>`;
 }

@@ -1,6 +1,7 @@
 // route and reshard: the node strip follows the queue name as the reader types (the slot from the real
 // keyspace module, the owners from the last layout the cluster reported); "Route it" and "Move its slot"
-// run the experiments and show what the cluster answered.
+// run the experiments and show what the cluster answered; "Move it atomically" runs the reshard's
+// atomic mode (Valkey 9.1), and the two reshard modes' answers stand side by side.
 import type { ReshardResult } from '../../../server/experiments/reshard.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
 import { queueKey, slot } from '../../../server/keyspace/index.ts';
@@ -8,7 +9,7 @@ import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { nodeStrip, routePins, routeView, sharedSlotNote } from './node-view.ts';
-import { reshardView } from './reshard-view.ts';
+import { reshardColumns, reshardView } from './reshard-view.ts';
 
 const FALLBACK_NODES: RouteNode[] = [
   { address: 'sandbox', slots: [[0, 5460]] },
@@ -35,30 +36,41 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
     shared.innerHTML = sharedSlotNote(input.value, n);
   };
 
+  /**
+   * A reshard in one mode fills that mode's column and keeps the other's last answer, so the two ways a
+   * slot moves stand side by side.
+   */
+  const reshard = async (mode: 'keys' | 'atomic') => {
+    if (!region.querySelector('[data-reshard-modes]')) region.innerHTML = reshardColumns();
+    const column = region.querySelector<HTMLElement>(`[data-reshard-mode="${mode}"] [data-column]`)!;
+    column.innerHTML = `<p class="xp-note">${mode === 'keys' ? 'Moving the slot key by key' : 'Moving the slot atomically'}…</p>`;
+    const outcome = await api.run<ReshardResult>('reshard', { queue: input.value, mode });
+    column.innerHTML = outcome.ok ? reshardView(outcome.result) : refusalText(outcome.code, outcome.message);
+  };
+
   form.addEventListener('input', draw);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const which = (event.submitter as HTMLButtonElement | null)?.value === 'reshard' ? 'reshard' : 'route';
+    const button = (event.submitter as HTMLButtonElement | null)?.value ?? 'route';
     const refused = queueRefusal(input.value);
     if (refused) {
       region.innerHTML = queueRefusedView(refused);
       return;
     }
-    region.innerHTML = `<p class="xp-note">${which === 'route' ? 'Routing' : 'Moving the slot'}…</p>`;
-    const outcome = await api.run<RouteResult | ReshardResult>(which, { queue: input.value });
+    if (button === 'reshard' || button === 'reshard-atomic') {
+      await reshard(button === 'reshard' ? 'keys' : 'atomic');
+      return;
+    }
+    region.innerHTML = '<p class="xp-note">Routing…</p>';
+    const outcome = await api.run<RouteResult>('route', { queue: input.value });
     if (!outcome.ok) {
       region.innerHTML = refusalText(outcome.code, outcome.message);
       return;
     }
-    if (which === 'route') {
-      const r = outcome.result as RouteResult;
-      nodes = r.nodes;
-      draw();
-      shared.innerHTML = '';
-      region.innerHTML = routeView(r);
-    } else {
-      region.innerHTML = reshardView(outcome.result as ReshardResult);
-    }
+    nodes = outcome.result.nodes;
+    draw();
+    shared.innerHTML = '';
+    region.innerHTML = routeView(outcome.result);
   });
 }
 

@@ -1,0 +1,120 @@
+// The reshard experiment's two modes through the API and in Chromium, on the built site: mode atomic
+// runs on the site's own Valkey 9.1 cluster (started on the first atomic run) and answers in the keys
+// mode's shape — probes served by the source, then MOVED — and the page shows the two modes' answers
+// side by side. A second site on the same sandbox, whose Valkey 9.1 build folder does not exist, answers
+// mode atomic with a plain 503, says so in GET /api/sandbox and on the page, and serves everything else.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { after, before, describe, it } from 'node:test';
+import { startSite, type Site } from '../../scripts/site.ts';
+import { useExplorer } from '../support/explorer.ts';
+import { openPage, useBrowser } from '../support/site.ts';
+import { boundedTeardown } from '../support/teardown.ts';
+import { valkey9ForTests } from '../support/valkey9.ts';
+
+const { build, skip } = await valkey9ForTests();
+const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
+const chromium = useBrowser();
+const HASHTAG = '/protocol/the-owned-keyspace/hashtag-and-slot/';
+const MISSING = join(tmpdir(), 'emq-no-valkey9-here');
+
+async function post(site: Site, body: unknown) {
+  const response = await fetch(`${site.url}/api/experiments/reshard`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+describe('mode atomic on Valkey 9.1', { skip }, () => {
+  it('answers in the keys mode’s shape: the server that ran it, probes served then MOVED', async () => {
+    const { status, body } = await explorer.post('reshard', { queue: 'orders', mode: 'atomic' });
+    assert.equal(status, 200, JSON.stringify(body));
+    const r = body.result;
+    assert.equal(r.mode, 'atomic');
+    assert.equal(r.server, build!.version);
+    assert.deepEqual(
+      r.phases.map((phase: { name: string }) => phase.name),
+      ['stable', 'moving', 'owner', 'back'],
+    );
+    for (const probe of r.phases[1].probes) {
+      assert.ok(probe.served >= 1, probe.label);
+      assert.deepEqual(probe.reply, { error: `MOVED 105 ${r.target}` });
+    }
+    assert.equal(r.atomic.keys.together, true);
+    assert.equal(r.clean, true);
+    assert.equal(r.leftBehind, 0);
+    const status2 = await (await fetch(`${explorer.site.url}/api/sandbox`)).json();
+    assert.equal(status2.atomic.state, 'up');
+    assert.equal(status2.atomic.version, build!.version);
+  });
+
+  it('shows both modes side by side in Chromium', async () => {
+    const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, { width: 1280 });
+    await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+    const section = page.locator('[data-experiment="route"]');
+    await section.getByRole('button', { name: 'Move it atomically (Valkey 9.1)' }).click();
+    const atomic = section.locator('[data-reshard-mode="atomic"]');
+    await atomic.locator('[data-reshard="phases"]').waitFor({ timeout: 30_000 });
+    assert.match(await atomic.locator('[data-reshard="summary"]').innerText(), /CLUSTER MIGRATESLOTS/);
+    const moving = atomic.locator('[data-phase="moving"]');
+    for (const probe of await moving.locator('[data-probe]').all()) {
+      assert.match(await probe.innerText(), /served \d+×/);
+      assert.match(String(await probe.locator('[data-reply]').textContent()), /^MOVED 105 127\.0\.0\.1:\d+$/);
+    }
+    assert.match(await atomic.locator('[data-reshard="states"]').innerText(), /EXPORT[\s\S]*success/);
+
+    await section.getByRole('button', { name: 'Move its slot, and back' }).click();
+    const keys = section.locator('[data-reshard-mode="keys"]');
+    await keys.locator('[data-reshard="phases"]').waitFor({ timeout: 30_000 });
+    assert.match(await keys.innerText(), /TRYAGAIN/);
+    // The atomic answer stays beside it.
+    assert.equal(await atomic.locator('[data-phase="moving"]').count(), 1);
+    const [left, right] = await Promise.all([keys.boundingBox(), atomic.boundingBox()]);
+    assert.ok(left!.x < right!.x && Math.abs(left!.y - right!.y) < 2, 'side by side at 1280 px');
+    await page.close();
+  });
+});
+
+describe('mode atomic without Valkey 9.1', () => {
+  let site: Site | undefined;
+  before(async () => {
+    site = await startSite({
+      VALKEY_URL: explorer.sandbox.standalone.url,
+      VALKEY_CLUSTER_URL: explorer.sandbox.cluster!.url,
+      VALKEY9_HOME: MISSING,
+      EXPLORER_BURST: '100000',
+      EXPLORER_RATE: '100000',
+    });
+  });
+  after(() => boundedTeardown(async () => site?.close()));
+
+  it('answers 503 VALKEY9_UNAVAILABLE saying why, and GET /api/sandbox says so', async () => {
+    const { status, body } = await post(site!, { queue: 'orders', mode: 'atomic' });
+    assert.equal(status, 503);
+    assert.deepEqual(body, {
+      error: {
+        code: 'VALKEY9_UNAVAILABLE',
+        message: `Valkey 9.1 is not available: it is not built (no ${MISSING}; scripts/valkey9.sh builds it)`,
+      },
+    });
+    const sandbox = await (await fetch(`${site!.url}/api/sandbox`)).json();
+    assert.equal(sandbox.sandbox, 'up');
+    assert.equal(sandbox.atomic.state, 'absent');
+  });
+
+  it('says so plainly on the page, where everything else still runs', async () => {
+    const page = await openPage(chromium.browser, site!.url + HASHTAG, { width: 360 });
+    await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+    const section = page.locator('[data-experiment="route"]');
+    await section.getByRole('button', { name: 'Move it atomically (Valkey 9.1)' }).click();
+    const atomic = section.locator('[data-reshard-mode="atomic"]');
+    await atomic.getByText(/Valkey 9\.1 is not available: it is not built/).waitFor();
+    await section.getByRole('button', { name: 'Route it on the cluster' }).click();
+    await section.locator('[data-route="native"]').waitFor({ timeout: 30_000 });
+    await page.close();
+  });
+});
