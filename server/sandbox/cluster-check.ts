@@ -150,9 +150,16 @@ export async function checkCluster(dial: NodeDialer, seeds: string[]): Promise<C
   const uncovered: number[] = [];
   const disagreements: number[] = [];
   for (let s = 0; s < SLOTS; s += 1) {
-    const owners = new Set(views.map((view) => view.owners[s]));
-    if (owners.has(null)) uncovered.push(s);
-    if (owners.size > 1) disagreements.push(s);
+    const first = views[0]?.owners[s] ?? null;
+    let none = first === null;
+    let differ = false;
+    for (let v = 1; v < views.length; v += 1) {
+      const owner = views[v]!.owners[s] ?? null;
+      if (owner === null) none = true;
+      if (owner !== first) differ = true;
+    }
+    if (none) uncovered.push(s);
+    if (differ) disagreements.push(s);
   }
   const open: OpenSlot[] = views.flatMap((view) =>
     view.lines

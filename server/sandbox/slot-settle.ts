@@ -71,7 +71,7 @@ export async function waitAgreement(
   slots: number[],
   ownerOf: (slot: number) => string,
   deadline: number,
-  { stableReads = 3, pollMs = 150 }: SettleOptions = {},
+  { stableReads = 3, pollMs = 100 }: SettleOptions = {},
 ): Promise<void> {
   let clean = 0;
   let last = '';
