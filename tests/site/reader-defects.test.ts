@@ -162,6 +162,14 @@ test('keys wrap between segments at 360 px, never inside one; a non-ASCII name s
   await keys.getByRole('button', { name: 'Enqueue on the sandbox' }).click();
   await keys.locator('.xp-accepted').waitFor();
   assert.match(await keys.locator('.xp-live').innerText(), /emq:\{orders-of-the-day-é€\}:pending/);
+  // the wire view too: the same name, not redis-cli's \xc3\xa9…
+  await keys.locator('[data-result] .xp-wire summary').click();
+  const sent = await keys.locator('[data-result] .xp-wire').innerText();
+  assert.match(
+    sent,
+    /EVALSHA [0-9a-f]{40} 2 "emq:\{orders-of-the-day-é€\}:job:JOB\w+" "emq:\{orders-of-the-day-é€\}:pending"/,
+  );
+  assert.doesNotMatch(sent, /\\xc3/);
   // each piece between two break points sits on one line
   const split = await page.evaluate(() => {
     const broken: string[] = [];

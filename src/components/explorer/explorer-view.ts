@@ -12,7 +12,7 @@ import type { ExecutorStep } from '../../../server/experiments/two-executors.ts'
 import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
 import { esc } from './escape.ts';
 import { breakable, keyText } from './key-text.ts';
-import { wireView } from './wire-view.ts';
+import { readableLine, wireView } from './wire-view.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {
   prefix: 'the prefix',
@@ -193,7 +193,7 @@ function changesText(changes: KeyChange[] | undefined): string {
 /** The call a side made for a step, as it went on the wire (the last command sent: after any NOSCRIPT). */
 function sentCall(side: ExecutorStep['scripted']): string {
   const call = side.wire?.at(-1)?.line ?? '';
-  return call ? `<code class="xp-wire-cmd" data-call>&gt; ${breakable(call)}</code>` : '';
+  return call ? `<code class="xp-wire-cmd" data-call>&gt; ${breakable(readableLine(call))}</code>` : '';
 }
 
 /**

@@ -28,6 +28,47 @@ export function cliReply(reply: WireReply | undefined, indent = ''): string {
   return `(error) ${reply.error}`;
 }
 
+const utf8Text = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A wire line as the page shows it: redis-cli writes every byte over 0x7f as \xHH, so é€ would read
+ * "\xc3\xa9\xe2\x82\xac" here and é€ everywhere else; runs of such bytes that are whole UTF-8 characters
+ * are shown as those characters (the same bytes). Control bytes and broken UTF-8 keep their escapes.
+ */
+export function readableLine(line: string): string {
+  let out = '';
+  let bytes: number[] = [];
+  const flush = () => {
+    if (bytes.length === 0) return;
+    let text: string | null = null;
+    try {
+      text = utf8Text.decode(Uint8Array.from(bytes));
+    } catch {
+      text = null;
+    }
+    out +=
+      text !== null && !/[\u0000-\u009f]/.test(text)
+        ? text
+        : bytes.map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+    bytes = [];
+  };
+  for (let i = 0; i < line.length;) {
+    const hex = line.slice(i + 2, i + 4);
+    if (line[i] === '\\' && line[i + 1] === 'x' && /^[0-9a-f]{2}$/i.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 4;
+      continue;
+    }
+    flush();
+    // any other escape (\\, \", \n…) is copied whole, so its backslash never starts a \x above
+    const step = line[i] === '\\' && i + 1 < line.length ? 2 : 1;
+    out += line.slice(i, i + step);
+    i += step;
+  }
+  flush();
+  return out;
+}
+
 /** What the server's own counts say, in one sentence. */
 export function proofText(proof: WireProof | null): string {
   // Nothing sent and nothing received: the empty list below says it.
@@ -51,7 +92,7 @@ export function wireView(
   const rows = wire
     .map(
       ({ line, reply, node }) =>
-        `<li><code class="xp-wire-cmd">${node ? `<span class="xp-wire-node">${esc(node)}&gt;</span> ` : '&gt; '}${esc(line)}</code><pre class="xp-wire-reply">${esc(cliReply(reply))}</pre></li>`,
+        `<li><code class="xp-wire-cmd">${node ? `<span class="xp-wire-node">${esc(node)}&gt;</span> ` : '&gt; '}${breakable(readableLine(line))}</code><pre class="xp-wire-reply">${esc(cliReply(reply))}</pre></li>`,
     )
     .join('');
   return `<details class="xp-wire"><summary>${esc(label)}: ${wire.length} <span class="xp-hint">${esc(proofText(proof ?? null))}</span></summary>${
