@@ -355,6 +355,13 @@ export const ERROR_CODES: ErrorCode[] = [
     text: 'Valkey 9.1 is being built (scripts/valkey9.sh); try again in a minute',
   },
   {
+    code: 'VALKEY9_STARTING',
+    by: ['API'],
+    status: 503,
+    when: 'the reshard experiment’s atomic mode was asked for while the Valkey 9.1 cluster is still starting',
+    text: 'the Valkey 9.1 cluster is starting; try again in a few seconds',
+  },
+  {
     code: 'VALKEY9_UNAVAILABLE',
     by: ['API'],
     status: 503,

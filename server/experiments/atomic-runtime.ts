@@ -29,10 +29,15 @@ export interface AtomicRuntime {
   close(): Promise<void>;
 }
 
+/** A cluster that failed to start (a loaded machine, a port taken) is tried again this long after. */
+const RETRY_START_MS = 15_000;
+
 const STATE = Symbol.for('the-owned-keyspace:atomic-runtime');
 interface Held {
   started?: Promise<AtomicRuntime>;
   failure?: string;
+  /** When the cluster last failed to start: a later request tries again after RETRY_START_MS. */
+  failedAt?: number;
   watching?: NodeJS.Timeout;
 }
 const held = ((globalThis as { [STATE]?: Held })[STATE] ??= {});
@@ -113,8 +118,38 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
 }
 
 /**
+ * The Valkey 9 cluster for a run: started on first call once the build is ready, and waited for at most
+ * `waitMs` (a run's own time must not go on a cluster's start). Throws Valkey9UnavailableError while it
+ * is being built or still starting, or when it cannot be (with why).
+ */
+export async function atomicRuntimeWithin(
+  waitMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<AtomicRuntime> {
+  const started = atomicRuntime(env);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Valkey9UnavailableError(
+            'the Valkey 9.1 cluster is starting; try again in a few seconds',
+            'starting',
+          ),
+        ),
+      waitMs,
+    );
+  });
+  try {
+    return await Promise.race([started, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * The Valkey 9 cluster, started on first call once the build is ready. Throws Valkey9UnavailableError
- * while it is being built or starting, or when it cannot be (with why).
+ * while it is being built, or when it cannot be (with why).
  */
 export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<AtomicRuntime> {
   if (held.started) return held.started;
@@ -123,19 +158,20 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
     watchBuild(env);
     throw new Valkey9UnavailableError(
       'Valkey 9.1 is being built (scripts/valkey9.sh); try again in a minute',
-      true,
+      'building',
     );
   }
   if (build.state === 'absent') {
-    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${build.why}`, false);
+    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${build.why}`, 'absent');
   }
-  if (held.failure) {
-    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, false);
+  if (held.failure && Date.now() - (held.failedAt ?? 0) < RETRY_START_MS) {
+    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, 'absent');
   }
   held.started = start(build.server, build.version).catch((error: Error) => {
     held.started = undefined;
     held.failure = `its cluster did not start (${error.message.split('\n', 1)[0]})`;
-    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, false);
+    held.failedAt = Date.now();
+    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, 'absent');
   });
   return held.started;
 }

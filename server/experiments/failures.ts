@@ -38,10 +38,13 @@ const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
   if (error instanceof BusyError) return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
-  if (error instanceof Valkey9UnavailableError)
-    return error.building
-      ? { status: 503, code: 'VALKEY9_BUILDING', message: error.message, retryAfter: 30 }
-      : { status: 503, code: 'VALKEY9_UNAVAILABLE', message: error.message };
+  if (error instanceof Valkey9UnavailableError) {
+    if (error.state === 'building')
+      return { status: 503, code: 'VALKEY9_BUILDING', message: error.message, retryAfter: 30 };
+    if (error.state === 'starting')
+      return { status: 503, code: 'VALKEY9_STARTING', message: error.message, retryAfter: 3 };
+    return { status: 503, code: 'VALKEY9_UNAVAILABLE', message: error.message };
+  }
   if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
     return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
   // A slot move that failed part-way was repaired before this answer; a cluster that could not be is

@@ -9,7 +9,7 @@ import { queueKey, slot } from '../keyspace/index.ts';
 import { inMigrationTurn } from '../sandbox/slot-migration.ts';
 import { MIGRATION_MODES, type MigrationMode, type MigrationResult } from './browser-safe/migration.ts';
 import { fields, oneOf, queueName } from './input.ts';
-import { atomicRuntime } from './atomic-runtime.ts';
+import { atomicRuntimeWithin } from './atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
 import type { ExplorerRuntime } from './runtime.ts';
@@ -31,8 +31,8 @@ export function parseReshardInput(body: unknown): ReshardInput {
 
 export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
   // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
-  // while that cluster is being built or cannot start, atomicRuntime says so (a 503).
-  if (input.mode === 'atomic') return runAtomicReshard(await atomicRuntime(), input);
+  // while that cluster is being built, starting or cannot start, atomicRuntimeWithin says so (a 503).
+  if (input.mode === 'atomic') return runAtomicReshard(await atomicRuntimeWithin(3000), input);
   const n = slot(queueKey(input.queue, 'pending'));
   return inMigrationTurn(runtime.migrations, n, (turn, views) =>
     runKeysMigration(runtime, input.queue, turn, views),

@@ -52,12 +52,15 @@ export function valkey9Build(env: NodeJS.ProcessEnv = process.env): Valkey9Build
   return { state: 'absent', why: failed ? `the build failed: ${failed[1]}` : `unreadable state ${state}` };
 }
 
-/** Thrown when the atomic half cannot run: why, and whether it is worth asking again soon. */
+/**
+ * Thrown when the atomic half cannot run, saying why: still being built, its cluster still starting
+ * (both worth asking again soon), or not available at all.
+ */
 export class Valkey9UnavailableError extends Error {
-  readonly building: boolean;
-  constructor(message: string, building: boolean) {
+  readonly state: 'building' | 'starting' | 'absent';
+  constructor(message: string, state: 'building' | 'starting' | 'absent') {
     super(message);
     this.name = 'Valkey9UnavailableError';
-    this.building = building;
+    this.state = state;
   }
 }

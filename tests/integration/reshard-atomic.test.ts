@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { atomicRuntime, atomicStatus, closeAtomicRuntime } from '../../server/experiments/atomic-runtime.ts';
 import { failed } from '../../server/experiments/http.ts';
 import { runAtomicReshard } from '../../server/experiments/reshard-atomic.ts';
+import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
@@ -110,6 +111,19 @@ describe('reshard, atomic mode, without Valkey 9.1', () => {
       },
     });
     assert.equal((await atomicStatus(env)).state, 'absent');
+  });
+
+  it('answers 503 VALKEY9_STARTING, retry after 3 s, while its cluster starts', () => {
+    const answer = failed(
+      'reshard',
+      new Valkey9UnavailableError(
+        'the Valkey 9.1 cluster is starting; try again in a few seconds',
+        'starting',
+      ),
+    );
+    assert.equal(answer.status, 503);
+    assert.equal((answer.body as { error: { code: string } }).error.code, 'VALKEY9_STARTING');
+    assert.equal(answer.headers?.['retry-after'], '3');
   });
 
   it('answers 503 VALKEY9_BUILDING, retry after 30 s, while it is being built', async () => {
