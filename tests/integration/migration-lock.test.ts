@@ -45,6 +45,27 @@ describe('the migration lock', () => {
   });
 });
 
+describe('a lock whose holder died', () => {
+  it('is taken over at once on the same host, not after its lifetime; a live holder is never', async () => {
+    const admin = box.cluster();
+    const locks = new RunLocks(admin, 20_000);
+    const { hostname } = await import('node:os');
+    // A pid that runs no process: the highest pid Linux hands out, plus one.
+    const dead = `${hostname()}:4194305:deadholdertoken`;
+    await admin.set(RunLocks.key('dead-turn'), dead, 'PX', 20_000);
+    const started = Date.now();
+    assert.equal(await locks.with('dead-turn', async () => 'ran', 2000), 'ran');
+    assert.ok(Date.now() - started < 2000, 'taken over without waiting out the 20 s');
+    // A holder that runs (this very process) keeps its turn: the taker waits its bound, then is busy.
+    const alive = `${hostname()}:${process.pid}:liveholdertoken`;
+    await admin.set(RunLocks.key('live-turn'), alive, 'PX', 20_000);
+    const busy = await locks.with('live-turn', async () => 'ran', 300).catch((error) => error);
+    assert.ok(busy instanceof LockBusyError);
+    assert.equal(await admin.get(RunLocks.key('live-turn')), alive);
+    await admin.del(RunLocks.key('live-turn'));
+  });
+});
+
 describe('CLUSTER NODES as the check reads it', () => {
   it('reads ranges, single slots, and the open slots on the node’s own line', () => {
     const id = (c: string) => c.repeat(40);
