@@ -108,7 +108,8 @@ export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  // Generous: on a loaded 2-core machine a cold Node start and the sandbox can take tens of seconds.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the site server exited:\n${output}`);
     try {
