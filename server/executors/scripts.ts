@@ -1,61 +1,22 @@
-// The inline Lua of the scripted executor: one file per transition in ./lua, shared fragments in
-// ./lua/includes pulled in by `--- @include "<name>"` (recursively, each once). Each script's sha is computed here, once, from
-// the exact text sent, so the executor can check what SCRIPT LOAD answers.
+// The Lua of the scripted executor: one file per transition in ./lua, shared fragments in ./lua/includes
+// pulled in by `--- @include "<name>"`, assembled and hashed once by server/lua/lua-file.ts.
 
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { assemble as assembleIn, luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { TRANSITIONS, type TransitionName } from './transitions.ts';
 
-export interface Script {
-  file: string;
-  source: string;
-  sha: string;
-}
+export type { Script };
 
 export const LUA_DIR = join(projectRoot(), 'server', 'executors', 'lua');
-const INCLUDE = /^--- @include "([^"]*)"$(\n?)/gm;
-const INCLUDE_NAME = /^[a-z-]+$/;
 
-/**
- * A script's text with its includes put in place, as it is sent to the server. Includes may include
- * others; each fragment goes in once, where it is first asked for. A missing fragment, a bad name or a
- * cycle is an error naming the chain of includes that led to it.
- */
+/** A transition script's text as sent (server/lua/lua-file.ts resolves the includes). */
 export function assemble(file: string, dir = LUA_DIR): string {
-  const placed = new Set<string>();
-  const expand = (text: string, chain: string[]): string =>
-    text.replace(INCLUDE, (_, name: string, newline: string) => {
-      const path = [...chain, name].join(' → ');
-      if (!INCLUDE_NAME.test(name)) {
-        throw new Error(`${path}: an include is named with a-z and '-' only, found ${JSON.stringify(name)}`);
-      }
-      if (chain.includes(name)) throw new Error(`${path}: an include cycle`);
-      if (placed.has(name)) return '';
-      placed.add(name);
-      const at = join(dir, 'includes', `${name}.lua`);
-      if (!existsSync(at)) throw new Error(`${path}: no include named "${name}" (${at})`);
-      return expand(readFileSync(at, 'utf8'), [...chain, name]).trimEnd() + newline;
-    });
-  return expand(readFileSync(join(dir, file), 'utf8'), [file]);
+  return assembleIn(file, dir);
 }
-
-export function sha1(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
-}
-
-const scripts = new Map<TransitionName, Script>();
 
 export function scriptFor(transition: TransitionName): Script {
-  let script = scripts.get(transition);
-  if (!script) {
-    const file = TRANSITIONS[transition].script;
-    const source = assemble(file);
-    script = { file, source, sha: sha1(source) };
-    scripts.set(transition, script);
-  }
-  return script;
+  return luaScript(LUA_DIR, TRANSITIONS[transition].script);
 }
 
 const CALL = /redis\.p?call\(\s*(["'])([A-Za-z|]+)\1/g;

@@ -12,19 +12,10 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processRuns } from './process-runs.ts';
 
 const PREFIX = 'emq-sandbox-';
 const PID_FILE = 'valkey.pid';
-
-/** Whether process `pid` exists (signal 0 checks without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function isValkeyServer(pid: number): boolean {
   try {
@@ -61,7 +52,7 @@ export function sweepLeftovers(root = tmpdir()): string[] {
   }
   for (const entry of entries) {
     const owner = Number(entry.slice(PREFIX.length));
-    if (!Number.isInteger(owner) || owner === process.pid || alive(owner)) continue;
+    if (!Number.isInteger(owner) || owner === process.pid || processRuns(owner)) continue;
     const dir = join(root, entry);
     const servers = serversIn(dir);
     for (const pid of servers) {

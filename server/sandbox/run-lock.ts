@@ -9,9 +9,13 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
 import { sendRouted } from '../executors/routed.ts';
+import { luaScript } from '../lua/lua-file.ts';
+import { projectRoot } from '../project-root.ts';
 import { BusyError } from './busy.ts';
+import { processRuns } from './process-runs.ts';
 
 export class LockBusyError extends BusyError {
   constructor(name: string, waitedMs: number) {
@@ -20,10 +24,10 @@ export class LockBusyError extends BusyError {
   }
 }
 
-/** Deletes the lock only while it still holds our token (it may have expired and been taken since). */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-/** Extends the lock only while it still holds our token. */
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+// Compare-and-delete and compare-and-expire on the holder's token: server/sandbox/lua/lock-*.lua.
+const LOCK_LUA = join(projectRoot(), 'server', 'sandbox', 'lua');
+const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua').source;
+const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua').source;
 
 /** What a holder can ask of its turn while it runs. */
 export interface Turn {
@@ -110,15 +114,5 @@ export class RunLocks {
     const match = holder ? /^(.+):(\d+):[A-Za-z0-9_-]+$/.exec(holder) : null;
     if (!match || match[1] !== hostname() || processRuns(Number(match[2]))) return false;
     return (await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, holder!])) === 1;
-  }
-}
-
-/** Whether process `pid` runs on this host (signal 0 checks without sending anything). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { assemble, LUA_DIR } from '../../server/executors/scripts.ts';
 import { TRANSITIONS } from '../../server/executors/transitions.ts';
+import { luaScript } from '../../server/lua/lua-file.ts';
+import { projectRoot } from '../../server/project-root.ts';
 
 describe('the transition scripts', () => {
   it('name their key count, -N, as the transition table declares it, and declare those KEYS', () => {
@@ -45,6 +47,34 @@ describe('the transition scripts', () => {
     }
     // check-kind brings quote with it: enqueue no longer lists it by hand.
     assert.match(assemble('enqueue-2.lua'), /local function quote[\s\S]*local function refuse_kind/);
+  });
+});
+
+describe('the sandbox’s scripts (the run lock’s)', () => {
+  const dir = join(projectRoot(), 'server', 'sandbox', 'lua');
+  const scripts = readdirSync(dir).filter((f) => f.endsWith('.lua'));
+
+  it('follow the transitions’ header: -N keys, declared as KEYS, with ARGV, Input and Output', () => {
+    assert.ok(scripts.length >= 2, `found the scripts (${scripts.length})`);
+    for (const file of scripts) {
+      const n = Number(/-(\d+)\.lua$/.exec(file)?.[1]);
+      const { source } = luaScript(dir, file);
+      const header = /^--\[\[([\s\S]*?)\]\]/.exec(source)?.[1] ?? '';
+      assert.match(header, /Input:[\s\S]*Output:/, `${file}: the header has Input and Output`);
+      const declared = [...header.matchAll(/^\s+KEYS\[(\d+)\]/gm)].map((m) => Number(m[1]));
+      assert.deepEqual(
+        declared,
+        [...Array(n).keys()].map((i) => i + 1),
+        `${file}: the header's KEYS`,
+      );
+      const used = new Set([...source.matchAll(/ARGV\[(\d+)\]/g)].map((m) => m[1]));
+      for (const i of used)
+        assert.match(header, new RegExp(`ARGV\\[${i}\\]`), `${file}: ARGV[${i}] declared`);
+    }
+  });
+
+  it('are loaded once: the same text and sha each time', () => {
+    for (const file of scripts) assert.equal(luaScript(dir, file), luaScript(dir, file));
   });
 });
 
