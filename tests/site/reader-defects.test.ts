@@ -6,7 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
 import { EXPLAINED, sectionFor } from '../../server/experiments/console/error-course.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, useBrowser } from '../support/site.ts';
@@ -17,8 +18,17 @@ const MODULE = '/protocol/the-owned-keyspace/';
 const GRAMMAR = `${MODULE}braced-grammar/`;
 const HASHTAG = `${MODULE}hashtag-and-slot/`;
 
-async function open(route: string, width: number, javaScriptEnabled = true): Promise<Page> {
-  const page = await openPage(chromium.browser, explorer.site.url + route, { width, javaScriptEnabled });
+async function open(
+  route: string,
+  width: number,
+  javaScriptEnabled = true,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<Page> {
+  const page = await openPage(chromium.browser, explorer.site.url + route, {
+    width,
+    javaScriptEnabled,
+    colorScheme,
+  });
   if (javaScriptEnabled) await page.locator('[data-explorer][data-sandbox="up"]').first().waitFor();
   return page;
 }
@@ -110,10 +120,14 @@ for (const width of [360, 1280]) {
       assert.equal(await field.getAttribute('data-max-bytes'), '64', name);
       const described = await field.getAttribute('aria-describedby');
       assert.match(await page.locator(`#${described}`).innerText(), /at most 64 bytes/, name);
-      for (const bad of ['a{b', 'x'.repeat(65)]) {
+      for (const [bad, code] of [
+        ['a{b', 'BRACE'],
+        ['x'.repeat(65), 'BAD_INPUT'],
+      ] as const) {
         await field.fill(bad);
         if (run) await section.getByRole('button', { name: run }).click();
-        const refused = section.locator('[data-result] .xp-refused');
+        // this name's answer, not the one before it still on screen
+        const refused = section.locator('[data-result] .xp-refused', { hasText: code });
         await refused.waitFor();
         const answer = [
           await refused.innerText(),
@@ -144,6 +158,27 @@ for (const width of [360, 1280]) {
     assert.match(long[0]!, /^BAD_INPUT queue: is 65 bytes long; at most 64 are allowed/);
   });
 }
+
+test('a declared key at the cap (256 bytes) is sent and one past it is refused in the API’s words, at 360 px', async () => {
+  const page = await open(GRAMMAR, 360);
+  const layout = page.locator('[data-experiment="layout"]');
+  assert.match(await layout.locator('legend').first().innerText(), /at most 256 bytes each/);
+  const key = layout.getByLabel('Key 2');
+  assert.equal(await key.getAttribute('data-max-bytes'), '256');
+  const call = () => layout.getByRole('button', { name: 'Call EMQ.ENQUEUE' }).click();
+  await key.fill(`emq:{orders}:pending${'é'.repeat(118)}`); // 20 + 236 = 256 bytes
+  await call();
+  await layout.locator('[data-node="standalone"] .xp-badge').waitFor();
+  assert.doesNotMatch(await layout.locator('[data-result]').innerText(), /BAD_INPUT/);
+  await key.fill(`emq:{orders}:pending${'é'.repeat(118)}x`);
+  await call();
+  await layout.locator('[data-result] .xp-refused', { hasText: 'BAD_INPUT' }).waitFor();
+  assert.match(
+    await layout.locator('[data-result]').innerText(),
+    /keys\[1\]: is 257 bytes long; at most 256 are allowed/,
+  );
+  await page.close();
+});
 
 test('the text that explains a}b explains a{b too: its hashtag is a{b, the whole name (PROTOCOL.md §2)', async () => {
   const html = await (await fetch(explorer.site.url + GRAMMAR)).text();
@@ -225,7 +260,7 @@ test('the module page: the part picker and the explorer’s picker are one state
 
 for (const width of [360, 1280]) {
   test(`exercises at ${width} px: a miss gets a hint, two get "Show me"; the migration question`, async () => {
-    const page = await open(HASHTAG, width);
+    const page = await open(HASHTAG, width, true, width === 360 ? 'dark' : 'light');
     const item = page.locator('[data-exercise="slot-same-as-vector"]');
     const status = item.getByRole('status');
     const miss = async (text: string) => {
@@ -240,6 +275,13 @@ for (const width of [360, 1280]) {
     await item.getByRole('button', { name: 'Show me' }).click();
     const shown = item.locator('[data-shown]');
     assert.match(await shown.innerText(), /Answer: foo\{123456789\}[\s\S]*hashes its hashtag 123456789/);
+    // keyboard: the answer takes the focus, visibly; no rule of axe broken, in either theme
+    assert.equal(await shown.evaluate((el) => el === document.activeElement), true);
+    const axe = await new AxeBuilder({ page }).include('.ex-panel').analyze();
+    assert.deepEqual(
+      axe.violations.map((v) => v.id),
+      [],
+    );
 
     const migration = page.locator('[data-exercise="slot-claim-mid-migration"]');
     await migration.getByLabel('MOVED to the target').check();

@@ -6,7 +6,8 @@ import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
 import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
-import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
+import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
+import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
 import { esc } from './escape.ts';
 import { acceptedText, markedKey, refusalText, replyText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
@@ -51,7 +52,7 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
     holder.innerHTML = keys
       .map(
         (key, i) =>
-          `<p class="xp-field"><label for="xp-layout-key-${i + 1}">Key ${i + 1}</label><input id="xp-layout-key-${i + 1}" name="key" value="${esc(key)}" autocomplete="off" spellcheck="false" class="xp-mono" /></p>`,
+          `<p class="xp-field"><label for="xp-layout-key-${i + 1}">Key ${i + 1}</label><input id="xp-layout-key-${i + 1}" name="key" value="${esc(key)}" autocomplete="off" spellcheck="false" class="xp-mono" data-max-bytes="${LIMITS.keyBytes}" /></p>`,
       )
       .join('');
   };
@@ -96,6 +97,9 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
     const keys = inputs().map((input) => input.value);
     const refused = queueRefusal(queue.value);
     if (refused) return show(region, queueRefusedView(refused));
+    // a key over the API's cap is refused here, in the API's words, and never sent
+    const long = keys.map((key, i) => overCap(`keys[${i}]`, key, LIMITS.keyBytes)).find(Boolean);
+    if (long) return show(region, refusalText(long.code, long.message));
     void busy(form, async () => {
       const outcome = await api.run<LayoutResult>('layout', {
         verb: verb.value,
