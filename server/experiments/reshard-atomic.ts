@@ -349,7 +349,8 @@ export async function runAtomicReshard(
         target: await namedKeys(runtime, target.address, queue),
       });
 
-      // Stable: the owner serves all four (the module is reached, and refuses cluster mode).
+      // Stable: the owner serves the read, the claim and the module's enqueue (the module is reached, and
+      // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
       const stableProbes: MigrationProbe[] = [];
       for (const { label, command } of list.slice(0, 2)) {
         stableProbes.push(await ask(runtime, source.address, label, command));
@@ -366,9 +367,17 @@ export async function runAtomicReshard(
       });
       const before = await countIn(runtime, source.address, n);
 
-      await new Promise<void>((resolve) =>
-        cluster.status === 'ready' ? resolve() : cluster.once('ready', resolve),
-      );
+      await new Promise<void>((resolve, reject) => {
+        if (cluster.status === 'ready') return resolve();
+        const late = setTimeout(
+          () => reject(new Error('the run’s cluster client did not connect in 5 s')),
+          5000,
+        );
+        cluster.once('ready', () => {
+          clearTimeout(late);
+          resolve();
+        });
+      });
       let moving: MigrationProbe[] = [];
       let client: ClientRetries | undefined;
       const move = await migrateAtomically(run, source, target, async (done) => {
