@@ -80,9 +80,11 @@ say "dpkg-source -x: checks every file against the .dsc's checksums, then unpack
 (cd "$src" && dpkg-source --no-copy -x "valkey_${version#*:}.dsc" "valkey-$upstream") >>"$home/build.log" 2>&1 ||
   fail "dpkg-source refused valkey_${version}.dsc (a checksum that does not match?)"
 
-say "make valkey-server valkey-cli (BUILD_TLS=no USE_SYSTEMD=no, -j2): a few minutes on two cores"
+# OPTIMIZATION=-O2: the default -O3 adds link-time optimisation with fat objects, which nearly doubles
+# the build's CPU (4 min 36 s against 2 min 27 s here) for speed a sandbox does not need.
+say "make valkey-server valkey-cli (BUILD_TLS=no USE_SYSTEMD=no OPTIMIZATION=-O2, -j2): a few minutes on two cores"
 started=$(date +%s)
-make -C "$src/valkey-$upstream/src" -j2 BUILD_TLS=no USE_SYSTEMD=no valkey-server valkey-cli >>"$home/build.log" 2>&1 ||
+make -C "$src/valkey-$upstream/src" -j2 BUILD_TLS=no USE_SYSTEMD=no OPTIMIZATION=-O2 valkey-server valkey-cli >>"$home/build.log" 2>&1 ||
   fail "make failed (the end of $home/build.log says why)"
 say "built in $(($(date +%s) - started)) s"
 
