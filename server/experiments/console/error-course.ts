@@ -22,9 +22,10 @@ const SECTIONS: Record<string, CourseSection> = {
     title: 'The hashtag & the slot — where cluster support stops',
     href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
   },
+  // ASK is heard only while a slot migrates, from the owner that is moving it
   ASK: {
-    title: 'The hashtag & the slot — where cluster support stops',
-    href: `${MODULE}/hashtag-and-slot/#where-cluster-support-stops`,
+    title: 'The hashtag & the slot — a slot that moves',
+    href: `${MODULE}/hashtag-and-slot/#a-slot-that-moves`,
   },
   // The code the owning cluster node answers: explained where the dive says why the module refuses a cluster.
   EMQWIRE: {
@@ -38,10 +39,10 @@ const SECTIONS: Record<string, CourseSection> = {
   EMQSTALE: { title: 'One keyspace, two executors', href: `${MODULE}/#one-keyspace-two-executors` },
 };
 
-/** The course section for an error's class (its first word), if the course explains it. */
 /** Every error class the course explains (the tests follow each link to its section). */
 export const EXPLAINED = Object.keys(SECTIONS);
 
+/** The course section for an error's class (its first word), if the course explains it. */
 export function sectionFor(errorClass: string): CourseSection | undefined {
   return Object.hasOwn(SECTIONS, errorClass) ? SECTIONS[errorClass] : undefined;
 }
