@@ -147,7 +147,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
         'ASK from the source, then served by the target after ASKING',
         'TRYAGAIN, on the source and on the target after ASKING',
         'MOVED to the target',
-        'Served by the source: the keys move together',
+        'Served by the source, which still holds the queue',
       ],
       node: 'cluster',
       // The live part of the answer: the row base is never a key, on any node.
