@@ -1,11 +1,12 @@
 // Serves the built site: our own HTTP front (server/front/) around Astro's request handler, then
-// wakes the explorer (its first request starts the sandbox), so the first reader does not wait for it.
+// starts the explorer's runtime (its sandbox, pools and scripts, warmed), so the first reader does not
+// wait for it. A sandbox that cannot be used ends the start with one line saying why.
 // With WORKERS=n, n processes share one port (Node's cluster module); this primary starts the sandbox
-// once and hands its address to every worker, which lease keyspaces through Valkey itself.
+// once, checks it, and hands its address to every worker, which lease keyspaces through Valkey itself.
 
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import { POOL_SIZE } from './experiments/runtime.ts';
+import { explorerPasswordFor, explorerRuntime, siteSandboxOptions } from './experiments/runtime.ts';
 import { warmAtomicRuntime } from './experiments/atomic-runtime.ts';
 import { isApiPath } from './experiments/http.ts';
 import { serveApi } from './front/api.ts';
@@ -17,13 +18,34 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 4321);
 const workers = Math.max(1, Math.floor(Number(process.env.WORKERS ?? 1)) || 1);
 
+/** Starts the explorer's runtime, or ends this process with one line saying why it cannot. */
+async function explorerOrExit() {
+  try {
+    return await explorerRuntime();
+  } catch (error) {
+    console.error(`the owned keyspace cannot start: ${(error as Error)?.message ?? String(error)}`);
+    process.exit(1);
+  }
+}
+
 async function primary(): Promise<void> {
-  const sandbox = await startSandbox({ databases: POOL_SIZE + 1 });
+  const password = explorerPasswordFor(process.env);
+  const sandbox = await startSandbox(siteSandboxOptions(password));
   const env = {
     VALKEY_URL: sandbox.standalone.url,
     VALKEY_CLUSTER_URL: sandbox.cluster?.url ?? '',
+    SANDBOX_EXPLORER_PASSWORD: password,
     WORKERS: String(workers),
   };
+  // The workers' sandbox checked once, here, before any of them starts: what cannot be used ends the
+  // start now rather than in a worker restarted every half second.
+  Object.assign(process.env, env);
+  const check = await explorerRuntime().catch(async (error: Error) => {
+    console.error(`the owned keyspace cannot start: ${error.message}`);
+    await sandbox.stop();
+    process.exit(1);
+  });
+  await check.close();
   let stopping = false;
   const fork = () => cluster.fork(env);
   cluster.on('exit', (worker, code, signal) => {
@@ -65,16 +87,13 @@ if (cluster.isPrimary && workers > 1) {
   await primary();
 } else {
   await serve();
-  const origin = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
-  const sandbox = (await fetch(`${origin}/api/sandbox`).then((response) => response.json())) as {
-    sandbox: string;
-    native: boolean;
-  };
+  const runtime = await explorerOrExit();
+  const up = await runtime.health();
   // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built; with
   // several workers, or VALKEY9_AT_START=0, it starts on the first atomic run instead.
   if (workers === 1 && process.env.VALKEY9_AT_START !== '0') warmAtomicRuntime();
   if (cluster.isPrimary) {
-    console.log(`sandbox: ${sandbox.sandbox}${sandbox.native ? ', native module loaded' : ''}`);
+    console.log(`sandbox: ${up ? 'up' : 'down'}${runtime.native() ? ', native module loaded' : ''}`);
     console.log(`the owned keyspace: http://localhost:${port}/`);
   }
 }

@@ -341,6 +341,20 @@ export const ERROR_CODES: ErrorCode[] = [
     text: 'the sandbox Valkey is not answering right now; it restarts by itself, so try again in a few seconds',
   },
   {
+    code: 'SANDBOX_LIMIT',
+    by: ['API'],
+    status: 503,
+    when: 'the sandbox Valkey has fewer databases than the run needs keyspaces (a run needs one or two)',
+    text: 'the sandbox Valkey cannot give this run its keyspace: it has <keyspaces> for runs and this run needs <count>',
+  },
+  {
+    code: 'SANDBOX_LIMIT',
+    by: ['API'],
+    status: 503,
+    when: 'the sandbox Valkey refused to enter a run’s database or to run the lease script (its leases were given back)',
+    text: 'the sandbox Valkey cannot give this run its keyspace: <command> was refused (<reply>)',
+  },
+  {
     code: 'TIMEOUT',
     by: ['API'],
     status: 503,

@@ -4,7 +4,7 @@
 // Only the sandbox's own outage is SANDBOX_DOWN; only a bug is a 500, and only a bug is logged whole.
 
 import { BusyError } from '../sandbox/busy.ts';
-import { LeaseDeadlineError } from '../sandbox/keyspace-pool.ts';
+import { LeaseDeadlineError, SandboxLimitError } from '../sandbox/keyspace-pool.ts';
 import { ClusterDegradedError, MigrationFailedError } from '../sandbox/slot-migration.ts';
 import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 
@@ -53,6 +53,9 @@ export function classify(error: unknown): Failure {
     return { status: 503, code: 'RESHARD_FAILED', message: error.message, retryAfter: 2 };
   if (error instanceof ClusterDegradedError)
     return { status: 503, code: 'SANDBOX_DEGRADED', message: error.message, retryAfter: 5 };
+  // The deployer's Valkey offers fewer keyspaces than the run needs: no bug of ours, and no outage.
+  if (error instanceof SandboxLimitError)
+    return { status: 503, code: 'SANDBOX_LIMIT', message: error.message, retryAfter: 30 };
   const reply = replyClass(error);
   if (reply === 'BUSY' || reply === 'LOADING' || reply === 'MASTERDOWN')
     return {

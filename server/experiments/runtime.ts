@@ -4,10 +4,12 @@
 // slot answers). Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and
 // benchmarks use too.
 
+import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Cluster, Valkey, type RedisOptions } from 'iovalkey';
 import { clusterClient } from '../sandbox/cluster.ts';
-import { readShards, splitAddress } from '../sandbox/cluster-topology.ts';
+import { splitAddress } from '../sandbox/cluster-topology.ts';
+import { reachCluster } from '../sandbox/cluster-reach.ts';
 import {
   EXPLORER_USER,
   explorerUserArgs,
@@ -19,10 +21,17 @@ import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
 import { RunLocks } from '../sandbox/run-lock.ts';
 import { watchCluster } from '../sandbox/cluster-watch.ts';
 import type { ClusterAdmin } from '../sandbox/slot-migration.ts';
-import { startSandbox } from '../sandbox/sandbox.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
+import {
+  describeOffer,
+  MAX_KEYSPACES,
+  readKeyspaceOffer,
+  StartRefusedError,
+} from '../sandbox/standalone-offer.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
 
-export const POOL_SIZE = 24;
+/** The most keyspaces a site uses (fewer when its Valkey has fewer databases: standalone-offer.ts). */
+export const POOL_SIZE = MAX_KEYSPACES;
 /** A run is ended (its commands cancelled, its keyspace flushed and given back) after this long. */
 export const RUN_DEADLINE_MS = Number(process.env.RUN_DEADLINE_MS || 15_000);
 /** How long past the deadline a lease may outlive a run whose process died (it then expires). */
@@ -79,29 +88,65 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   return shared[RUNTIME];
 }
 
+/** Every start step together is bounded by this: a sandbox that cannot be used fails the start. */
+const START_BUDGET_MS = 12_000;
+
+/** `promise`, or past `deadline` (ms since the epoch) a StartRefusedError saying what did not answer. */
+function by<T>(deadline: number, promise: Promise<T>, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StartRefusedError(what())), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** `host:port` of a URL, never its credentials (for the log). */
+function addressOf(url: string): string {
+  const { hostname, port } = new URL(url);
+  return `${hostname}:${port || 6379}`;
+}
+
 /**
- * An admin connection that (re)installs the explorer user on every (re)connect, e.g. after a restart,
- * and reports whether the server has the native module; `installed` settles on the first install.
+ * An admin connection that (re)installs the explorer user and the project's scripts on every
+ * (re)connect, e.g. after a restart. `ready()` says whether both are in place on the connection as it
+ * is now; `installed` settles with the first install (whether the server has the native module), or
+ * fails with the first refusal (an admin the server does not allow to create the account).
  */
-function adminFor(url: string, password: string, onInstall: (native: boolean) => void) {
+function adminFor(url: string, password: string) {
   const admin = new Valkey(url, {
     maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
     retryStrategy: (times) => Math.min(times * 100, 1000),
   });
-  admin.on('error', () => {});
-  const installed = new Promise<void>((resolve) => {
-    admin.on('ready', () => {
-      // The account, then the project's scripts (the account may not load them itself).
-      void installExplorerUser(admin, password)
-        .then(async (native) => {
-          await loadScripts(admin);
-          onInstall(native);
-          resolve();
-        })
-        .catch(() => {});
-    });
-  });
-  return { admin, installed };
+  let lastError = 'no answer yet';
+  admin.on('error', (error: Error) => (lastError = error.message));
+  let current = false;
+  let settle: { resolve(native: boolean): void; reject(error: Error): void } | null = null;
+  const installed = new Promise<boolean>((resolve, reject) => (settle = { resolve, reject }));
+  installed.catch(() => {});
+  const install = () => {
+    // The account, then the project's scripts (the account may not load them itself).
+    void installExplorerUser(admin, password)
+      .then(async (native) => {
+        await loadScripts(admin);
+        current = admin.status === 'ready';
+        settle?.resolve(native);
+      })
+      .catch((error: Error) => {
+        lastError = error.message;
+        if (/^NOPERM|^ERR unknown command/.test(error.message)) {
+          settle?.reject(
+            new StartRefusedError(
+              `the admin user of ${addressOf(url)} may not create the explorer's account (${error.message}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
+            ),
+          );
+        }
+        // Anything else (the server went away meanwhile): the next `ready` tries again.
+      });
+  };
+  admin.on('ready', install);
+  admin.on('close', () => (current = false));
+  return { admin, installed, ready: () => current, lastError: () => lastError };
 }
 
 /** Plain connections to single nodes, one per address, opened when first asked for. */
@@ -126,98 +171,191 @@ function nodeConnections(options: RedisOptions) {
   };
 }
 
-async function start(): Promise<ExplorerRuntime> {
-  const password = process.env.VALKEY_URL ? explorerPassword(process.env.VALKEY_URL) : newPassword();
-  // The same bootstrap as the tests and benchmarks: VALKEY_URL or a supervised node of our own. The
-  // cluster nodes it starts have the explorer's account from their first connection, restarts included.
-  const sandbox = await startSandbox({
+/**
+ * The explorer's password: derived from VALKEY_URL when the site runs on existing servers, so every site
+ * process on them (on one host or several) sets the same account up and none locks the others out;
+ * handed down by the primary of WORKERS=n, which started the sandbox for its workers; else random.
+ */
+export function explorerPasswordFor(env: NodeJS.ProcessEnv): string {
+  if (env.SANDBOX_EXPLORER_PASSWORD) return env.SANDBOX_EXPLORER_PASSWORD;
+  return env.VALKEY_URL ? explorerPassword(env.VALKEY_URL) : newPassword();
+}
+
+/**
+ * The sandbox a site starts for itself (WORKERS=1, or the primary for its workers): every node it starts,
+ * the standalone included, has the explorer's account on its command line, so a node its supervisor
+ * restarts has the account from its first connection, before any admin could install it again.
+ */
+export function siteSandboxOptions(password: string): SandboxOptions {
+  const native = nativeModulePath() !== null;
+  return {
     databases: POOL_SIZE + 1,
-    clusterOptions: { args: explorerUserArgs(password, nativeModulePath() !== null, true) },
-  });
+    standaloneArgs: explorerUserArgs(password, native),
+    clusterOptions: { args: explorerUserArgs(password, native, true) },
+  };
+}
+
+async function start(): Promise<ExplorerRuntime> {
+  const password = explorerPasswordFor(process.env);
+  // The same bootstrap as the tests and benchmarks: VALKEY_URL or supervised nodes of our own.
+  const sandbox = await startSandbox(siteSandboxOptions(password));
+  try {
+    return await startOn(sandbox, password);
+  } catch (error) {
+    await sandbox.stop();
+    throw error;
+  }
+}
+
+/**
+ * Sets the explorer up on a sandbox and warms everything a first run uses (connections, scripts, the
+ * cluster's slot map), each step bounded: what cannot be used fails the start with one line saying
+ * which server and what was wrong, within START_BUDGET_MS.
+ */
+async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRuntime> {
+  const deadline = Date.now() + START_BUDGET_MS;
   const standaloneUrl = sandbox.standalone.url;
+  const standaloneAt = addressOf(standaloneUrl);
   const clusterPart = sandbox.cluster!;
   const adminOptions: RedisOptions = clusterPart.admin ?? {};
   // No ready check: it sends INFO, which the explorer may not run.
   const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
+  const opened: Array<{ disconnect(): void }> = [];
+  const admins: Array<ReturnType<typeof adminFor>> = [];
+  try {
+    const standalone = adminFor(standaloneUrl, password);
+    opened.push(standalone.admin);
+    admins.push(standalone);
+    const nativeLoaded = await by(
+      deadline,
+      standalone.installed,
+      () => `the standalone Valkey at ${standaloneAt} cannot be used: ${standalone.lastError()}`,
+    );
+    const offer = await by(
+      deadline,
+      readKeyspaceOffer(standalone.admin, standaloneAt),
+      () => `the standalone Valkey at ${standaloneAt} did not say how many databases it has`,
+    );
+    // Said once per site: by the primary of WORKERS=n (which checks the sandbox), not by each worker.
+    const say = nodeCluster.isPrimary ? console.log : () => {};
+    say(describeOffer(offer, standaloneAt));
+    say(
+      `native module: ${nativeLoaded ? 'trafikey is loaded on the standalone node' : `trafikey is not loaded on ${standaloneAt}; the native executor's runs are not available`}`,
+    );
 
-  const clusterAdmin = clusterClient(clusterPart.seeds, { redisOptions: adminOptions });
-  // What a run asks several nodes at once (where a key is, how many keys a slot holds) goes out in one
-  // write per node.
-  const adminNodes = nodeConnections({ ...adminOptions, enableAutoPipelining: true });
-  let nativeLoaded = false;
-  const standalone = adminFor(standaloneUrl, password, (native) => (nativeLoaded = native));
-  // Every node of the cluster gets the account (and again after a restart), read from CLUSTER SHARDS, so
-  // a cluster VALKEY_CLUSTER_URL names by one seed has it on all its nodes.
-  const shards = await readShards(clusterAdmin);
-  const nodeInstalls = shards.map(({ address }) => {
-    const { host, port } = splitAddress(address);
-    const url = new URL(`redis://${host}:${port}`);
-    if (clusterPart.admin) {
-      url.username = encodeURIComponent(clusterPart.admin.username);
-      url.password = encodeURIComponent(clusterPart.admin.password);
-    }
-    return adminFor(url.toString(), password, () => {});
-  });
-  await Promise.all([standalone.installed, ...nodeInstalls.map((node) => node.installed)]);
-  const standaloneAdmin = standalone.admin;
+    // Every node of the cluster gets the account (and again after a restart), read from CLUSTER SHARDS
+    // through one bounded connection, so a cluster VALKEY_CLUSTER_URL names by one seed has it on all its
+    // nodes, replicas included.
+    const members = await by(
+      deadline,
+      reachCluster(clusterPart.seeds, clusterPart.admin),
+      () =>
+        `the cluster at ${clusterPart.seeds.map(({ host, port }) => `${host}:${port}`).join(', ')} did not answer CLUSTER SHARDS`,
+    );
+    const nodeAdmins = members.map(({ address }) => {
+      const url = new URL(`redis://${address}`);
+      if (clusterPart.admin) {
+        url.username = encodeURIComponent(clusterPart.admin.username);
+        url.password = encodeURIComponent(clusterPart.admin.password);
+      }
+      const node = adminFor(url.toString(), password);
+      opened.push(node.admin);
+      admins.push(node);
+      return { address, node };
+    });
+    await Promise.all(
+      nodeAdmins.map(({ address, node }) =>
+        by(deadline, node.installed, () => `cluster node ${address} cannot be used: ${node.lastError()}`),
+      ),
+    );
 
-  const pool = new KeyspacePool(standaloneUrl, POOL_SIZE, {
-    explorer: asExplorer,
-    deadlineMs: RUN_DEADLINE_MS,
-    graceMs: LEASE_GRACE_MS,
-  });
-  const cluster = clusterClient(clusterPart.seeds, { redisOptions: asExplorer });
-  loadScriptsThrough(cluster, clusterAdmin);
-  const explorerNodes = nodeConnections(asExplorer);
-  const explorerNode = (address: string) => {
-    const client = explorerNodes.get(address);
-    loadScriptsThrough(client, adminNodes.get(address));
-    return client;
-  };
-  await Promise.all([cluster, clusterAdmin].map((client) => client.ping()));
-  const locks = new RunLocks(clusterAdmin);
-  const migrations: ClusterAdmin = {
-    dial: adminNodes.get,
-    seeds: clusterPart.seeds.map(({ host, port }) => `${host}:${port}`),
-    credentials: clusterPart.admin,
-    locks,
-    log: (line) => console.log(`cluster: ${line}`),
-  };
-  // At start: a slot a killed site left half-moved is finished or undone before the first run.
-  const watch = await watchCluster(migrations);
+    const clusterAdmin = clusterClient(clusterPart.seeds, { redisOptions: adminOptions });
+    opened.push(clusterAdmin);
+    // What a run asks several nodes at once (where a key is, how many keys a slot holds) goes out in one
+    // write per node.
+    const adminNodes = nodeConnections({ ...adminOptions, enableAutoPipelining: true });
+    const pool = new KeyspacePool(standaloneUrl, offer.keyspaces, {
+      explorer: asExplorer,
+      deadlineMs: RUN_DEADLINE_MS,
+      graceMs: LEASE_GRACE_MS,
+    });
+    opened.push({ disconnect: () => void pool.close() });
+    const cluster = clusterClient(clusterPart.seeds, { redisOptions: asExplorer });
+    opened.push(cluster);
+    loadScriptsThrough(cluster, clusterAdmin);
+    const explorerNodes = nodeConnections(asExplorer);
+    opened.push({
+      disconnect: () => [...explorerNodes.all(), ...adminNodes.all()].forEach((c) => c.disconnect()),
+    });
+    const explorerNode = (address: string) => {
+      const client = explorerNodes.get(address);
+      loadScriptsThrough(client, adminNodes.get(address));
+      return client;
+    };
+    // Warm: the pool's connections and lease scripts, both cluster clients' slot maps, and a
+    // connection to every primary, so the first run of each experiment opens nothing.
+    const primaries = members.filter((member) => member.role === 'primary').map((m) => m.address);
+    await by(
+      deadline,
+      Promise.all([
+        pool.warm(),
+        cluster.ping(),
+        clusterAdmin.ping(),
+        ...primaries.flatMap((address) => [explorerNode(address).ping(), adminNodes.get(address).ping()]),
+      ]),
+      () =>
+        `the cluster client could not reach every primary (${primaries.join(', ')}) as the explorer; is CLUSTER SLOTS giving addresses this host can reach?`,
+    );
 
-  return {
-    pool,
-    cluster,
-    clusterNode: explorerNode,
-    clusterAdmin,
-    clusterAdminNode: adminNodes.get,
-    clusterAdminCredentials: () => clusterPart.admin,
-    locks,
-    migrations,
-    native: () => nativeLoaded,
-    clusterProblems: () => watch.problems(),
-    health: async () => {
-      const ping = (client: Valkey) =>
-        client.status === 'ready' &&
-        Promise.race([
-          client.ping().then(() => true),
-          new Promise<boolean>((r) => setTimeout(() => r(false), 1000)),
-        ]);
-      const admins = [standaloneAdmin, ...nodeInstalls.map((node) => node.admin)];
-      const answers = await Promise.all(admins.map(ping)).catch(() => [false]);
-      return answers.every(Boolean);
-    },
-    close: async () => {
-      watch.stop();
-      await pool.close();
-      cluster.disconnect();
-      clusterAdmin.disconnect();
-      standaloneAdmin.disconnect();
-      for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
-      for (const node of nodeInstalls) node.admin.disconnect();
-      await sandbox.stop();
-      shared[RUNTIME] = undefined;
-    },
-  };
+    const locks = new RunLocks(clusterAdmin);
+    const migrations: ClusterAdmin = {
+      dial: adminNodes.get,
+      seeds: clusterPart.seeds.map(({ host, port }) => `${host}:${port}`),
+      credentials: clusterPart.admin,
+      locks,
+      log: (line) => console.log(`cluster: ${line}`),
+    };
+    // At start: a slot a killed site left half-moved is finished or undone before the first run.
+    const watch = await by(
+      deadline,
+      watchCluster(migrations),
+      () => `the cluster's check at start did not finish`,
+    );
+    opened.push({ disconnect: () => watch.stop() });
+    const serving = () =>
+      pool.ready() && cluster.status === 'ready' && admins.every((admin) => admin.ready());
+    return {
+      pool,
+      cluster,
+      clusterNode: explorerNode,
+      clusterAdmin,
+      clusterAdminNode: adminNodes.get,
+      clusterAdminCredentials: () => clusterPart.admin,
+      locks,
+      migrations,
+      native: () => nativeLoaded,
+      clusterProblems: () => watch.problems(),
+      health: async () => {
+        // Up only while a run would be served: every admin connection has put the account and the
+        // scripts back since its last reconnect, and the pool and the cluster client are connected.
+        if (!serving()) return false;
+        const ping = (client: Valkey) =>
+          Promise.race([
+            client.ping().then(() => true),
+            new Promise<boolean>((r) => setTimeout(() => r(false), 1000)),
+          ]);
+        const answers = await Promise.all(admins.map(({ admin }) => ping(admin))).catch(() => [false]);
+        return answers.every(Boolean);
+      },
+      close: async () => {
+        await pool.close();
+        for (const client of opened) client.disconnect();
+        await sandbox.stop();
+        shared[RUNTIME] = undefined;
+      },
+    };
+  } catch (error) {
+    for (const client of opened) client.disconnect();
+    throw error;
+  }
 }

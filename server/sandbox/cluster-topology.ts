@@ -13,7 +13,11 @@ export interface ShardNode {
 
 /** Reads CLUSTER SHARDS (RESP2: flat name/value arrays) into one entry per primary, by first slot. */
 export async function readShards(client: Valkey | Cluster): Promise<ShardNode[]> {
-  const reply = (await client.call('CLUSTER', 'SHARDS')) as unknown[];
+  // Asked of one known node, so that a node naming itself with an empty ip (a one-node cluster no peer
+  // ever told its address) is named by the address it was reached at, as valkey-cli does.
+  const asked = 'nodes' in client ? readyFirst(client.nodes('master')) : client;
+  const reply = (await (asked ?? client).call('CLUSTER', 'SHARDS')) as unknown[];
+  const reachedAt = asked?.options.host ?? '';
   const shards: ShardNode[] = [];
   for (const shard of reply) {
     const fields = asRecord(shard as unknown[]);
@@ -23,12 +27,16 @@ export async function readShards(client: Valkey | Cluster): Promise<ShardNode[]>
     for (const node of fields.nodes as unknown[][]) {
       const info = asRecord(node);
       if (info.role !== 'master') continue;
-      const host = String(info.ip ?? info.endpoint);
+      const host = String(info.ip || info.endpoint || reachedAt);
       shards.push({ address: `${host}:${String(info.port)}`, id: String(info.id), slots });
     }
   }
   for (const shard of shards) shard.slots.sort((a, b) => a[0] - b[0]);
   return shards.sort((a, b) => (a.slots[0]?.[0] ?? 16384) - (b.slots[0]?.[0] ?? 16384));
+}
+
+function readyFirst(nodes: Valkey[]): Valkey | undefined {
+  return nodes.find((node) => node.status === 'ready') ?? nodes[0];
 }
 
 function asRecord(flat: unknown[]): Record<string, unknown> {

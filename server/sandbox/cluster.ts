@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Cluster, Valkey, type ClusterOptions } from 'iovalkey';
 import { runDir } from './run-dir.ts';
+import { useAddressReachedAt } from './cluster-reached-at.ts';
 import { superviseValkeyNode, type SupervisedNode } from './supervisor.ts';
 import type { AdminCredentials, ValkeyNodeOptions } from './valkey-process.ts';
 
@@ -97,6 +98,7 @@ export function clusterClient(seeds: NodeAddress[], options: ClusterOptions = {}
     redisOptions: { maxRetriesPerRequest: 1, ...options.redisOptions },
   });
   client.on('error', () => {});
+  useAddressReachedAt(client);
   return client;
 }
 

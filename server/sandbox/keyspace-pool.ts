@@ -9,7 +9,9 @@
 //
 // A run's connections are the explorer's, and the explorer may not SELECT: each is opened as the admin
 // on its database (SELECT n) and then switched to the explorer with AUTH, so it keeps db=n and any
-// SELECT it tries is refused with NOPERM.
+// SELECT it tries is refused with NOPERM. Such a connection never reconnects by itself (a reconnected
+// socket would start as the admin again): one that closes, or whose SELECT or AUTH fails, is dropped
+// and the next run on that database opens a new one.
 
 import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
@@ -27,6 +29,17 @@ export class PoolBusyError extends BusyError {
   constructor(waitedMs: number) {
     super(`every sandbox keyspace is in use; waited ${waitedMs} ms. Try again in a moment.`);
     this.name = 'PoolBusyError';
+  }
+}
+
+/**
+ * The server cannot give a run the keyspaces it needs: fewer databases than the run asks for, or a lease
+ * script or SELECT the server refuses (a database it does not have). A limit of the deployment, not a bug.
+ */
+export class SandboxLimitError extends Error {
+  constructor(why: string) {
+    super(`the sandbox Valkey cannot give this run its keyspace: ${why}`);
+    this.name = 'SandboxLimitError';
   }
 }
 
@@ -51,16 +64,27 @@ export interface PoolOptions {
 /**
  * Takes `count` free leases at once, or none, and flushes their databases (a lease that expired with
  * its process was never flushed): KEYS are the lease keys, ARGV the token, ttl, count, then each key's
- * database. Scripts may SELECT; it changes only the script's own database.
+ * database. Scripts may SELECT; it changes only the script's own database. A script's writes are not
+ * undone when it fails, so a database the server refuses gives back the leases just set, then fails.
  */
 const TAKE = `local got = {}
+local function enter(db)
+  local answer = redis.pcall('SELECT', db)
+  if type(answer) == 'table' and answer.err then return answer end
+  answer = redis.pcall('FLUSHDB')
+  if type(answer) == 'table' and answer.err then return answer end
+end
 for i = 1, #KEYS do
   if redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2], 'NX') then
     got[#got + 1] = i
     if #got == tonumber(ARGV[3]) then
       for _, j in ipairs(got) do
-        redis.call('SELECT', ARGV[3 + j])
-        redis.call('FLUSHDB')
+        local failed = enter(ARGV[3 + j])
+        if failed then
+          redis.call('SELECT', 0)
+          for _, k in ipairs(got) do redis.call('DEL', KEYS[k]) end
+          return redis.error_reply(failed.err)
+        end
       end
       return got
     end
@@ -77,8 +101,9 @@ return {}`;
 const GIVE = `local given = 0
 for i = 1, #KEYS do
   if redis.call('GET', KEYS[i]) == ARGV[1] then
-    redis.call('SELECT', ARGV[1 + i])
-    redis.call('FLUSHDB')
+    -- A database the server refuses to enter holds nothing to flush: its lease goes back all the same.
+    local entered = redis.pcall('SELECT', ARGV[1 + i])
+    if not (type(entered) == 'table' and entered.err) then redis.call('FLUSHDB') end
     redis.call('SELECT', 0)
     given = given + redis.call('DEL', KEYS[i])
   end
@@ -89,6 +114,11 @@ const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
 const GIVE_SHA = createHash('sha1').update(GIVE).digest('hex');
 
 const reconnect = (times: number) => Math.min(times * 100, 1000);
+/** A run's new connection gives up after this long (the server is down or unreachable). */
+const CONNECT_TIMEOUT_MS = 2000;
+/** Tries at giving a run's leases back, and the pause between them (the leases expire anyway). */
+const GIVE_TRIES = 10;
+const GIVE_RETRY_MS = 500;
 
 /** Whose a lease is: this host and process (a random part, as pids are reused), then a run number. */
 const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
@@ -130,6 +160,7 @@ export class KeyspacePool {
   private readonly line: Place[] = [];
   /** Leases given back by runs of this process since the first in line last tried. */
   private freed = 0;
+  private closing = false;
 
   /** Databases first..first+size-1 of the server at `adminUrl` (a URL with the admin's credentials). */
   constructor(adminUrl: string, size: number, options: PoolOptions) {
@@ -154,39 +185,73 @@ export class KeyspacePool {
     return this.dbs.length;
   }
 
+  /** Whether runs can take leases now (the admin connection that runs the lease scripts is up). */
+  ready(): boolean {
+    return this.admin.status === 'ready';
+  }
+
+  /**
+   * Opens what a first run would otherwise open: the admin connection, with the lease scripts loaded,
+   * and one explorer connection per database (no lease is taken: nothing is sent on them).
+   */
+  async warm(): Promise<void> {
+    await this.connected(this.admin);
+    await Promise.all([TAKE, GIVE].map((source) => this.admin.call('SCRIPT', 'LOAD', source)));
+    await Promise.all(
+      this.dbs.map(async (db) => {
+        if (this.clients.get(db)?.status !== 'ready') this.clients.set(db, await this.openAsExplorer(db));
+      }),
+    );
+  }
+
   /**
    * Runs `work` with `count` fresh databases of its own and flushes them afterwards whatever happens.
    * At the deadline the run's connections are cut (its commands cancelled) and its databases flushed.
    */
   async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = 5000): Promise<T> {
-    if (count > this.size) throw new RangeError(`a run may lease at most ${this.size} keyspaces`);
+    if (count > this.size) {
+      const has = `${this.size} keyspace${this.size === 1 ? '' : 's'}`;
+      throw new SandboxLimitError(`it has ${has} for runs and this run needs ${count}`);
+    }
     const token = `${PROCESS_TOKEN}:${(runs += 1)}`;
     const dbs = await this.acquire(count, token, waitMs);
     const leases: Lease[] = [];
     let timer: NodeJS.Timeout | undefined;
     try {
-      for (const db of dbs) leases.push(await this.lease(db));
+      leases.push(...(await Promise.all(dbs.map((db) => this.lease(db)))));
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           // Cut the run's connections: what it had in flight fails, and nothing more of it is sent.
-          for (const lease of leases) lease.client.disconnect(true);
+          for (const lease of leases) lease.client.disconnect();
           reject(new LeaseDeadlineError(this.deadlineMs));
         }, this.deadlineMs);
       });
       return await Promise.race([work(leases), deadline]);
     } finally {
       clearTimeout(timer);
-      try {
-        await this.script(GIVE, GIVE_SHA, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
-        this.gaveBack(count);
-      } catch {
-        // Not flushed (a busy or restarting server): the leases stay taken until they expire, and
-        // whoever takes one next flushes it first. A lease is never given back unflushed.
-      }
+      await this.giveBack(dbs, token);
+    }
+  }
+
+  /**
+   * Flushes the run's databases and gives their leases back. When the server cannot answer now (the
+   * admin connection is reconnecting), a few more tries follow in the background, so the leases come
+   * back as soon as it answers rather than when they expire; whoever takes a lease that expired
+   * flushes it first all the same. A lease is never given back unflushed.
+   */
+  private async giveBack(dbs: number[], token: string, tries = GIVE_TRIES): Promise<void> {
+    try {
+      await this.script(GIVE, GIVE_SHA, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
+      this.gaveBack(dbs.length);
+    } catch {
+      if (tries <= 1 || this.closing) return;
+      const retry = setTimeout(() => void this.giveBack(dbs, token, tries - 1), GIVE_RETRY_MS);
+      retry.unref();
     }
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     const all = [...this.clients.values(), this.admin];
     await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
@@ -248,7 +313,7 @@ export class KeyspacePool {
     const offset = Math.floor(Math.random() * this.dbs.length);
     const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
     const args = [order.length, ...order.map(leaseKey), token, this.ttlMs, count, ...order];
-    const got = (await this.script(TAKE, TAKE_SHA, args)) as number[];
+    const got = (await this.script(TAKE, TAKE_SHA, args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
   }
 
@@ -266,55 +331,88 @@ export class KeyspacePool {
     this.line[0]?.wake(true);
   }
 
-  /** The run's connection to `db`, as the explorer (reused across runs of this process). */
+  /**
+   * The run's connection to `db`, as the explorer: the one kept from an earlier run of this process while
+   * it is still open, else a new one. Only this process's run holding the lease uses it.
+   */
   private async lease(db: number): Promise<Lease> {
-    let client = this.clients.get(db);
-    if (!client) {
-      client = this.explorerConnection(db);
-      this.clients.set(db, client);
-    }
-    await this.asExplorer(client);
+    const kept = this.clients.get(db);
+    if (kept?.status === 'ready') return { db, client: kept };
+    this.clients.delete(db);
+    kept?.disconnect();
+    const client = await this.openAsExplorer(db);
+    this.clients.set(db, client);
     return { db, client };
   }
 
   /**
-   * A connection that enters `db` as the admin (iovalkey's AUTH + SELECT, again on every reconnect) and
-   * then becomes the explorer: its `explorer` promise settles once the AUTH is answered.
+   * Opens a connection as the admin, enters `db` and becomes the explorer (SELECT and AUTH sent
+   * together). If either is refused the connection is closed, never handed out: after a restart the
+   * explorer's account may not exist yet, and a connection that stayed the admin could reach every
+   * database. It never reconnects by itself, for the same reason.
    */
-  private explorerConnection(db: number): Valkey {
+  private async openAsExplorer(db: number): Promise<Valkey> {
     const client = new Valkey(this.adminUrl, {
-      db,
       lazyConnect: true,
-      // A sandbox outage fails a run at once instead of queueing it; the client reconnects by itself.
+      // A sandbox outage fails a run at once instead of queueing it.
       enableOfflineQueue: false,
+      // The ready check would send INFO; the SELECT and AUTH below are the connection's first words.
+      enableReadyCheck: false,
       maxRetriesPerRequest: 0,
-      // A command in flight when the server dies fails; it is never replayed on the restarted (empty)
-      // server as if the run had gone on.
+      // A command in flight when the server dies fails; it is never replayed anywhere.
       autoResendUnfulfilledCommands: false,
-      retryStrategy: reconnect,
+      retryStrategy: () => null,
+      connectTimeout: CONNECT_TIMEOUT_MS,
     });
     client.on('error', () => {});
-    client.setMaxListeners(0);
-    loadScriptsThrough(client, this.admin);
-    const state = { explorer: null as Promise<void> | null };
-    // Sent first thing on every (re)connection: no command of a run can go before it as the admin.
-    client.on('ready', () => {
-      state.explorer = client
-        .call('AUTH', this.explorer.username, this.explorer.password)
-        .then(() => undefined);
-      state.explorer.catch(() => {});
+    client.on('close', () => {
+      if (this.clients.get(db) === client) this.clients.delete(db);
     });
-    client.on('close', () => (state.explorer = null));
-    explorerState.set(client, state);
-    return client;
+    loadScriptsThrough(client, this.admin);
+    try {
+      await client.connect();
+      // Bounded: valkey-server 8.0 may leave a failed AUTH on a logged-in connection unanswered.
+      let timer: NodeJS.Timeout | undefined;
+      const unanswered = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(`Connection is closed: SELECT and AUTH unanswered after ${CONNECT_TIMEOUT_MS} ms`),
+            ),
+          CONNECT_TIMEOUT_MS,
+        );
+      });
+      const [entered, became] = await Promise.race([
+        Promise.allSettled([
+          client.select(db),
+          client.call('AUTH', this.explorer.username, this.explorer.password),
+        ]),
+        unanswered,
+      ]).finally(() => clearTimeout(timer));
+      if (entered.status === 'rejected') {
+        throw new SandboxLimitError(
+          `SELECT ${db} was refused (${String(entered.reason?.message ?? entered.reason)})`,
+        );
+      }
+      if (became.status === 'rejected') throw became.reason;
+      return client;
+    } catch (error) {
+      client.disconnect();
+      throw error;
+    }
   }
+}
 
-  private async asExplorer(client: Valkey): Promise<void> {
-    await whenReady(client);
-    const state = explorerState.get(client)!;
-    if (!state.explorer) throw new Error('Connection is closed (the sandbox is restarting)');
-    await state.explorer;
+/**
+ * A lease script the server refused with a plain ERR (a database it does not have, a command its ACL
+ * denies the admin) is a limit of this deployment; other failures (down, OOM, BUSY) are named elsewhere.
+ */
+function refusedAsLimit(error: unknown): never {
+  const message = String((error as Error)?.message ?? error);
+  if ((error as Error)?.name === 'ReplyError' && /^(ERR|NOPERM) /.test(message)) {
+    throw new SandboxLimitError(`the lease script was refused (${message})`);
   }
+  throw error;
 }
 
 /**
@@ -341,5 +439,3 @@ async function whenReady(client: Valkey, waitMs = 1000): Promise<void> {
 
 /** Clients that were ready once: when one is not ready now, its server went away. */
 const everReady = new WeakSet<Valkey>();
-
-const explorerState = new WeakMap<Valkey, { explorer: Promise<void> | null }>();

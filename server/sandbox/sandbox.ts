@@ -37,6 +37,8 @@ export interface SandboxOptions {
   /** Logical databases of the standalone node (the pool leases all but database 0). */
   databases?: number;
   standaloneSettings?: ValkeyNodeOptions['settings'];
+  /** Extra raw arguments for the standalone node (e.g. `--user …`, an account from its first connection). */
+  standaloneArgs?: string[];
   /** Extra options for the cluster's nodes (e.g. an account that exists from their first connection). */
   clusterOptions?: ClusterStartOptions;
   env?: NodeJS.ProcessEnv;
@@ -81,6 +83,7 @@ async function startStandalonePart(
     module: options.module,
     databases: options.databases,
     settings: options.standaloneSettings,
+    args: options.standaloneArgs,
     admin,
   });
   return { endpoint: { url: node.url }, stop: node.stop };

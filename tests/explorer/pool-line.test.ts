@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/sandbox/explorer-user.ts';
-import { KeyspacePool, PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
+import { KeyspacePool, PoolBusyError, SandboxLimitError } from '../../server/sandbox/keyspace-pool.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();
@@ -139,7 +139,7 @@ describe('the keyspace pool at its size and past it', () => {
     );
     await assert.rejects(
       pool.with(3, async () => 'never'),
-      RangeError,
+      SandboxLimitError,
     );
   });
 });

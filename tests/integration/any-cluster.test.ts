@@ -1,0 +1,280 @@
+// The explorer on a deployer's own cluster, whatever its shape: one node holding every slot (it names
+// itself with an empty address), three primaries with a replica each (made by valkey-cli --cluster create
+// --cluster-replicas 1), nodes behind requirepass or an ACL admin. Every experiment runs on each, to the
+// primaries. And a cluster that cannot be used fails the start within 15 s with one line naming the node
+// and what was wrong: nothing listening, a node that accepts and never answers, not a cluster node, a
+// wrong password, slots nobody serves — never a silent wait.
+
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createServer, type Server, type Socket } from 'node:net';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { Valkey } from 'iovalkey';
+import { classify } from '../../server/experiments/failures.ts';
+import { EXPERIMENTS } from '../../server/experiments/registry.ts';
+import { explorerRuntime, type ExplorerRuntime } from '../../server/experiments/runtime.ts';
+import { freeClusterPort, waitClusterOk } from '../../server/sandbox/cluster.ts';
+import { newPassword } from '../../server/sandbox/explorer-user.ts';
+import { startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
+import { freePort } from '../../server/sandbox/free-port.ts';
+import { ensureBuilt, ROOT } from '../../scripts/site.ts';
+import { boundedTeardown } from '../support/teardown.ts';
+
+const START_BOUND_MS = 15_000;
+const ADMIN = { username: 'admin', password: newPassword() };
+const REQUIREPASS = newPassword();
+const nodes: ValkeyNode[] = [];
+let standalone: ValkeyNode;
+let oneNode: ValkeyNode;
+let replicated: ValkeyNode[];
+
+async function clusterNode(): Promise<ValkeyNode> {
+  const node = await startValkeyNode({
+    cluster: true,
+    port: await freeClusterPort(),
+    admin: ADMIN,
+    settings: { 'cluster-node-timeout': '15000' },
+  });
+  nodes.push(node);
+  return node;
+}
+
+before(async () => {
+  standalone = await startValkeyNode({ admin: ADMIN }); // 16 databases, as Valkey comes
+  nodes.push(standalone);
+
+  // One node, all slots, behind requirepass (the `default` user with a password), no ACL user of ours.
+  oneNode = await clusterNode();
+  const one = new Valkey(oneNode.url, { retryStrategy: () => null });
+  one.on('error', () => {});
+  await one.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  await one.call('ACL', 'SETUSER', 'default', 'on', '~*', '&*', '+@all');
+  await one.call('CONFIG', 'SET', 'requirepass', REQUIREPASS);
+  await one.call('ACL', 'DELUSER', ADMIN.username).catch(() => {}); // ends this very connection
+  one.disconnect();
+  await waitClusterOk([{ host: '127.0.0.1', port: oneNode.port }], {
+    username: 'default',
+    password: REQUIREPASS,
+  });
+
+  // Three primaries and three replicas behind an ACL admin, as valkey-cli makes them.
+  replicated = await Promise.all(Array.from({ length: 6 }, () => clusterNode()));
+  await promisify(execFile)('valkey-cli', [
+    '--user',
+    ADMIN.username,
+    '--pass',
+    ADMIN.password,
+    '--no-auth-warning',
+    '--cluster',
+    'create',
+    ...replicated.map((node) => `127.0.0.1:${node.port}`),
+    '--cluster-replicas',
+    '1',
+    '--cluster-yes',
+  ]);
+  await waitClusterOk(
+    replicated.map(({ port }) => ({ host: '127.0.0.1', port })),
+    ADMIN,
+    30_000,
+  );
+});
+after(() => boundedTeardown(() => Promise.all(nodes.map((node) => node.stop()))));
+
+/** A runtime on `clusterUrl` (and the standalone), as a site process on existing servers starts one. */
+async function startOn(clusterUrl: string): Promise<ExplorerRuntime> {
+  Object.assign(process.env, { VALKEY_URL: standalone.url, VALKEY_CLUSTER_URL: clusterUrl });
+  delete process.env.SANDBOX_EXPLORER_PASSWORD;
+  return explorerRuntime();
+}
+
+/** Every experiment once, as the API runs it: the names of those that did not answer 200. */
+async function failingExperiments(runtime: ExplorerRuntime): Promise<string[]> {
+  const failing: string[] = [];
+  for (const [name, experiment] of Object.entries(EXPERIMENTS)) {
+    try {
+      await experiment.run(runtime, experiment.parse(experiment.example));
+    } catch (error) {
+      failing.push(`${name}: ${classify(error).status} ${(error as Error).message}`);
+    }
+  }
+  return failing;
+}
+
+/** Every key on every node of `cluster` and in every database of the standalone, as the admin. */
+async function keysLeft(cluster: ValkeyNode[]): Promise<string[]> {
+  const keys: string[] = [];
+  for (const node of cluster) {
+    const client = new Valkey(node.port, '127.0.0.1', node === oneNode ? { password: REQUIREPASS } : ADMIN);
+    keys.push(...(await client.keys('*')).filter((key) => !key.startsWith('{sandbox}')));
+    client.disconnect();
+  }
+  return keys;
+}
+
+describe('any cluster', () => {
+  it('one node holding every slot, behind requirepass: every experiment runs', async () => {
+    const url = `redis://:${encodeURIComponent(REQUIREPASS)}@127.0.0.1:${oneNode.port}`;
+    const runtime = await startOn(url);
+    try {
+      // A reshard needs a second node to move a slot to: on one node it is refused (503), never a 500.
+      const failing = await failingExperiments(runtime);
+      assert.ok(
+        failing.every((line) => /^reshard: 503 /.test(line)),
+        failing.join('\n'),
+      );
+      assert.equal(await runtime.health(), true);
+    } finally {
+      await runtime.close();
+    }
+    assert.deepEqual(await keysLeft([oneNode]), []);
+  });
+
+  it('three primaries with a replica each, behind an ACL admin: every experiment runs, on the primaries', async () => {
+    const seed = `redis://${ADMIN.username}:${encodeURIComponent(ADMIN.password)}@127.0.0.1:${replicated[0]!.port}`;
+    const runtime = await startOn(seed);
+    try {
+      assert.deepEqual(await failingExperiments(runtime), []);
+      const route = (await EXPERIMENTS.route!.run(runtime, { queue: 'orders' })) as {
+        owner: string;
+        nodes: Array<{ address: string }>;
+      };
+      const admin = new Valkey(replicated[0]!.port, '127.0.0.1', ADMIN);
+      const primaries = String(await admin.call('CLUSTER', 'NODES'))
+        .split('\n')
+        .filter((line) => / (myself,)?master /.test(line))
+        .map((line) => line.split(' ')[1]!.split('@')[0]!);
+      admin.disconnect();
+      assert.equal(primaries.length, 3);
+      assert.deepEqual(route.nodes.map((node) => node.address).sort(), primaries.sort());
+      assert.ok(primaries.includes(route.owner), `the run went to a primary (${route.owner})`);
+    } finally {
+      await runtime.close();
+    }
+    assert.deepEqual(await keysLeft(replicated), []);
+  });
+});
+
+describe('a cluster that cannot be used fails the start, within 15 s, in one line', () => {
+  let silent: Server;
+  const held: Socket[] = [];
+  before(async () => {
+    // Accepts connections and never answers a byte.
+    silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  });
+  after(() => {
+    for (const socket of held) socket.destroy();
+    silent.close();
+  });
+
+  async function refusal(clusterUrl: string): Promise<string> {
+    const started = Date.now();
+    const error = await startOn(clusterUrl).then(
+      (runtime) => {
+        void runtime.close();
+        assert.fail('the start should have failed');
+      },
+      (failure: Error) => failure,
+    );
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < START_BOUND_MS, `failed after ${elapsed} ms`);
+    assert.doesNotMatch(error.message, /\n/, 'one line');
+    return error.message;
+  }
+
+  it('nothing listening at the seed', async () => {
+    const port = await freeClusterPort();
+    assert.match(
+      await refusal(`127.0.0.1:${port}`),
+      new RegExp(`cluster node 127\\.0\\.0\\.1:${port}: connection refused`),
+    );
+  });
+
+  it('a seed that accepts and never answers', async () => {
+    const { port } = silent.address() as { port: number };
+    assert.match(
+      await refusal(`127.0.0.1:${port}`),
+      new RegExp(`cluster node 127\\.0\\.0\\.1:${port}: no answer within`),
+    );
+  });
+
+  it('a standalone node named as the cluster', async () => {
+    assert.match(await refusal(standalone.url), /: it is not a cluster node \(cluster-enabled is no\)/);
+  });
+
+  it('a wrong password, and none', async () => {
+    const port = replicated[0]!.port;
+    assert.match(
+      await refusal(`redis://admin:wrong@127.0.0.1:${port}`),
+      new RegExp(
+        `cluster node 127\\.0\\.0\\.1:${port}: WRONGPASS .*give the admin's user and password in the URL`,
+      ),
+    );
+    assert.match(await refusal(`127.0.0.1:${port}`), /NOAUTH|WRONGPASS/);
+  });
+
+  it('a cluster node that serves no slot', async () => {
+    const lonely = await clusterNode();
+    assert.match(
+      await refusal(lonely.url),
+      /cluster_state:fail \(0 of 16384 slots assigned\); every slot must be served/,
+    );
+  });
+});
+
+describe('the site itself, on servers it cannot use', () => {
+  /** `node server/serve.ts` on these servers: its exit code, its output, and how long it took. */
+  async function serveOn(env: NodeJS.ProcessEnv) {
+    ensureBuilt();
+    const started = Date.now();
+    const child = spawn(process.execPath, [join(ROOT, 'server/serve.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(await freePort()), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    return { code, output, ms: Date.now() - started };
+  }
+
+  it('ends with one line naming the node, never an unhandled `fetch failed`', async () => {
+    const port = await freeClusterPort();
+    const { code, output } = await serveOn({
+      VALKEY_URL: standalone.url,
+      VALKEY_CLUSTER_URL: `127.0.0.1:${port}`,
+    });
+    assert.equal(code, 1, output);
+    assert.match(
+      output,
+      new RegExp(
+        `^the owned keyspace cannot start: the cluster cannot be used — cluster node 127\\.0\\.0\\.1:${port}: connection refused`,
+        'm',
+      ),
+    );
+    assert.doesNotMatch(output, /fetch failed|Unhandled|at .*\.ts:\d+/);
+  });
+
+  it('a standalone of one database: one line naming the setting', async () => {
+    const single = await startValkeyNode({ admin: ADMIN, databases: 1 });
+    nodes.push(single);
+    const { code, output } = await serveOn({
+      VALKEY_URL: single.url,
+      VALKEY_CLUSTER_URL: replicated[0]!.url,
+    });
+    assert.equal(code, 1, output);
+    assert.match(
+      output,
+      /^the owned keyspace cannot start: the Valkey at 127\.0\.0\.1:\d+ has 1 database \(its `databases` setting\)/m,
+    );
+  });
+});
