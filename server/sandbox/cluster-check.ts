@@ -24,7 +24,10 @@ export interface ClusterNodeLine {
 }
 
 /** Parses CLUSTER NODES: `<id> <ip:port@bus[,host]> <flags> <primary> <ping> <pong> <epoch> <link> <slot>…`. */
-export function parseClusterNodes(text: string): ClusterNodeLine[] {
+export function parseClusterNodes(text: string, asked?: string): ClusterNodeLine[] {
+  // A node no peer ever told its address (a one-node cluster) names itself `:port`: the address it
+  // was asked at is its name, as valkey-cli takes it.
+  const askedHost = asked ? asked.slice(0, asked.lastIndexOf(':')) : '';
   const lines: ClusterNodeLine[] = [];
   for (const line of text.split('\n')) {
     const words = line.trim().split(' ');
@@ -33,7 +36,7 @@ export function parseClusterNodes(text: string): ClusterNodeLine[] {
     const flagList = flags.split(',');
     const entry: ClusterNodeLine = {
       id,
-      address: endpoint.split('@')[0]!,
+      address: endpoint.startsWith(':') ? `${askedHost}${endpoint.split('@')[0]}` : endpoint.split('@')[0]!,
       primary: flagList.includes('master'),
       myself: flagList.includes('myself'),
       configEpoch: Number(epoch),
@@ -84,7 +87,7 @@ export async function readViews(
   let known: ClusterNodeLine[] | null = null;
   for (const seed of seeds) {
     try {
-      known = parseClusterNodes(String(await dial(seed).call('CLUSTER', 'NODES')));
+      known = parseClusterNodes(String(await dial(seed).call('CLUSTER', 'NODES')), seed);
       break;
     } catch {
       // The next seed may answer.
@@ -99,7 +102,8 @@ export async function readViews(
   await Promise.all(
     addresses.map(async (address) => {
       try {
-        views.push(viewOf(address, parseClusterNodes(String(await dial(address).call('CLUSTER', 'NODES')))));
+        const text = String(await dial(address).call('CLUSTER', 'NODES'));
+        views.push(viewOf(address, parseClusterNodes(text, address)));
       } catch {
         unreachable.push(address);
       }
