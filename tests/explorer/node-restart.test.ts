@@ -5,6 +5,8 @@
 // down while they fail and up only when they are served; and no run connection is ever left the admin.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { classify } from '../../server/experiments/failures.ts';
@@ -15,7 +17,10 @@ import {
   siteSandboxOptions,
   type ExplorerRuntime,
 } from '../../server/experiments/runtime.ts';
+import { scriptFor } from '../../server/executors/scripts.ts';
+import { TRANSITIONS, type TransitionName } from '../../server/executors/transitions.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
+import { startSite, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
@@ -99,6 +104,26 @@ function assertTruthful(samples: Sample[], backAt: number): void {
   assert.ok(backAt < BACK_WITHIN_MS, `served again after ${backAt} ms`);
 }
 
+describe('a runtime handed out is warm', () => {
+  it('every keyspace connection open as the explorer, every script loaded on every node', async () => {
+    const admin = new Valkey(sandbox.standalone.url);
+    const explorers = String(await admin.call('CLIENT', 'LIST'))
+      .split('\n')
+      .filter((line) => / user=explorer /.test(line) && !/ db=0 /.test(line));
+    assert.equal(explorers.length, runtime.pool.size, 'one open connection per keyspace');
+    const shas = (Object.keys(TRANSITIONS) as TransitionName[]).map((name) => scriptFor(name).sha);
+    const nodes = [admin, ...sandbox.cluster!.url.split(',').map((url) => new Valkey(url))];
+    for (const node of nodes) {
+      const loaded = (await node.call('SCRIPT', 'EXISTS', ...shas)) as number[];
+      assert.ok(
+        loaded.every((one) => one === 1),
+        `scripts on ${node.options.port}: ${loaded}`,
+      );
+      node.disconnect();
+    }
+  });
+});
+
 describe('a node SIGKILLed under load', () => {
   it('the standalone: runs back within 10 s, status truthful, no run connection left the admin', async () => {
     assert.equal(await run('keys'), 'ok');
@@ -131,3 +156,80 @@ describe('a node SIGKILLed under load', () => {
     );
   });
 });
+
+describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () => {
+  let site: Site;
+  before(async () => {
+    site = await startSite({
+      WORKERS: '2',
+      VALKEY_URL: '',
+      VALKEY_CLUSTER_URL: '',
+      EXPLORER_BURST: '100000',
+      EXPLORER_RATE: '100000',
+    });
+  });
+  after(() => boundedTeardown(() => site?.close()));
+
+  async function post(): Promise<string> {
+    const response = await fetch(`${site.url}/api/experiments/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ queue: `workers-${(queues += 1)}` }),
+    });
+    const body = (await response.json()) as { error?: { code: string } };
+    return response.status === 200 ? 'ok' : `${response.status} ${body.error?.code}`;
+  }
+
+  async function status(): Promise<boolean> {
+    const answer = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
+    return answer.sandbox === 'up';
+  }
+
+  it('the standalone SIGKILLed under load: runs back within 10 s on both workers', async () => {
+    for (let i = 0; !(await status()); i += 1) {
+      assert.ok(i < 200, 'the site came up');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(await Promise.all([post(), post(), post(), post()]), ['ok', 'ok', 'ok', 'ok']);
+    const port = Number(new URL(standaloneUrlOf(site.pid)).port);
+    const killedAt = Date.now();
+    process.kill(serverPid(port, site.pid), 'SIGKILL');
+    const samples: Sample[] = [];
+    let servedSince = 0;
+    while (Date.now() - killedAt < BACK_WITHIN_MS + 5000) {
+      const up = await status();
+      const outcomes = await Promise.all([post(), post(), post(), post()]);
+      const at = Date.now() - killedAt;
+      for (const outcome of outcomes) samples.push({ at, outcome, status: up });
+      if (outcomes.every((outcome) => outcome === 'ok')) {
+        servedSince ||= at;
+        if (at - servedSince > 1500) break;
+      } else servedSince = 0;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const { outcome } of samples) assert.match(outcome, /^(ok|503 )/, 'a 503 while down, never a 500');
+    assert.ok(
+      samples.some((sample) => sample.outcome !== 'ok' && !sample.status),
+      'runs failed while it was down, and the status said so',
+    );
+    assert.ok(servedSince > 0 && servedSince < BACK_WITHIN_MS, `served again after ${servedSince} ms`);
+    // Two workers answer these requests; one may see the server back a moment before the other.
+    const upButFailing = samples.filter((sample) => sample.status && sample.outcome !== 'ok').length;
+    console.log(
+      `# WORKERS=2: served again ${servedSince} ms after the kill; ${upButFailing} of ${samples.length} runs failed while a worker said up`,
+    );
+  });
+});
+
+/** The standalone node's admin URL, as the primary handed it to its workers (their environment). */
+function standaloneUrlOf(primary: number): string {
+  const workers = execFileSync('pgrep', ['-P', String(primary)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
+  for (const pid of workers) {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const url = env.find((entry) => entry.startsWith('VALKEY_URL='));
+    if (url && url.length > 'VALKEY_URL='.length) return url.slice('VALKEY_URL='.length);
+  }
+  throw new Error(`no worker of ${primary} has VALKEY_URL`);
+}
