@@ -63,6 +63,8 @@ console.log(`\nfirst run of each experiment after "up", ms (${STARTS} starts, WO
 for (const name of names) {
   const runs = first.get(name)!;
   console.log(
-    `  ${name.padEnd(14)} first ${show(runs)}   max ${Math.max(...runs).toFixed(0).padStart(4)}   second ${show(second.get(name)!)}`,
+    `  ${name.padEnd(14)} first ${show(runs)}   max ${Math.max(...runs)
+      .toFixed(0)
+      .padStart(4)}   second ${show(second.get(name)!)}`,
   );
 }
