@@ -96,18 +96,20 @@ export interface Site {
 export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   ensureBuilt();
   const port = await freePort();
+  // Another loopback address (HOST=127.0.0.2) stands for another host, as behind a proxy.
+  const host = env.HOST ?? '127.0.0.1';
   // The production entry: our HTTP front around Astro's handler, as `npm start` runs it.
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'server/serve.ts')], {
     cwd: ROOT,
     // VALKEY9_AT_START=0: a test's site starts the Valkey 9.1 cluster only if a test asks for the atomic
     // mode, not three more servers for every site under test.
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), VALKEY9_AT_START: '0', ...env },
+    env: { ...process.env, PORT: String(port), VALKEY9_AT_START: '0', ...env, HOST: host },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   // Generous: on a loaded 2-core machine a cold Node start and the sandbox can take tens of seconds.
   const deadline = Date.now() + 60_000;
   for (;;) {
