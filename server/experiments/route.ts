@@ -33,6 +33,8 @@ export interface RouteNode {
   address: string;
   /** Inclusive slot ranges, from CLUSTER SHARDS. */
   slots: Array<[number, number]>;
+  /** Its replicas (`host:port`), when the cluster has them: shown, never sent a run. */
+  replicas?: string[];
 }
 
 export interface PlacedKey {
@@ -189,7 +191,11 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
       key,
       slot: n,
       serverSlot,
-      nodes: shards.map(({ address, slots }) => ({ address, slots })),
+      nodes: shards.map(({ address, slots, replicas }) => ({
+        address,
+        slots,
+        ...(replicas && { replicas }),
+      })),
       owner: owner.address,
       reserve: { ...reserve, sharesSlot: reserve.slot === n },
       moved,

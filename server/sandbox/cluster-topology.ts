@@ -9,6 +9,8 @@ export interface ShardNode {
   id: string;
   /** Inclusive slot ranges, ascending. */
   slots: Array<[number, number]>;
+  /** `host:port` of each replica of this primary, when it has any (runs never go to them). */
+  replicas?: string[];
 }
 
 /** Reads CLUSTER SHARDS (RESP2: flat name/value arrays) into one entry per primary, by first slot. */
@@ -24,11 +26,15 @@ export async function readShards(client: Valkey | Cluster): Promise<ShardNode[]>
     const flat = (fields.slots as Array<number | string>).map(Number);
     const slots: Array<[number, number]> = [];
     for (let i = 0; i < flat.length; i += 2) slots.push([flat[i]!, flat[i + 1]!]);
-    for (const node of fields.nodes as unknown[][]) {
-      const info = asRecord(node);
+    const nodes = (fields.nodes as unknown[][]).map(asRecord);
+    const addressOf = (info: Record<string, unknown>) =>
+      `${String(info.ip || info.endpoint || reachedAt)}:${String(info.port)}`;
+    const replicas = nodes.filter((info) => info.role !== 'master').map(addressOf);
+    for (const info of nodes) {
       if (info.role !== 'master') continue;
-      const host = String(info.ip || info.endpoint || reachedAt);
-      shards.push({ address: `${host}:${String(info.port)}`, id: String(info.id), slots });
+      const primary: ShardNode = { address: addressOf(info), id: String(info.id), slots };
+      if (replicas.length > 0) primary.replicas = replicas;
+      shards.push(primary);
     }
   }
   for (const shard of shards) shard.slots.sort((a, b) => a[0] - b[0]);

@@ -12,7 +12,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
+import { nodeStrip } from '../../src/components/explorer/node-view.ts';
 import { classify } from '../../server/experiments/failures.ts';
+import type { RouteNode } from '../../server/experiments/route.ts';
 import { EXPERIMENTS } from '../../server/experiments/registry.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../../server/experiments/runtime.ts';
 import { freeClusterPort, waitClusterOk } from '../../server/sandbox/cluster.ts';
@@ -138,7 +140,7 @@ describe('any cluster', () => {
       assert.deepEqual(await failingExperiments(runtime), []);
       const route = (await EXPERIMENTS.route!.run(runtime, { queue: 'orders' })) as {
         owner: string;
-        nodes: Array<{ address: string }>;
+        nodes: Array<{ address: string; replicas?: string[] }>;
       };
       const admin = new Valkey(replicated[0]!.port, '127.0.0.1', ADMIN);
       const primaries = String(await admin.call('CLUSTER', 'NODES'))
@@ -149,6 +151,13 @@ describe('any cluster', () => {
       assert.equal(primaries.length, 3);
       assert.deepEqual(route.nodes.map((node) => node.address).sort(), primaries.sort());
       assert.ok(primaries.includes(route.owner), `the run went to a primary (${route.owner})`);
+      // The node view names each primary's replica beside it.
+      assert.deepEqual(
+        route.nodes.map((node) => node.replicas?.length),
+        [1, 1, 1],
+      );
+      const strip = nodeStrip(route.nodes as RouteNode[], []);
+      assert.equal(strip.match(/data-node-replica/g)?.length, 3, strip);
     } finally {
       await runtime.close();
     }

@@ -16,6 +16,13 @@ export interface NodePin {
 
 const ranges = (node: RouteNode) => node.slots.map(([a, b]) => `${a}–${b}`).join(', ');
 
+/** A primary's replicas, named after it: they hold copies of its slots and serve no run. */
+function replicaNote(node: RouteNode): string {
+  if (!node.replicas?.length) return '';
+  const names = node.replicas.map((address) => `<code data-node-replica>${esc(address)}</code>`).join(', ');
+  return `, replica${node.replicas.length === 1 ? '' : 's'} ${names}`;
+}
+
 function ownerIndex(nodes: RouteNode[], slot: number): number {
   return nodes.findIndex((node) => node.slots.some(([a, b]) => slot >= a && slot <= b));
 }
@@ -40,7 +47,7 @@ export function nodeStrip(nodes: RouteNode[], pins: NodePin[]): string {
   const nodeList = nodes
     .map(
       (node, i) =>
-        `<li><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span>node ${i + 1} <code data-node-address>${esc(node.address)}</code> <span data-node-slots>${ranges(node)}</span></li>`,
+        `<li><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span>node ${i + 1} <code data-node-address>${esc(node.address)}</code> <span data-node-slots>${ranges(node)}</span>${replicaNote(node)}</li>`,
     )
     .join('');
   const pinList = pins
