@@ -11,7 +11,9 @@ export type Answerer = 'host' | 'script' | 'module' | 'server' | 'connector' | '
 export interface ErrorCode {
   /** The code: the first word of a server error reply, `KeyspaceError.code`, or the API's `error.code`. */
   code: string;
-  by: Answerer[];
+  /** Among the API's rows of one code, the name the code that builds this text asks for it by. */
+  variant?: string;
+  by: readonly Answerer[];
   when: string;
   text: string;
   /** The HTTP status, for the API's codes. */
@@ -21,7 +23,7 @@ export interface ErrorCode {
 const QUEUE_RULE = "a queue name is one or more bytes of UTF-8, any byte but '{', '}' and NUL";
 const IDENTITY_AT = "expected wire identity 'echomq:6.0.0' at '{emq}:version'";
 
-export const ERROR_CODES: ErrorCode[] = [
+const ROWS = [
   // The host: server/keyspace, before a single command is sent.
   {
     code: 'EMPTY_QUEUE',
@@ -216,10 +218,19 @@ export const ERROR_CODES: ErrorCode[] = [
   // The explorer's JSON API: `{ "error": { "code", "message" } }`.
   {
     code: 'NOT_FOUND',
+    variant: 'api',
     by: ['API'],
     status: 404,
     when: 'a path under /api/ that is not an API',
     text: 'no API at <path>; see GET /api/experiments for what there is',
+  },
+  {
+    code: 'NOT_FOUND',
+    variant: 'image',
+    by: ['API'],
+    status: 404,
+    when: 'a path under /_image, Astro’s image endpoint: the front answers it, since this site serves no images that way',
+    text: 'this site has no image service',
   },
   {
     code: 'UNKNOWN_EXPERIMENT',
@@ -232,18 +243,12 @@ export const ERROR_CODES: ErrorCode[] = [
     code: 'METHOD',
     by: ['API'],
     status: 405,
-    when: 'an experiment is called with another method than POST',
-    text: 'experiments run with POST and a JSON body, not <method>',
-  },
-  {
-    code: 'METHOD',
-    by: ['API'],
-    status: 405,
-    when: 'the catalogue is asked with another method than GET',
-    text: 'POST to /api/experiments/<name>; GET here lists them',
+    when: 'a path is asked with a method it does not take (an experiment with another than POST, the catalogue or the status with another than GET or HEAD, any path with TRACE or CONNECT); `allow` lists those it takes',
+    text: '<method> is not served here: <what it takes>',
   },
   {
     code: 'BAD_PATH',
+    variant: 'escape',
     by: ['API'],
     status: 400,
     when: 'a request path holds a % that is not a UTF-8 escape (every path is read once, decoded, before the limiter and the router)',
@@ -251,6 +256,7 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'BAD_PATH',
+    variant: 'depth',
     by: ['API'],
     status: 400,
     when: 'a request path is percent-encoded more than 3 times over',
@@ -258,6 +264,7 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'BAD_PATH',
+    variant: 'target',
     by: ['API'],
     status: 400,
     when: 'a request target is not a path (an absolute URL, or *)',
@@ -300,6 +307,7 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'BUSY',
+    variant: 'pool',
     by: ['API'],
     status: 503,
     when: 'every leased keyspace of the sandbox is in use',
@@ -307,6 +315,7 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'BUSY',
+    variant: 'cluster',
     by: ['API'],
     status: 503,
     when: 'every cluster client the sandbox keeps for runs (32) is in use',
@@ -314,6 +323,7 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'BUSY',
+    variant: 'lock',
     by: ['API'],
     status: 503,
     when: 'another run holds the slot this run needs (runs on one slot take turns), or another slot migration runs (one at a time in the whole sandbox)',
@@ -321,10 +331,19 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'RESHARD_FAILED',
+    variant: 'repaired',
     by: ['API'],
     status: 503,
     when: 'a slot move failed part-way; before answering, the site finished or undid it (one owner, nothing open)',
     text: 'the move of slot <slot> did not finish (<why>); the slot was put right (one owner, nothing open). Try again in a moment.',
+  },
+  {
+    code: 'RESHARD_FAILED',
+    variant: 'unrepaired',
+    by: ['API'],
+    status: 503,
+    when: 'a slot move failed part-way and the repair that followed could not put the slot right',
+    text: 'the move of slot <slot> did not finish (<why>); the cluster still needs repair: <what is left>. Try again in a moment.',
   },
   {
     code: 'SANDBOX_DEGRADED',
@@ -430,12 +449,32 @@ export const ERROR_CODES: ErrorCode[] = [
   },
   {
     code: 'INTERNAL',
+    variant: 'run',
     by: ['API'],
     status: 500,
     when: 'the experiment failed on the server; the error is logged there and no stack trace is sent',
     text: 'the experiment failed on the server; the error was logged there',
   },
-];
+  {
+    code: 'INTERNAL',
+    variant: 'front',
+    by: ['API'],
+    status: 500,
+    when: 'a page or an API call failed in a way the route itself did not answer; the error is logged and no stack trace is sent',
+    text: 'the server failed; it was logged',
+  },
+] as const satisfies readonly ErrorCode[];
+
+/** The catalogue as published (GET /api/experiments, llms-full.txt). */
+export const ERROR_CODES: readonly ErrorCode[] = ROWS;
+
+type Row = (typeof ROWS)[number];
+/** Every code of the catalogue: a failure built from a code that is not here does not compile. */
+export type Code = Row['code'];
+/** The codes the API answers with an HTTP status of their own. */
+export type StatusCode = Extract<Row, { status: number }>['code'];
+/** The variants of a code's rows (never, for a code with one row). */
+export type VariantOf<C extends Code> = Extract<Row, { code: C; variant: string }>['variant'];
 
 /** A text as a pattern that matches every message it stands for: each `<name>` is any non-empty run. */
 export function textPattern(text: string): RegExp {

@@ -5,6 +5,7 @@
 
 import { queueKey, slot } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
+import { isRestarting } from './failures.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ClusterRunContext {
@@ -23,14 +24,6 @@ function queuePrefix(queue: string): string {
   return queueKey(queue, 'pending').slice(0, -'pending'.length);
 }
 
-/** A node restarting (killed and brought back by its supervisor): worth waiting for, not a failure. */
-const TRANSIENT =
-  /^(CLUSTERDOWN|TRYAGAIN|LOADING|WRONGPASS|NOAUTH)\b|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest|max retries|Too many Cluster redirections/;
-
-export function isTransient(error: unknown): boolean {
-  return error instanceof Error && TRANSIENT.test(error.message);
-}
-
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
 export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 12_000): Promise<ShardNode[]> {
   const deadline = Date.now() + timeoutMs;
@@ -42,7 +35,7 @@ export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 1
       );
       if (infos.every((info) => String(info).includes('cluster_state:ok'))) return shards;
     } catch (error) {
-      if (!isTransient(error) || Date.now() > deadline) throw error;
+      if (!isRestarting(error) || Date.now() > deadline) throw error;
     }
     if (Date.now() > deadline) throw new Error('CLUSTERDOWN the cluster did not come back in time');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -72,9 +65,9 @@ export async function withQueueSlot<T>(
         const result = await work({ slot: n, shards, owner });
         return { ...result, leftBehind: await cleanUp(runtime, queue, n, owner) };
       } catch (error) {
-        if (isTransient(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
+        if (isRestarting(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
         await cleanUp(runtime, queue, n).catch(() => {});
-        if (attempt >= 2 || !isTransient(error)) throw error;
+        if (attempt >= 2 || !isRestarting(error)) throw error;
       }
     }
   });

@@ -2,15 +2,21 @@
 // restarting, busy with a long script), this site's own (out of file descriptors, every keyspace
 // leased, the run's deadline) or ours (a bug: NOPERM means the explorer's ACL and the code disagree).
 // Only the sandbox's own outage is SANDBOX_DOWN; only a bug is a 500, and only a bug is logged whole.
+// Every status, and every text this file writes, is read from the error catalogue's row.
 
+import { catalogueText, statusOf } from '../catalogue/catalogue-text.ts';
+import type { StatusCode } from '../catalogue/error-codes.ts';
+import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { BusyError } from '../sandbox/busy.ts';
 import { LeaseDeadlineError, SandboxLimitError } from '../sandbox/keyspace-pool.ts';
 import { ClusterDegradedError, MigrationFailedError } from '../sandbox/slot-migration.ts';
 import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 
+export { RunTimeoutError };
+
 export interface Failure {
   status: number;
-  code: string;
+  code: StatusCode;
   message: string;
   /** Seconds a client should wait before trying again (sent as `retry-after`). */
   retryAfter?: number;
@@ -18,11 +24,8 @@ export interface Failure {
   bug?: boolean;
 }
 
-export class RunTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`the run took over ${ms / 1000} s and was ended; its keyspace was flushed`);
-    this.name = 'RunTimeoutError';
-  }
+function failure(code: StatusCode, message: string, retryAfter?: number): Failure {
+  return { status: statusOf(code), code, message, ...(retryAfter === undefined ? {} : { retryAfter }) };
 }
 
 /** The first word of a server error reply (ReplyError or our WireError), else null. */
@@ -32,77 +35,45 @@ function replyClass(error: unknown): string | null {
   return error.message.split(' ', 1)[0] ?? null;
 }
 
-const DOWN =
-  /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|max retries|cannot start|exited/i;
+/**
+ * The one list of a node restarting (killed and brought back by its supervisor) or of a cluster
+ * settling after it: the replies it gives meanwhile (the explorer user not set up again yet, a slot
+ * not served yet, a slot's keys in flight) and the socket errors of a server that is gone. A cluster
+ * run waits for these and runs once more (cluster-run.ts); the API answers them SANDBOX_DOWN.
+ */
+const RESTARTING_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|WRONGPASS|NOAUTH)\b/;
+const GONE =
+  /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|max retries|Too many Cluster redirections|cannot start|exited/i;
+
+/** Whether `error` passes by itself once the sandbox's restarting node is back. */
+export function isRestarting(error: unknown): boolean {
+  return error instanceof Error && (RESTARTING_REPLY.test(error.message) || GONE.test(error.message));
+}
+
 const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
-  if (error instanceof BusyError) return { status: 503, code: 'BUSY', message: error.message, retryAfter: 2 };
+  if (error instanceof BusyError) return failure('BUSY', error.message, 2);
   if (error instanceof Valkey9UnavailableError) {
-    if (error.state === 'building')
-      return { status: 503, code: 'VALKEY9_BUILDING', message: error.message, retryAfter: 30 };
-    if (error.state === 'starting')
-      return { status: 503, code: 'VALKEY9_STARTING', message: error.message, retryAfter: 3 };
-    return { status: 503, code: 'VALKEY9_UNAVAILABLE', message: error.message };
+    if (error.state === 'building') return failure('VALKEY9_BUILDING', error.message, 30);
+    if (error.state === 'starting') return failure('VALKEY9_STARTING', error.message, 3);
+    return failure('VALKEY9_UNAVAILABLE', error.message);
   }
+  // LeaseDeadlineError is the pool's copy of RunTimeoutError, until keyspace-pool.ts throws the one class.
   if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
-    return { status: 503, code: 'TIMEOUT', message: error.message, retryAfter: 5 };
+    return failure('TIMEOUT', error.message, 5);
   // A slot move that failed part-way was repaired before this answer; a cluster that could not be is
   // the sandbox's fault, not a bug of the reader's request.
-  if (error instanceof MigrationFailedError)
-    return { status: 503, code: 'RESHARD_FAILED', message: error.message, retryAfter: 2 };
-  if (error instanceof ClusterDegradedError)
-    return { status: 503, code: 'SANDBOX_DEGRADED', message: error.message, retryAfter: 5 };
+  if (error instanceof MigrationFailedError) return failure('RESHARD_FAILED', error.message, 2);
+  if (error instanceof ClusterDegradedError) return failure('SANDBOX_DEGRADED', error.message, 5);
   // The deployer's Valkey offers fewer keyspaces than the run needs: no bug of ours, and no outage.
-  if (error instanceof SandboxLimitError)
-    return { status: 503, code: 'SANDBOX_LIMIT', message: error.message, retryAfter: 30 };
+  if (error instanceof SandboxLimitError) return failure('SANDBOX_LIMIT', error.message, 30);
   const reply = replyClass(error);
   if (reply === 'BUSY' || reply === 'LOADING' || reply === 'MASTERDOWN')
-    return {
-      status: 503,
-      code: 'SANDBOX_BUSY',
-      message: `the sandbox Valkey is busy (${reply}); try again in a few seconds`,
-      retryAfter: 3,
-    };
-  if (reply === 'OOM')
-    return {
-      status: 503,
-      code: 'SANDBOX_FULL',
-      message: 'the sandbox Valkey is out of memory for now; try again in a few seconds',
-      retryAfter: 5,
-    };
-  // WRONGPASS/NOAUTH: the server restarted and the explorer user is being set up again.
-  // CLUSTERDOWN: a cluster node is restarting (its supervisor brings it back with its slots).
-  if (
-    reply === 'WRONGPASS' ||
-    reply === 'NOAUTH' ||
-    reply === 'CLUSTERDOWN' ||
-    (error instanceof Error &&
-      (DOWN.test(error.message) || /Too many Cluster redirections/.test(error.message)))
-  )
-    return {
-      status: 503,
-      code: 'SANDBOX_DOWN',
-      message:
-        'the sandbox Valkey is not answering right now; it restarts by itself, so try again in a few seconds',
-      retryAfter: 3,
-    };
+    return failure('SANDBOX_BUSY', catalogueText('SANDBOX_BUSY', { reply }), 3);
+  if (reply === 'OOM') return failure('SANDBOX_FULL', catalogueText('SANDBOX_FULL'), 5);
+  if (isRestarting(error)) return failure('SANDBOX_DOWN', catalogueText('SANDBOX_DOWN'), 3);
   if (error instanceof Error && OUR_RESOURCES.test(`${error.message} ${(error as { code?: string }).code}`))
-    return {
-      status: 503,
-      code: 'OVERLOADED',
-      message: 'this site is at its connection limit right now; try again in a few seconds',
-      retryAfter: 5,
-    };
-  return {
-    status: 500,
-    code: 'INTERNAL',
-    message: 'the experiment failed on the server; the error was logged there',
-    bug: true,
-  };
-}
-
-/** Whether a failure is the sandbox's own outage (down or restarting), as the status line reports it. */
-export function isOutage(error: unknown): boolean {
-  return classify(error).code === 'SANDBOX_DOWN';
+    return failure('OVERLOADED', catalogueText('OVERLOADED'), 5);
+  return { ...failure('INTERNAL', catalogueText('INTERNAL', {}, 'run')), bug: true };
 }

@@ -6,6 +6,8 @@
 
 import { commandArities } from '../catalogue/commands.ts';
 import { ERROR_CODES } from '../catalogue/error-codes.ts';
+import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from '../http/answer.ts';
+import { apiRoute } from '../http/routes.ts';
 import { logLimited } from '../log.ts';
 import { atomicStatus } from './atomic-runtime.ts';
 import { classify, RunTimeoutError } from './failures.ts';
@@ -18,12 +20,9 @@ import { explorerRuntime, RUN_DEADLINE_MS } from './runtime.ts';
 // bound, a little later, covers runs that lease nothing.
 const RUN_TIMEOUT_MS = RUN_DEADLINE_MS + 1000;
 
-/** An answer of the JSON API, before any HTTP server writes it (the front does, server/front/api.ts). */
-export interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+export type { Answer };
+// serve.ts asks this module which paths are the API's; the table is server/http/routes.ts.
+export { isApiPath } from '../http/routes.ts';
 
 /** What the API reads of a request: its method, its content type, and its body up to a limit. */
 export interface Asked {
@@ -31,19 +30,6 @@ export interface Asked {
   contentType: string;
   /** The body's bytes, or null when it is over `limit` bytes (by Content-Length or as read). */
   readBody(limit: number): Promise<Uint8Array | null>;
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
-  return { status, body, headers };
-}
-
-export function refusal(
-  status: number,
-  code: string,
-  message: string,
-  extra: Record<string, unknown> = {},
-): Answer {
-  return json(status, { error: { code, message, ...extra } });
 }
 
 export function catalogue(): Answer {
@@ -62,35 +48,18 @@ export function catalogue(): Answer {
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
   const experiment = name !== undefined && Object.hasOwn(EXPERIMENTS, name) ? EXPERIMENTS[name] : undefined;
   if (!experiment) {
-    return refusal(
-      404,
-      'UNKNOWN_EXPERIMENT',
-      `no experiment named ${JSON.stringify(name ?? '')}; the experiments are: ${Object.keys(EXPERIMENTS).join(', ')}`,
-    );
+    return refusal('UNKNOWN_EXPERIMENT', {
+      name: quoted(name ?? ''),
+      names: Object.keys(EXPERIMENTS).join(', '),
+    });
   }
-  if (asked.method !== 'POST') {
-    return json(
-      405,
-      {
-        error: {
-          code: 'METHOD',
-          message: `experiments run with POST and a JSON body, not ${asked.method}`,
-        },
-      },
-      { allow: 'POST' },
-    );
-  }
+  if (asked.method !== 'POST') return routeMethodNotAllowed(asked.method, 'experiment');
   const type = asked.contentType;
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    return refusal(
-      415,
-      'CONTENT_TYPE',
-      `send the input as application/json, not ${JSON.stringify(type || 'nothing')}`,
-    );
-  }
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    return refusal('CONTENT_TYPE', { type: quoted(type || 'nothing') });
   const limit = experiment.bodyBytes ?? LIMITS.bodyBytes;
   const bytes = await asked.readBody(limit);
-  if (bytes === null) return refusal(413, 'TOO_LARGE', `the body is over ${limit} bytes`);
+  if (bytes === null) return refusal('TOO_LARGE', { bytes: limit });
   let body: unknown;
   try {
     body = bytes.length === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
@@ -99,14 +68,14 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
       error instanceof TypeError
         ? 'it is not valid UTF-8'
         : `it is not valid JSON (${(error as Error).message})`;
-    return refusal(400, 'BAD_JSON', `cannot read the body: ${why}`);
+    return refusal('BAD_JSON', { why });
   }
 
   let input: unknown;
   try {
     input = experiment.parse(body);
   } catch (error) {
-    if (error instanceof InputError) return refusal(400, 'BAD_INPUT', error.message, { field: error.field });
+    if (error instanceof InputError) return refusalSaying('BAD_INPUT', error.message, { field: error.field });
     throw error;
   }
 
@@ -130,7 +99,7 @@ export function failed(what: string, error: unknown): Answer {
   if (failure.bug) logLimited(`${what} failed`, String((error as Error)?.message ?? error), error);
   const headers: Record<string, string> =
     failure.retryAfter === undefined ? {} : { 'retry-after': String(failure.retryAfter) };
-  return json(failure.status, { error: { code: failure.code, message: failure.message } }, headers);
+  return refusalSaying(failure.code, failure.message, {}, headers);
 }
 
 /**
@@ -153,33 +122,14 @@ export async function sandboxStatus(): Promise<Answer> {
   }
 }
 
-/** A 405 that says which methods the path takes, in `allow` and in words. */
-export function methodNotAllowed(method: string, allow: string, hint: string): Answer {
-  return json(
-    405,
-    { error: { code: 'METHOD', message: `${method} is not served here: ${hint}` } },
-    { allow },
-  );
-}
-
-/** Whether `path` is the API's: /api and everything under it. */
-export function isApiPath(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/');
-}
-
-const EXPERIMENTS_PATH = '/api/experiments';
-
-/** The API's routes: the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
+/** The API's routes (server/http/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
 export async function answerApi(path: string, asked: Asked): Promise<Answer> {
-  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const route = apiRoute(path);
   const reads = asked.method === 'GET' || asked.method === 'HEAD';
-  if (trimmed === EXPERIMENTS_PATH) {
-    return reads
-      ? catalogue()
-      : methodNotAllowed(asked.method, 'GET, HEAD', 'POST to /api/experiments/<name>; GET here lists them');
-  }
-  if (trimmed.startsWith(`${EXPERIMENTS_PATH}/`)) {
-    const raw = trimmed.slice(EXPERIMENTS_PATH.length + 1);
+  if (route?.name === 'catalogue')
+    return reads ? catalogue() : routeMethodNotAllowed(asked.method, 'catalogue');
+  if (route?.name === 'experiment') {
+    const raw = route.experiment!;
     let name = raw;
     try {
       name = decodeURIComponent(raw);
@@ -188,10 +138,12 @@ export async function answerApi(path: string, asked: Asked): Promise<Answer> {
     }
     return answerExperiment(asked, name);
   }
-  if (trimmed === '/api/sandbox') {
-    return reads
-      ? sandboxStatus()
-      : methodNotAllowed(asked.method, 'GET, HEAD', 'GET here answers whether the sandbox is up');
-  }
-  return refusal(404, 'NOT_FOUND', `no API at ${path}; see GET /api/experiments for what there is`);
+  if (route?.name === 'sandbox')
+    return reads ? sandboxStatus() : routeMethodNotAllowed(asked.method, 'sandbox');
+  return refusal('NOT_FOUND', { path }, { variant: 'api' });
+}
+
+/** A value as it sits between the quotes of a catalogue text: JSON's escapes, without its quotes. */
+function quoted(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
 }

@@ -13,7 +13,8 @@ import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts'
 import { WireError } from '../executors/wire-error.ts';
 import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { isTransient, withQueueSlot } from './cluster-run.ts';
+import { withQueueSlot } from './cluster-run.ts';
+import { isRestarting } from './failures.ts';
 import { fields, queueName } from './input.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
@@ -106,7 +107,7 @@ async function errorOf(run: () => Promise<unknown>): Promise<string> {
     return `(no error) ${JSON.stringify(await run())}`;
   } catch (error) {
     // A node restarting answers CLUSTERDOWN: not the answer being shown, so the run goes again.
-    if (isTransient(error)) throw error;
+    if (isRestarting(error)) throw error;
     if (error instanceof Error && (error.name === 'ReplyError' || error instanceof WireError))
       return error.message;
     throw error;

@@ -5,6 +5,8 @@
 // that form: decoded to a fixpoint, one slash between segments, no dot segments, re-encoded only where
 // a URL needs it. A path that cannot be read so is refused.
 
+import { catalogueText } from '../catalogue/catalogue-text.ts';
+
 export class PathError extends Error {
   constructor(message: string) {
     super(message);
@@ -26,13 +28,11 @@ function decoded(path: string): string {
       // decodeURI leaves the escapes of `/ ? # ; : @ & = + $ ,` alone: %2F stays a byte of a segment.
       next = decodeURI(text);
     } catch {
-      throw new PathError(`the path ${JSON.stringify(path)} holds a % that is not a valid UTF-8 escape`);
+      throw new PathError(catalogueText('BAD_PATH', { path: JSON.stringify(path) }, 'escape'));
     }
     if (next === text) return text;
     if (round >= DECODE_ROUNDS)
-      throw new PathError(
-        `the path ${JSON.stringify(path)} is percent-encoded more than ${DECODE_ROUNDS} times over`,
-      );
+      throw new PathError(catalogueText('BAD_PATH', { path: JSON.stringify(path) }, 'depth'));
     text = next;
   }
 }
@@ -57,7 +57,7 @@ function withoutDotSegments(path: string): string {
  */
 export function canonicalPath(path: string): string {
   if (!path.startsWith('/'))
-    throw new PathError(`the request target must be a path starting with /, not ${JSON.stringify(path)}`);
+    throw new PathError(catalogueText('BAD_PATH', { target: JSON.stringify(path) }, 'target'));
   const plain = decoded(path)
     .replaceAll('\\', '/')
     .replace(/\/{2,}/g, '/');

@@ -5,6 +5,8 @@
 // for what Astro cannot take (TRACE, the image endpoint), and compression.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { methodNotAllowed, refusal, refusalSaying } from '../http/answer.ts';
+import { isImagePath, startsWork } from '../http/routes.ts';
 import { logLimited } from '../log.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
 import { compressResponse } from './compress.ts';
@@ -12,6 +14,7 @@ import { capConnections } from './connection-cap.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { FrontSettings } from './settings.ts';
+import { writeAnswer } from './write-answer.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
 
@@ -23,31 +26,6 @@ export interface Api {
 
 /** Methods a web-standard Request can carry; Astro fails on the others (TRACE, CONNECT, TRACK…). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
-
-/** Routes that start work on the sandbox: every run, island and status check; only the catalogue is free. */
-export function startsWork(method: string, path: string): boolean {
-  if (path.startsWith('/_server-islands/')) return true;
-  if (path !== '/api' && !path.startsWith('/api/')) return false;
-  const catalogue = path === '/api/experiments' || path === '/api/experiments/';
-  return !(catalogue && (method === 'GET' || method === 'HEAD'));
-}
-
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  const body = JSON.stringify({ error: { code, message } });
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  response.end(body);
-}
 
 export function createFront(handler: Handler, api: Api, settings: FrontSettings): Server {
   const limiter = new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
@@ -64,7 +42,7 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
       path = canonicalPath(raw);
     } catch (error) {
       if (!(error instanceof PathError)) throw error;
-      return sendJson(response, 400, 'BAD_PATH', error.message);
+      return writeAnswer(request, response, refusalSaying('BAD_PATH', error.message));
     }
     // Read once: the limiter below, the API and Astro's router all see this one spelling.
     if (path !== raw) request.url = path + (queryAt < 0 ? '' : target.slice(queryAt));
@@ -75,19 +53,17 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
         delete request.headers[name];
     }
     if (!METHODS.has(method)) {
-      return sendJson(response, 405, 'METHOD', `${method} is not served here`, {
-        allow: [...METHODS].join(', '),
-      });
+      const takes = `this site answers ${[...METHODS].join(', ')}`;
+      return writeAnswer(request, response, methodNotAllowed(method, [...METHODS], takes));
     }
-    if (path === '/_image' || path.startsWith('/_image/')) {
-      return sendJson(response, 404, 'NOT_FOUND', 'this site has no image service');
+    if (isImagePath(path)) {
+      return writeAnswer(request, response, refusal('NOT_FOUND', {}, { variant: 'image' }));
     }
     if (startsWork(method, path)) {
       const wait = limiter.take(peerOf(request, settings.trustProxy));
       if (wait > 0) {
-        return sendJson(response, 429, 'RATE_LIMITED', `too many runs from you; try again in ${wait} s`, {
-          'retry-after': String(wait),
-        });
+        const headers = { 'retry-after': String(wait) };
+        return writeAnswer(request, response, refusal('RATE_LIMITED', { seconds: wait }, { headers }));
       }
     }
     // The API writes its JSON whole, compressed in one call; Astro's answers are compressed as they stream.
@@ -97,7 +73,8 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
       .then(() => (toApi ? api.serve(request, response, path) : handler(request, response)))
       .catch((error: unknown) => {
         logLimited('request failed', `${method} ${path}`, error);
-        if (!response.headersSent) sendJson(response, 500, 'INTERNAL', 'the server failed; it was logged');
+        if (!response.headersSent)
+          writeAnswer(request, response, refusal('INTERNAL', {}, { variant: 'front' }));
         else response.destroy();
       });
   };

@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
 import { sendRouted } from '../executors/routed.ts';
+import { catalogueText } from '../catalogue/catalogue-text.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { BusyError } from './busy.ts';
@@ -19,7 +20,7 @@ import { processRuns } from './process-runs.ts';
 
 export class LockBusyError extends BusyError {
   constructor(name: string, waitedMs: number) {
-    super(`${name} is busy with other runs; waited ${waitedMs} ms. Try again in a moment.`);
+    super(catalogueText('BUSY', { lock: name, ms: waitedMs }, 'lock'));
     this.name = 'LockBusyError';
   }
 }

@@ -4,6 +4,7 @@
 // (a site killed mid-way), and a migration that fails is finished or undone by the same repair before
 // the turn is given back, so the next reader always finds every slot with one owner and nothing open.
 
+import { catalogueText } from '../catalogue/catalogue-text.ts';
 import { checkCluster, type NodeDialer, type NodeView } from './cluster-check.ts';
 import { migrateRest, repairCluster, type RepairReport } from './cluster-repair.ts';
 import { splitAddress } from './cluster-topology.ts';
@@ -33,11 +34,15 @@ export class MigrationFailedError extends Error {
   readonly repair: RepairReport | null;
   constructor(slot: number, cause: unknown, repair: RepairReport | null) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    const after =
+    super(
       repair && repair.left.length === 0
-        ? 'the slot was put right (one owner, nothing open)'
-        : `the cluster still needs repair: ${repair?.left.join('; ') ?? 'the repair could not run'}`;
-    super(`the move of slot ${slot} did not finish (${why}); ${after}. Try again in a moment.`);
+        ? catalogueText('RESHARD_FAILED', { slot, why }, 'repaired')
+        : catalogueText(
+            'RESHARD_FAILED',
+            { slot, why, 'what is left': repair?.left.join('; ') ?? 'the repair could not run' },
+            'unrepaired',
+          ),
+    );
     this.name = 'MigrationFailedError';
     this.repair = repair;
   }
@@ -46,7 +51,7 @@ export class MigrationFailedError extends Error {
 /** The cluster is in a state no run can be served from, and the repair could not fix it. */
 export class ClusterDegradedError extends Error {
   constructor(problems: string[]) {
-    super(`the sandbox cluster is degraded: ${problems.join('; ')}`);
+    super(catalogueText('SANDBOX_DEGRADED', { 'what is wrong': problems.join('; ') }));
     this.name = 'ClusterDegradedError';
   }
 }

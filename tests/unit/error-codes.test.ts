@@ -15,7 +15,13 @@ import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
 import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
 import { KeyspaceError } from '../../server/keyspace/errors.ts';
+import { catalogueText, statusOf } from '../../server/catalogue/catalogue-text.ts';
+import type { StatusCode } from '../../server/catalogue/error-codes.ts';
+import { RunTimeoutError } from '../../server/catalogue/run-timeout.ts';
 import { classify } from '../../server/experiments/failures.ts';
+import { DECODE_ROUNDS } from '../../server/front/canonical-path.ts';
+import type { RepairReport } from '../../server/sandbox/cluster-repair.ts';
+import { ClusterDegradedError, MigrationFailedError } from '../../server/sandbox/slot-migration.ts';
 import { ClusterBusyError } from '../../server/experiments/wire/cluster-wire.ts';
 import { PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
 import { LockBusyError } from '../../server/sandbox/run-lock.ts';
@@ -173,16 +179,74 @@ describe('the error-code catalogue', () => {
     const sources = files('server', '.ts');
     let found = 0;
     for (const file of sources) {
-      for (const [, status, code] of read(file).matchAll(
-        /(\d{3}),\s*(?:\{[^}]*?)?(?:code:\s*)?'([A-Z_]+)'/g,
-      )) {
+      const text = read(file);
+      // A status written by hand beside a code must be the row's.
+      for (const [, status, code] of text.matchAll(/(\d{3}),\s*(?:\{[^}]*?)?(?:code:\s*)?'([A-Z_]+)'/g)) {
         found++;
         const row = ERROR_CODES.find((e) => e.code === code && e.by.includes('API'));
         assert.ok(row, `${file} sends ${code}: add it to server/catalogue/error-codes.ts`);
         assert.equal(row.status, Number(status), `${code}'s status in ${file}`);
       }
+      // A refusal or failure built from its row takes the row's status: the row must be the API's, with one.
+      for (const [, code] of text.matchAll(/\b(?:refusal|refusalSaying|failure|statusOf)\(\s*'([A-Z_]+)'/g)) {
+        found++;
+        const rows = ERROR_CODES.filter((e) => e.code === code && e.by.includes('API'));
+        assert.ok(rows.length > 0, `${file} sends ${code}: add it to server/catalogue/error-codes.ts`);
+        assert.ok(
+          rows[0]!.status !== undefined,
+          `${code} (sent by ${file}) has its HTTP status in the catalogue`,
+        );
+      }
     }
     assert.ok(found >= 10, `found the refusals (${found})`);
+    // One status per code, so a code's status cannot depend on which of its rows was meant.
+    for (const code of new Set(ERROR_CODES.filter((e) => e.status !== undefined).map((e) => e.code))) {
+      const statuses = new Set(ERROR_CODES.filter((e) => e.code === code).map((e) => e.status));
+      assert.equal(statuses.size, 1, `${code} has one status`);
+      assert.equal(statusOf(code as StatusCode), [...statuses][0]);
+    }
+  });
+
+  it('builds each failure’s text from its row: what is sent is a row, and a value missing or left over is refused', () => {
+    const failures: [string, Error][] = [
+      ['TIMEOUT', new RunTimeoutError(6000)],
+      [
+        'RESHARD_FAILED',
+        new MigrationFailedError(105, new Error('ERR boom'), { left: [] } as unknown as RepairReport),
+      ],
+      ['RESHARD_FAILED', new MigrationFailedError(105, new Error('ERR boom'), null)],
+      ['SANDBOX_DEGRADED', new ClusterDegradedError(['slot 1 has two owners'])],
+    ];
+    for (const [code, error] of failures) {
+      const failure = classify(error);
+      assert.equal(failure.code, code, error.message);
+      const rows = rowsFor(code, error.message);
+      assert.equal(rows.length, 1, error.message);
+      assert.equal(rows[0]!.status, failure.status);
+    }
+    assert.equal(
+      new RunTimeoutError(6000).message,
+      'the run took over 6 s and was ended; its keyspace was flushed',
+    );
+    for (const [error, code] of [
+      [new Error('CLUSTERDOWN the cluster did not come back in time'), 'SANDBOX_DOWN'],
+      [Object.assign(new Error('LOADING Valkey is loading'), { name: 'ReplyError' }), 'SANDBOX_BUSY'],
+      [new Error('write EPIPE'), 'SANDBOX_DOWN'],
+      [new Error('a bug'), 'INTERNAL'],
+    ] as const) {
+      const failure = classify(error);
+      assert.equal(failure.code, code, error.message);
+      assert.equal(rowsFor(code, failure.message).length, 1, failure.message);
+    }
+    assert.throws(() => catalogueText('TIMEOUT'), { message: 'TIMEOUT: no value for <seconds>' });
+    assert.throws(() => catalogueText('TIMEOUT', { seconds: 1, ms: 2 }), {
+      message: 'TIMEOUT: its text has no <ms>',
+    });
+    assert.throws(() => catalogueText('BUSY', { ms: 1 }), { message: /has 3 rows for BUSY; exactly one/ });
+    assert.equal(
+      catalogueText('BAD_PATH', { path: '"/x"' }, 'depth').includes(`${DECODE_ROUNDS} times`),
+      true,
+    );
   });
 
   it('is published by GET /api/experiments with the EMQ.* arity table', async () => {

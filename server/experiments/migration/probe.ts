@@ -5,7 +5,7 @@
 import type { Valkey } from 'iovalkey';
 import { WireError } from '../../executors/wire-error.ts';
 import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
-import { isTransient } from '../cluster-run.ts';
+import { isRestarting } from '../failures.ts';
 
 /** A server reply in the probe's shape (buffers as text, nested arrays kept). */
 function shape(value: unknown): ProbeReply {
@@ -47,7 +47,7 @@ export async function probe(
     try {
       reply = shape(await node.call(name, ...args));
     } catch (error) {
-      if (isTransient(error) && !/^TRYAGAIN/.test((error as Error).message)) throw error;
+      if (isRestarting(error) && !/^TRYAGAIN/.test((error as Error).message)) throw error;
       reply = replyError(error);
     }
   }

@@ -3,6 +3,7 @@
 // were written — MOVED and ASK replies and the client's retries on the owner included — and the proof
 // summed over the nodes, read from each node's CLIENT INFO.
 
+import { catalogueText } from '../../catalogue/catalogue-text.ts';
 import type { Cluster, Valkey } from 'iovalkey';
 import { BusyError } from '../../sandbox/busy.ts';
 import {
@@ -54,7 +55,7 @@ function runClients(shared: Cluster): RunClients {
 
 export class ClusterBusyError extends BusyError {
   constructor(waitedMs: number) {
-    super(`every cluster client of the sandbox is in use; waited ${waitedMs} ms. Try again in a moment.`);
+    super(catalogueText('BUSY', { ms: waitedMs }, 'cluster'));
     this.name = 'ClusterBusyError';
   }
 }
