@@ -282,15 +282,12 @@ try {
         : lastFailure! > until - 5000
           ? `runs still failing when the next stretch began (last failure ${((lastFailure! - kill.at) / 1000).toFixed(1)} s after the kill)`
           : `runs succeed again ${((lastFailure! - kill.at) / 1000).toFixed(1)} s after the kill`;
-    const upWhileFailing = sandboxSaid.filter(
-      (s) =>
-        s.at >= kill.at &&
-        s.at < until &&
-        s.status === 'up' &&
-        failed.some((o) => Math.abs(o.at - s.at) < 1000),
-    ).length;
+    // What the status said while this part's runs failed: its answers (one a second) between the
+    // kill and the last failure.
+    const outage = sandboxSaid.filter((s) => s.at >= kill.at && failed.length > 0 && s.at <= lastFailure!);
+    const said = `/api/sandbox during the outage: ${outage.length ? [...Map.groupBy(outage, (s) => s.status)].map(([status, list]) => `${list.length}× ${status}`).join(', ') : '-'}`;
     console.log(
-      `  ${(kill.at / 1000).toFixed(0)} s, ${kill.node}: ${window.length} ${kill.part} runs, ${failed.length} failed (and ${otherFailed} of the other part's), 5xx ${window.filter((o) => /^5\d\d /.test(o.what)).length}; ${recovered}; /api/sandbox said "up" in ${upWhileFailing} s with failures; ${tally(failed)}`,
+      `  ${(kill.at / 1000).toFixed(0)} s, ${kill.node}: ${window.length} ${kill.part} runs, ${failed.length} failed (and ${otherFailed} of the other part's), 5xx ${window.filter((o) => /^5\d\d /.test(o.what)).length}; ${recovered}; ${said}; ${tally(failed)}`,
     );
   }
   console.log(`\nat end: ${memory()}`);
