@@ -3,42 +3,12 @@
 // too, the next site to start finds the dead site's servers by their pid files and stops them.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startSite, type Site } from '../../scripts/site.ts';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The valkey-servers `parent` started (its children). */
-function serversOf(parent: number): number[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return out
-    .trim()
-    .split('\n')
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('valkey-server');
-      } catch {
-        return false;
-      }
-    });
-}
+import { alive, serversOf } from '../support/processes.ts';
 
 /** The watchdog of `site`'s run directory (its $0 names the directory). */
 function watchdogOf(site: Site): number | undefined {

@@ -5,44 +5,14 @@
 // every node's view, nothing MIGRATING or IMPORTING, and no key of the queue lost.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
+import { alive, serversOf } from '../support/processes.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function serversOf(parent: number): number[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return out
-    .trim()
-    .split('\n')
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('valkey-server');
-      } catch {
-        return false;
-      }
-    });
-}
 
 async function until<T>(
   what: string,
