@@ -3,10 +3,11 @@
 // served meanwhile; and a connection given back makes room for the next one.
 
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { after, before, it } from 'node:test';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { requestFrom } from '../support/from-address.ts';
+import { holdConnection, type Held } from '../support/held-connection.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
 const CAP = 4;
@@ -22,26 +23,8 @@ after(() =>
   }),
 );
 
-interface Held {
-  socket: Socket;
-  closed: Promise<void>;
-  isClosed(): boolean;
-}
-
 /** A connection from `localAddress` that starts a request and never finishes its headers. */
-async function hold(localAddress: string): Promise<Held> {
-  const socket = connect({ host: '127.0.0.1', port: Number(new URL(site.url).port), localAddress });
-  sockets.push(socket);
-  socket.on('error', () => {});
-  let closed = false;
-  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
-  await new Promise<void>((resolve) => {
-    socket.once('connect', resolve);
-    socket.once('close', resolve);
-  });
-  if (!closed) socket.write('GET / HTTP/1.1\r\nHost: l\r\n');
-  return { socket, closed: done, isClosed: () => closed };
-}
+const hold = (localAddress: string) => holdConnection(site.url, localAddress, sockets);
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 

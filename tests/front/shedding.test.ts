@@ -6,11 +6,12 @@
 // bench/half-open-flood.ts floods that at full scale and prints the figures).
 
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { SHEDS_FOR_AT_MOST } from '../../server/front/connection-cap.ts';
 import { requestFrom } from '../support/from-address.ts';
+import { HALF_OPEN, holdConnection, type Held } from '../support/held-connection.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
 const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,31 +38,8 @@ after(() =>
   }),
 );
 
-interface Held {
-  socket: Socket;
-  closed: Promise<void>;
-  isClosed(): boolean;
-  answer(): string;
-}
-
 /** A connection from `localAddress` that has written `start` (never a whole request unless told). */
-async function open(localAddress: string, start: string): Promise<Held> {
-  const socket = connect({ host: '127.0.0.1', port: Number(new URL(site.url).port), localAddress });
-  sockets.push(socket);
-  socket.on('error', () => {});
-  let closed = false;
-  let answer = '';
-  socket.on('data', (chunk) => (answer += chunk));
-  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
-  await new Promise<void>((resolve) => {
-    socket.once('connect', resolve);
-    socket.once('close', resolve);
-  });
-  if (!closed) socket.write(start);
-  return { socket, closed: done, isClosed: () => closed, answer: () => answer };
-}
-
-const HALF_OPEN = 'GET / HTTP/1.1\r\nHost: l\r\n';
+const open = (localAddress: string, start: string) => holdConnection(site.url, localAddress, sockets, start);
 
 /** Waits (bounded) until `check` holds; answers whether it did. */
 async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
