@@ -224,6 +224,27 @@ describe('a cluster that cannot be used fails the start, within 15 s, in one lin
     assert.match(await refusal(`127.0.0.1:${port}`), /NOAUTH|WRONGPASS/);
   });
 
+  it('a standalone whose admin may not create the explorer’s account', async () => {
+    const root = new Valkey(standalone.url);
+    const password = newPassword();
+    await root.call('ACL', 'SETUSER', 'noacl', 'on', `>${password}`, '~*', '&*', '+@all', '-acl');
+    root.disconnect();
+    const started = Date.now();
+    Object.assign(process.env, {
+      VALKEY_URL: `redis://noacl:${password}@127.0.0.1:${standalone.port}`,
+      VALKEY_CLUSTER_URL: replicated[0]!.url,
+    });
+    const error = await explorerRuntime().then(
+      () => assert.fail('the start should have failed'),
+      (failure: Error) => failure,
+    );
+    assert.ok(Date.now() - started < START_BOUND_MS);
+    assert.match(
+      error.message,
+      /^the admin user of 127\.0\.0\.1:\d+ may not create the explorer's account \(NOPERM [^\n]*\); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD$/,
+    );
+  });
+
   it('a cluster node that serves no slot', async () => {
     const lonely = await clusterNode();
     assert.match(
