@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
 
@@ -161,7 +162,15 @@ describe('every method on every /api/ path answers JSON', () => {
         const text = answer.body.toString();
         assert.doesNotMatch(text, /\n\s+at /, `${what}: no stack`);
         const body = JSON.parse(text);
-        if (answer.status >= 400) assert.ok(body.error.code && body.error.message, what);
+        if (answer.status >= 400) {
+          assert.ok(body.error.code && body.error.message, what);
+          // The front's refusals and the API's are the catalogue's rows, status included.
+          const rows = ERROR_CODES.filter(
+            (row) => row.code === body.error.code && textPattern(row.text).test(body.error.message),
+          );
+          assert.equal(rows.length, 1, `${what}: ${body.error.code} ${body.error.message}`);
+          assert.equal(rows[0]!.status, answer.status, what);
+        }
       }
       assert.equal(answers.get('HEAD')!.status, answers.get('GET')!.status, `HEAD ${path} is GET`);
     });
