@@ -184,6 +184,33 @@ describe('two hosts behind nginx, on a deployer’s Valkey', () => {
     assert.equal(neighbour.status, 200, String(decoded(neighbour)));
   });
 
+  it('believes X-Forwarded-For only from the proxy: a reader who goes round it and names another is limited as itself', async () => {
+    const sneak = '127.0.0.80';
+    const named = '127.0.0.81';
+    // Straight to one host, past its whole burst (both of its processes'), claiming to be `named`.
+    const direct = await Promise.all(
+      Array.from(
+        { length: BURST + 20 },
+        () =>
+          requestFrom(sneak, `${sites[0]!.url}/api/experiments/keys`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': named },
+            body: '{}',
+          }).catch(() => ({ status: 0 })), // a connection past the site's per-address cap is closed
+      ),
+    );
+    assert.ok(
+      direct.some((a) => a.status === 429),
+      'the sneak is limited',
+    );
+    const innocent = await requestFrom(named, `${sites[0]!.url}/api/experiments/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(innocent.status, 400, 'the address it named still has its whole burst');
+  });
+
   it('holds one reader to 64 requests at once at the proxy: at 64 served, the 65th told 429', async () => {
     const reader = '127.0.0.70';
     // Requests whose body never comes: nginx reads their headers and waits for the body, each counted.
