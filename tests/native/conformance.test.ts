@@ -4,27 +4,24 @@
 // after every step, the two replies and the two keyspaces key by key (type, fields, members, and scores
 // within the step's window). A failure names its seed: CONFORMANCE_SEED=<seed> replays that sequence alone.
 
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import { runSequence } from '../../server/conformance/conformance.ts';
-import { BASE_SEED, BRANCHES, outcome, SEQUENCES, sequenceFor } from '../../server/conformance/sequences.ts';
+import { sequenceFor } from '../../server/conformance/sequences.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
+import { ConformanceTally } from '../support/conformance-tally.ts';
 import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
 
-const REPLAY = process.env.CONFORMANCE_SEED ? Number(process.env.CONFORMANCE_SEED) : null;
-const SEEDS = REPLAY === null ? Array.from({ length: SEQUENCES }, (_, i) => BASE_SEED + i) : [REPLAY];
+const tally = new ConformanceTally('CONFORMANCE_SEED', 'tests/native/conformance.test.ts');
+const SEEDS = tally.seeds;
 /** Sequences run side by side, each on a pair of databases of its own (16 databases: 8 pairs). */
 const LANES = 8;
 
 describe('conformance: the scripted executor and the native module, step by step', () => {
   it(`agrees on ${SEEDS.length} seeded sequence(s): replies and keyspaces after every step`, async (t) => {
-    const seen = new Map<string, number>();
-    let steps = 0;
-    const failures: string[] = [];
     const queue = [...SEEDS];
 
     const lane = async (index: number) => {
@@ -43,32 +40,12 @@ describe('conformance: the scripted executor and the native module, step by step
           ],
           { queue: sequence.queue, seed, onStep: (result) => result.differences.length === 0 },
         );
-        steps += results.length;
-        for (const result of results) seen.set(outcome(result), (seen.get(outcome(result)) ?? 0) + 1);
-        const bad = results.findIndex((result) => result.differences.length > 0);
-        if (bad >= 0) {
-          const result = results[bad]!;
-          failures.push(
-            `seed ${seed} (queue ${JSON.stringify(sequence.queue)}), step ${bad + 1} of ` +
-              `[${sequence.steps.join(', ')}]: ${result.step} ${JSON.stringify(result.call)}\n  ` +
-              `${result.differences.join('\n  ')}\n  replay: CONFORMANCE_SEED=${seed} node --test ` +
-              'tests/native/conformance.test.ts',
-          );
-        }
+        tally.record(seed, sequence.queue, results);
       }
     };
     await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
 
-    assert.deepEqual(failures, [], failures.join('\n'));
-    t.diagnostic(`${SEEDS.length} sequences, ${steps} steps, each compared on both executors`);
-    if (REPLAY !== null) return;
-    assert.equal(
-      steps,
-      SEEDS.reduce((sum, seed) => sum + sequenceFor(seed).steps.length, 0),
-    );
     // The sequences reached every branch of every transition, on both executors alike.
-    for (const branch of BRANCHES) {
-      assert.ok((seen.get(branch) ?? 0) > 0, `no step reached ${branch}: ${JSON.stringify([...seen])}`);
-    }
+    tally.check(t, 'each compared on both executors');
   });
 });
