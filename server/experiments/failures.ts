@@ -45,8 +45,17 @@ const RESTARTING_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|WRONGPASS|NOAUTH)\b/;
 const GONE =
   /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|max retries|Too many Cluster redirections|cannot start|exited/i;
 
+/**
+ * A run found what it had just written gone: its node was killed and came back empty (the sandbox
+ * keeps no data across a restart), so the run's proof is void and it goes again.
+ */
+export class NodeRestartedError extends Error {
+  override name = 'NodeRestartedError';
+}
+
 /** Whether `error` passes by itself once the sandbox's restarting node is back. */
 export function isRestarting(error: unknown): boolean {
+  if (error instanceof NodeRestartedError) return true;
   return error instanceof Error && (RESTARTING_REPLY.test(error.message) || GONE.test(error.message));
 }
 

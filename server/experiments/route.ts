@@ -14,7 +14,7 @@ import { WireError } from '../executors/wire-error.ts';
 import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { withQueueSlot } from './cluster-run.ts';
-import { isRestarting } from './failures.ts';
+import { isRestarting, NodeRestartedError } from './failures.ts';
 import { fields, queueName } from './input.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
@@ -156,6 +156,8 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
     // call to the owner. After each, the keys it wrote are looked for on every node directly: the node
     // that holds one answers 1, the others answer MOVED.
     // Every node is asked for each key, at once: the node that holds it says 1.
+    // A key found on no node was lost with its node (killed and back empty between the write and
+    // this read): the run goes again rather than show a proof with a hole in it.
     const locate = (written: string[]) =>
       Promise.all(
         written.map(async (key) => {
@@ -164,11 +166,15 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
               runtime
                 .clusterAdminNode(address)
                 .exists(key)
-                .catch(() => 0),
+                .catch((error: unknown) => {
+                  if (isRestarting(error)) throw error;
+                  return 0; // MOVED: not this node's key
+                }),
             ),
           );
           const at = found.lastIndexOf(1);
-          return { key, storedOn: at < 0 ? 'none' : shards[at]!.address };
+          if (at < 0) throw new NodeRestartedError(`${key} was written and then found on no node`);
+          return { key, storedOn: shards[at]!.address };
         }),
       );
     const scripted = new ScriptedExecutor(runtime.cluster);
@@ -204,7 +210,7 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
         jobId,
         steps,
         keys,
-        oneNode: new Set(keys.map((k) => k.storedOn).filter((a) => a !== 'none')).size === 1,
+        oneNode: new Set(keys.map((k) => k.storedOn)).size === 1,
       },
       scattered: {
         keys: scatteredKeys,
