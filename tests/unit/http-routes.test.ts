@@ -1,0 +1,59 @@
+// The edge's one route table (server/http/routes.ts) as the front's limiter and the API's router read it,
+// and the one 405 (server/http/answer.ts): the catalogue row's text, the route's methods in `allow`.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { methodNotAllowed, refusal, routeMethodNotAllowed } from '../../server/http/answer.ts';
+import { apiRoute, isApiPath, isImagePath, startsWork } from '../../server/http/routes.ts';
+
+describe('the route table', () => {
+  it('names the API’s paths, a trailing slash the same path', () => {
+    assert.deepEqual(apiRoute('/api/experiments'), { name: 'catalogue' });
+    assert.deepEqual(apiRoute('/api/experiments/'), { name: 'catalogue' });
+    assert.deepEqual(apiRoute('/api/experiments/keys'), { name: 'experiment', experiment: 'keys' });
+    assert.deepEqual(apiRoute('/api/experiments/keys/'), { name: 'experiment', experiment: 'keys' });
+    assert.deepEqual(apiRoute('/api/sandbox'), { name: 'sandbox' });
+    for (const path of ['/api', '/api/', '/api/nope', '/api/experimentsx', '/apix', '/'])
+      assert.equal(apiRoute(path), null, path);
+  });
+
+  it('says which paths are the API’s: /api and under it, not a path that only starts with its letters', () => {
+    for (const path of ['/api', '/api/', '/api/sandbox', '/api/nope/deeper'])
+      assert.ok(isApiPath(path), path);
+    for (const path of ['/apix', '/ap', '/', '/course/api']) assert.ok(!isApiPath(path), path);
+    assert.ok(isImagePath('/_image') && isImagePath('/_image/x') && !isImagePath('/_imagex'));
+  });
+
+  it('counts every run, island and status check; only reading the catalogue is free', () => {
+    assert.equal(startsWork('GET', '/api/experiments'), false);
+    assert.equal(startsWork('HEAD', '/api/experiments/'), false);
+    assert.equal(startsWork('POST', '/api/experiments'), true, 'a 405 of the catalogue is counted');
+    for (const method of ['POST', 'GET', 'PUT'])
+      assert.equal(startsWork(method, '/api/experiments/keys'), true);
+    assert.equal(startsWork('GET', '/api/sandbox'), true);
+    assert.equal(startsWork('GET', '/api/nope'), true);
+    assert.equal(startsWork('GET', '/api'), true);
+    assert.equal(startsWork('GET', '/_server-islands/Live'), true);
+    assert.equal(startsWork('GET', '/'), false);
+    assert.equal(startsWork('POST', '/course/'), false);
+  });
+});
+
+describe('the one 405', () => {
+  it('says the method, what the path takes, and lists its methods in allow', () => {
+    const answer = routeMethodNotAllowed('PUT', 'experiment');
+    assert.equal(answer.status, 405);
+    assert.equal(answer.headers?.allow, 'POST');
+    assert.deepEqual(answer.body, {
+      error: { code: 'METHOD', message: 'PUT is not served here: experiments run with POST and a JSON body' },
+    });
+    assert.equal(routeMethodNotAllowed('POST', 'sandbox').headers?.allow, 'GET, HEAD');
+    assert.equal(methodNotAllowed('TRACE', ['GET'], 'GET only').headers?.allow, 'GET');
+  });
+
+  it('takes its status from the row, and refuses a value its row has no place for', () => {
+    assert.equal(refusal('RATE_LIMITED', { seconds: 2 }).status, 429);
+    assert.throws(() => refusal('RATE_LIMITED', { seconds: 2, extra: 1 }), /has no <extra>/);
+    assert.throws(() => refusal('RATE_LIMITED'), /no value for <seconds>/);
+  });
+});
