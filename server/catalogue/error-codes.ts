@@ -204,15 +204,24 @@ const ROWS = [
   // The connectors' fences on {emq}:version (FenceError), and the operator's install.
   {
     code: 'FenceError',
+    variant: 'foreign',
     by: ['connector'],
     when: 'a connector finds another wire identity at `{emq}:version` (a wire 4 connector on a native node, or the reverse)',
     text: 'the <wire> connector refuses this server: expected wire identity "<identity>" at {emq}:version but found "<found>"',
   },
   {
     code: 'FenceError',
+    variant: 'vanished',
     by: ['connector'],
-    when: 'the wire 6 connector finds no identity installed',
-    text: 'the wire 6 connector refuses this server: wire identity "echomq:6.0.0" is not installed at {emq}:version (found none); install it administratively first',
+    when: 'the wire 4 connector claimed the identity with SET NX but found none when it read it back (it was deleted in between)',
+    text: 'the <wire> connector refuses this server: expected wire identity "<identity>" at {emq}:version but found none',
+  },
+  {
+    code: 'FenceError',
+    variant: 'not-installed',
+    by: ['connector'],
+    when: 'the wire 6 connector finds no identity installed (it reads and never claims)',
+    text: 'the <wire> connector refuses this server: wire identity "<identity>" is not installed at {emq}:version (found none); install it administratively first',
   },
 
   // The explorer's JSON API: `{ "error": { "code", "message" } }`.

@@ -2,6 +2,7 @@
 // about the wire out of one keyspace. Every step is recorded, so the course can show it as it happened.
 
 import type { Valkey } from 'iovalkey';
+import { catalogueText } from '../catalogue/catalogue-text.ts';
 import { versionKey } from '../keyspace/index.ts';
 
 export interface FenceStep {
@@ -40,14 +41,19 @@ async function step(
   return reply;
 }
 
-function refuse(label: string, expected: string, found: string | null, steps: FenceStep[]): never {
-  const what = found === null ? 'none' : JSON.stringify(found);
-  throw new FenceError(
-    `${label} refuses this server: expected wire identity ${JSON.stringify(expected)} at ${versionKey()} but found ${what}`,
-    expected,
-    found,
-    steps,
-  );
+/** Which wire a connector speaks, as its refusals name it. */
+type Wire = 'wire 4' | 'wire 6';
+
+/** A value as it sits between the quotes of a catalogue text: JSON's escapes, without its quotes. */
+const quoted = (value: string) => JSON.stringify(value).slice(1, -1);
+
+function refuse(wire: Wire, expected: string, found: string | null, steps: FenceStep[]): never {
+  const identity = quoted(expected);
+  const message =
+    found === null
+      ? catalogueText('FenceError', { wire, identity }, 'vanished')
+      : catalogueText('FenceError', { wire, identity, found: quoted(found) }, 'foreign');
+  throw new FenceError(message, expected, found, steps);
 }
 
 /**
@@ -57,15 +63,15 @@ function refuse(label: string, expected: string, found: string | null, steps: Fe
 export async function claimingFence(
   client: Valkey,
   identity: string,
-  label = 'the wire 4 connector',
+  wire: Wire = 'wire 4',
 ): Promise<FenceReport> {
   const steps: FenceStep[] = [];
   const found = await step(client, steps, 'GET', versionKey());
   if (found === identity) return { expected: identity, outcome: 'verified', steps };
-  if (found !== null) refuse(label, identity, found, steps);
+  if (found !== null) refuse(wire, identity, found, steps);
   await step(client, steps, 'SET', versionKey(), identity, 'NX');
   const readBack = await step(client, steps, 'GET', versionKey());
-  if (readBack !== identity) refuse(label, identity, readBack, steps);
+  if (readBack !== identity) refuse(wire, identity, readBack, steps);
   return { expected: identity, outcome: 'claimed', steps };
 }
 
@@ -76,18 +82,14 @@ export async function claimingFence(
 export async function readingFence(
   client: Valkey,
   identity: string,
-  label = 'the wire 6 connector',
+  wire: Wire = 'wire 6',
 ): Promise<FenceReport> {
   const steps: FenceStep[] = [];
   const found = await step(client, steps, 'GET', versionKey());
   if (found === null) {
-    throw new FenceError(
-      `${label} refuses this server: wire identity ${JSON.stringify(identity)} is not installed at ${versionKey()} (found none); install it administratively first`,
-      identity,
-      null,
-      steps,
-    );
+    const message = catalogueText('FenceError', { wire, identity: quoted(identity) }, 'not-installed');
+    throw new FenceError(message, identity, null, steps);
   }
-  if (found !== identity) refuse(label, identity, found, steps);
+  if (found !== identity) refuse(wire, identity, found, steps);
   return { expected: identity, outcome: 'verified', steps };
 }
