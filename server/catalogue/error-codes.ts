@@ -355,6 +355,13 @@ const ROWS = [
     text: 'the move of slot <slot> did not finish (<why>); the cluster still needs repair: <what is left>. Try again in a moment.',
   },
   {
+    code: 'RESHARD_IMPOSSIBLE',
+    by: ['API'],
+    status: 409,
+    when: 'the cluster has a single primary, so a slot has no other node to move to',
+    text: 'slot <slot> cannot move: the cluster has one primary (<node>), and a slot moves from one primary to another; a reshard needs at least two',
+  },
+  {
     code: 'SANDBOX_DEGRADED',
     by: ['API'],
     status: 503,

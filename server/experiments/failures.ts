@@ -9,7 +9,7 @@ import type { StatusCode } from '../catalogue/error-codes.ts';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { BusyError } from '../sandbox/busy.ts';
 import { LeaseDeadlineError, SandboxLimitError } from '../sandbox/keyspace-pool.ts';
-import { ClusterDegradedError, MigrationFailedError } from '../sandbox/slot-migration.ts';
+import { ClusterDegradedError, MigrationFailedError, SinglePrimaryError } from '../sandbox/slot-migration.ts';
 import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 
 export { RunTimeoutError };
@@ -74,6 +74,7 @@ export function classify(error: unknown): Failure {
   // A slot move that failed part-way was repaired before this answer; a cluster that could not be is
   // the sandbox's fault, not a bug of the reader's request.
   if (error instanceof MigrationFailedError) return failure('RESHARD_FAILED', error.message, 2);
+  if (error instanceof SinglePrimaryError) return failure('RESHARD_IMPOSSIBLE', error.message);
   if (error instanceof ClusterDegradedError) return failure('SANDBOX_DEGRADED', error.message, 5);
   // The deployer's Valkey offers fewer keyspaces than the run needs: no bug of ours, and no outage.
   if (error instanceof SandboxLimitError) return failure('SANDBOX_LIMIT', error.message, 30);

@@ -49,6 +49,14 @@ export class MigrationFailedError extends Error {
 }
 
 /** The cluster is in a state no run can be served from, and the repair could not fix it. */
+/** A cluster of one primary: there is nowhere to move a slot to (a deployment's shape, not a fault). */
+export class SinglePrimaryError extends Error {
+  constructor(slot: number, node: string) {
+    super(catalogueText('RESHARD_IMPOSSIBLE', { slot, node }));
+    this.name = 'SinglePrimaryError';
+  }
+}
+
 export class ClusterDegradedError extends Error {
   constructor(problems: string[]) {
     super(catalogueText('SANDBOX_DEGRADED', { 'what is wrong': problems.join('; ') }));
@@ -80,6 +88,8 @@ export async function inMigrationTurn<T>(
       const before = await repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);
       if (before.left.length > 0) throw new ClusterDegradedError(before.left);
       const { views } = await checkCluster(admin.dial, admin.seeds);
+      // Checked before any step, so nothing is opened that a repair would have to close.
+      if (views.length < 2) throw new SinglePrimaryError(slot, views[0]?.address ?? 'none');
       try {
         return await work(turn, views);
       } catch (error) {

@@ -21,7 +21,11 @@ import { RunTimeoutError } from '../../server/catalogue/run-timeout.ts';
 import { classify } from '../../server/experiments/failures.ts';
 import { DECODE_ROUNDS } from '../../server/front/canonical-path.ts';
 import type { RepairReport } from '../../server/sandbox/cluster-repair.ts';
-import { ClusterDegradedError, MigrationFailedError } from '../../server/sandbox/slot-migration.ts';
+import {
+  ClusterDegradedError,
+  MigrationFailedError,
+  SinglePrimaryError,
+} from '../../server/sandbox/slot-migration.ts';
 import { ClusterBusyError } from '../../server/experiments/wire/cluster-wire.ts';
 import { PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
 import { LockBusyError } from '../../server/sandbox/run-lock.ts';
@@ -216,6 +220,7 @@ describe('the error-code catalogue', () => {
       ],
       ['RESHARD_FAILED', new MigrationFailedError(105, new Error('ERR boom'), null)],
       ['SANDBOX_DEGRADED', new ClusterDegradedError(['slot 1 has two owners'])],
+      ['RESHARD_IMPOSSIBLE', new SinglePrimaryError(105, '127.0.0.1:7000')],
     ];
     for (const [code, error] of failures) {
       const failure = classify(error);
