@@ -2,6 +2,7 @@
 // planned — the exact argv to send, the node to send it to, the keys it names — or refused by name
 // with what is allowed, before anything reaches a server. Free of Node APIs: the page shows the same list.
 
+import { catalogueText } from '../../catalogue/catalogue-text.ts';
 import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../../executors/transitions.ts';
 import {
   isBrandedId,
@@ -55,7 +56,7 @@ export const ALLOWED_NAMES = `EMQ.* (the ${NATIVE.length} verbs), SCRIPT <verb>,
 
 /** A refusal of a command by name: why, then the names the console does run. */
 export function notAllowedMessage(command: string, why: string): string {
-  return `${command} is not allowed in the console (${why}). Allowed: ${ALLOWED_NAMES}`;
+  return catalogueText('NOT_ALLOWED', { command, why, 'the names the console runs': ALLOWED_NAMES });
 }
 
 /** Why a known command is not in the console: said with the refusal, so the reader learns something. */
@@ -202,11 +203,9 @@ function keysOutside(command: string, keys: Uint8Array[], rule: 'namespace' | 'g
     rule === 'grammar'
       ? 'writes only keys of the grammar (emq:{q}:<type>, a job row emq:{q}:job:<branded id>)'
       : `reads only keys under emq: or ${RESERVE_BASE} (the sandbox account's namespace)`;
-  return bad(
-    command,
-    `${JSON.stringify(text(outside))} is outside what the console ${what}`,
-    'KEY_NOT_ALLOWED',
-  );
+  const key = JSON.stringify(text(outside)).slice(1, -1); // between the row's quotes, JSON-escaped
+  const message = catalogueText('KEY_NOT_ALLOWED', { command, key, 'reads or writes': what });
+  return { ok: false, code: 'KEY_NOT_ALLOWED', command, message };
 }
 
 function integer(bytes: Uint8Array | undefined): number | null {

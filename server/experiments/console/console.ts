@@ -5,6 +5,7 @@
 
 import { sendRouted } from '../../executors/routed.ts';
 import type { Cluster, Valkey } from 'iovalkey';
+import { catalogueText } from '../../catalogue/catalogue-text.ts';
 import { installWireIdentity } from '../../connectors/install.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { scriptFor } from '../../executors/scripts.ts';
@@ -29,7 +30,7 @@ function quotingRefused(line: string, error: LineError): Refused {
     ok: false,
     code: 'BAD_QUOTING',
     command,
-    message: `${command}: ${error.message}, so the line was not split (redis-cli quoting: "…" or '…', closed and followed by a space); the other lines run`,
+    message: catalogueText('BAD_QUOTING', { command, 'where the quoting broke': error.message }),
   };
 }
 
