@@ -16,6 +16,11 @@ export function catalogueRow<C extends Code>(code: C, variant?: VariantOf<C>): E
   return rows[0]!;
 }
 
+/** A value as it sits between the quotes of a row's text (`"<name>"`): JSON's escapes, without its quotes. */
+export function quoted(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
 /** The text of a row with each `<name>` filled in from `values`. */
 export function catalogueText<C extends Code>(
   code: C,

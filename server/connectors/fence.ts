@@ -2,7 +2,7 @@
 // about the wire out of one keyspace. Every step is recorded, so the course can show it as it happened.
 
 import type { Valkey } from 'iovalkey';
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText, quoted } from '../catalogue/catalogue-text.ts';
 import { versionKey } from '../keyspace/index.ts';
 
 export interface FenceStep {
@@ -43,9 +43,6 @@ async function step(
 
 /** Which wire a connector speaks, as its refusals name it. */
 type Wire = 'wire 4' | 'wire 6';
-
-/** A value as it sits between the quotes of a catalogue text: JSON's escapes, without its quotes. */
-const quoted = (value: string) => JSON.stringify(value).slice(1, -1);
 
 function refuse(wire: Wire, expected: string, found: string | null, steps: FenceStep[]): never {
   const identity = quoted(expected);

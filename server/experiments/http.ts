@@ -4,6 +4,7 @@
 // { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
 // stack trace ever leaves the server.
 
+import { quoted } from '../catalogue/catalogue-text.ts';
 import { commandArities } from '../catalogue/commands.ts';
 import { ERROR_CODES } from '../catalogue/error-codes.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from '../http/answer.ts';
@@ -141,9 +142,4 @@ export async function answerApi(path: string, asked: Asked): Promise<Answer> {
   if (route?.name === 'sandbox')
     return reads ? sandboxStatus() : routeMethodNotAllowed(asked.method, 'sandbox');
   return refusal('NOT_FOUND', { path }, { variant: 'api' });
-}
-
-/** A value as it sits between the quotes of a catalogue text: JSON's escapes, without its quotes. */
-function quoted(value: string): string {
-  return JSON.stringify(value).slice(1, -1);
 }

@@ -2,7 +2,7 @@
 // planned — the exact argv to send, the node to send it to, the keys it names — or refused by name
 // with what is allowed, before anything reaches a server. Free of Node APIs: the page shows the same list.
 
-import { catalogueText } from '../../catalogue/catalogue-text.ts';
+import { catalogueText, quoted } from '../../catalogue/catalogue-text.ts';
 import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../../executors/transitions.ts';
 import {
   isBrandedId,
@@ -203,8 +203,11 @@ function keysOutside(command: string, keys: Uint8Array[], rule: 'namespace' | 'g
     rule === 'grammar'
       ? 'writes only keys of the grammar (emq:{q}:<type>, a job row emq:{q}:job:<branded id>)'
       : `reads only keys under emq: or ${RESERVE_BASE} (the sandbox account's namespace)`;
-  const key = JSON.stringify(text(outside)).slice(1, -1); // between the row's quotes, JSON-escaped
-  const message = catalogueText('KEY_NOT_ALLOWED', { command, key, 'reads or writes': what });
+  const message = catalogueText('KEY_NOT_ALLOWED', {
+    command,
+    key: quoted(text(outside)),
+    'reads or writes': what,
+  });
   return { ok: false, code: 'KEY_NOT_ALLOWED', command, message };
 }
 
