@@ -4,7 +4,7 @@
 // the page's example.
 
 import type { ConsoleLine } from '../../../server/experiments/console/console.ts';
-import { esc } from '../explorer/escape.ts';
+import { joined, markup, show, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from '../explorer/key-text.ts';
 import { clearState, readState, writeState } from '../explorer/url-state.ts';
 import { cliReply, wireView } from '../explorer/wire-view.ts';
@@ -18,41 +18,42 @@ interface ConsoleResult {
 // A refusal ends with the names the console runs; the page says them once, under the lines.
 const ALLOWED_TAIL = /\. Allowed: (.*)$/s;
 
-function lineView(line: ConsoleLine): string {
+function lineView(line: ConsoleLine): SafeHtml {
   const answer =
     line.outcome === 'reply'
       ? cliReply(line.reply)
       : line.outcome === 'refused'
         ? `(refused by the console, never sent) ${line.error!.message.replace(ALLOWED_TAIL, '.')}`
         : `(error) ${line.error!.message}`;
-  const learn = line.error?.learn
-    ? `<p class="cn-learn">Explained in <a href="${esc(line.error.learn.href)}">${esc(line.error.learn.title)}</a></p>`
-    : '';
-  const keys = line.keys.length
-    ? `<p class="cn-keys">${line.keys.map((k) => `${keyText(k.key)} slot <b>${k.slot}</b>`).join(' · ')}</p>`
-    : '';
-  const node = line.answeredBy ? `<p class="cn-node">answered by node ${esc(line.answeredBy)}</p>` : '';
-  return `<li class="cn-line is-${line.outcome}" data-outcome="${line.outcome}">
+  const learn =
+    line.error?.learn &&
+    markup`<p class="cn-learn">Explained in <a href="${line.error.learn.href}">${line.error.learn.title}</a></p>`;
+  const keys =
+    line.keys.length > 0 &&
+    markup`<p class="cn-keys">${joined(
+      line.keys.map((k) => markup`${keyText(k.key)} slot <b>${k.slot}</b>`),
+      ' · ',
+    )}</p>`;
+  const node = line.answeredBy && markup`<p class="cn-node">answered by node ${line.answeredBy}</p>`;
+  return markup`<li class="cn-line is-${line.outcome}" data-outcome="${line.outcome}">
 <code class="cn-input">&gt; ${breakable(line.input)}</code>
-<pre class="cn-reply">${esc(answer)}</pre>${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
+<pre class="cn-reply">${answer}</pre>${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
 }
 
 /** The console's allow-list, said once when a line was refused by name. */
-function allowedView(lines: ConsoleLine[]): string {
+function allowedView(lines: ConsoleLine[]): SafeHtml | '' | undefined {
   const names = lines.map((line) => ALLOWED_TAIL.exec(line.error?.message ?? '')?.[1]).find(Boolean);
-  return names ? `<p class="cn-allowed" data-allowed><b>Allowed:</b> ${esc(names)}</p>` : '';
+  return names && markup`<p class="cn-allowed" data-allowed><b>Allowed:</b> ${names}</p>`;
 }
 
-function keyspaceView(keyspace: ConsoleResult['keyspace']): string {
+function keyspaceView(keyspace: ConsoleResult['keyspace']): SafeHtml {
   if (!keyspace)
-    return '<p class="xp-note">On the cluster the console writes nothing, so there is no keyspace of its own to show.</p>';
-  const rows = keyspace
-    .map(
-      (k) =>
-        `<li>${keyText(k.key)} <span class="xp-hint">${esc(k.type)} · slot ${k.slot}</span> <code class="cn-value">${esc(JSON.stringify(k.value))}</code></li>`,
-    )
-    .join('');
-  return `<details class="cn-keyspace"><summary>The keyspace after: ${keyspace.length} key${keyspace.length === 1 ? '' : 's'}</summary><ul>${rows}</ul></details>`;
+    return markup`<p class="xp-note">On the cluster the console writes nothing, so there is no keyspace of its own to show.</p>`;
+  const rows = keyspace.map(
+    (k) =>
+      markup`<li>${keyText(k.key)} <span class="xp-hint">${k.type} · slot ${k.slot}</span> <code class="cn-value">${JSON.stringify(k.value)}</code></li>`,
+  );
+  return markup`<details class="cn-keyspace"><summary>The keyspace after: ${keyspace.length} key${keyspace.length === 1 ? '' : 's'}</summary><ul>${rows}</ul></details>`;
 }
 
 export class EmqConsole extends HTMLElement {
@@ -119,12 +120,18 @@ export class EmqConsole extends HTMLElement {
       };
       if (!payload.result) {
         const error = payload.error ?? { code: `HTTP ${response.status}`, message: 'no message' };
-        output.innerHTML = `<p class="xp-refused"><span class="xp-badge is-refused">${esc(error.code)}</span> ${esc(error.message)}</p>`;
+        show(
+          output,
+          markup`<p class="xp-refused"><span class="xp-badge is-refused">${error.code}</span> ${error.message}</p>`,
+        );
         return;
       }
-      output.innerHTML = `<ol class="cn-lines">${payload.result.lines.map(lineView).join('')}</ol>${allowedView(payload.result.lines)}${keyspaceView(payload.result.keyspace)}`;
+      show(
+        output,
+        markup`<ol class="cn-lines">${payload.result.lines.map(lineView)}</ol>${allowedView(payload.result.lines)}${keyspaceView(payload.result.keyspace)}`,
+      );
     } catch {
-      output.innerHTML = '<p class="xp-refused">The site did not answer; is the network up?</p>';
+      show(output, markup`<p class="xp-refused">The site did not answer; is the network up?</p>`);
     } finally {
       button.disabled = false;
       output.removeAttribute('aria-busy');

@@ -1,7 +1,7 @@
 // <emq-exercises>: sends each answer through the console and shows the server's verdict; solved
 // exercises are remembered in localStorage and said in words (never by colour alone).
 
-import { esc } from '../explorer/escape.ts';
+import { markup, show } from '../../lib/html.ts';
 import { exercisesFor, type ConsoleAnswer } from './exercises.ts';
 
 const STORE = 'emq-exercises-solved';
@@ -82,7 +82,7 @@ export class EmqExercises extends HTMLElement {
 
   #mark(item: HTMLElement, verdict: HTMLElement, ok: boolean, why: string): void {
     item.dataset.state = ok ? 'solved' : 'wrong';
-    verdict.innerHTML = `<b>${ok ? 'Right.' : 'Not yet.'}</b> ${esc(why)}`;
+    show(verdict, markup`<b>${ok ? 'Right.' : 'Not yet.'}</b> ${why}`);
   }
 
   #progress(total: number): void {

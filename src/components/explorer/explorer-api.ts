@@ -77,11 +77,6 @@ export class ExplorerApi {
   }
 }
 
-/** Shows a result in an aria-live region. */
-export function show(region: Element, html: string): void {
-  region.innerHTML = html;
-}
-
 /** Disables a form's submit button while its run is on the wire. */
 export async function busy<T>(form: HTMLFormElement, work: () => Promise<T>): Promise<T> {
   const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');

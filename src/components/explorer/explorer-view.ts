@@ -10,7 +10,7 @@ import type { KeyView } from '../../../server/experiments/browser-safe/segments.
 import type { ReserveStep } from '../../../server/experiments/reserve.ts';
 import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
 import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
-import { esc } from './escape.ts';
+import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
 import { readableLine, wireView } from './wire-view.ts';
 
@@ -24,35 +24,31 @@ const SEGMENT_TITLES: Record<string, string> = {
 };
 
 /** A key with each segment marked; the queue name (the hashtag) stands out. */
-export function segmentedKey(view: Pick<KeyView, 'segments'>): string {
-  return `<code class="xp-key">${view.segments
-    .map(
-      (s) =>
-        // a line may break only after a segment ending in ':' (emq: and }:), never inside a word
-        `<span class="xp-seg xp-seg-${s.part}" title="${esc(SEGMENT_TITLES[s.part])}">${esc(s.text)}</span>${s.text.endsWith(':') ? '<wbr>' : ''}`,
-    )
-    .join('')}</code>`;
+export function segmentedKey(view: Pick<KeyView, 'segments'>): SafeHtml {
+  return markup`<code class="xp-key">${view.segments.map(
+    (s) =>
+      // a line may break only after a segment ending in ':' (emq: and }:), never inside a word
+      markup`<span class="xp-seg xp-seg-${s.part}" title="${SEGMENT_TITLES[s.part]}">${s.text}</span>${s.text.endsWith(':') && markup`<wbr>`}`,
+  )}</code>`;
 }
 
 /** Every key of a queue: type, segmented key, its bytes in hex (unless compact), and its slot. */
-export function keyList(keys: Array<KeyView & { type: string }>, compact = false): string {
-  const rows = keys
-    .map(
-      (k) => `<li class="xp-key-row">
-  <span class="xp-key-type">${esc(k.type)}</span>
+export function keyList(keys: Array<KeyView & { type: string }>, compact = false): SafeHtml {
+  const rows = keys.map(
+    (k) => markup`<li class="xp-key-row">
+  <span class="xp-key-type">${k.type}</span>
   ${segmentedKey(k)}
   <span class="xp-key-meta">${k.bytes} bytes · slot <b>${k.slot}</b></span>${
-    compact
-      ? ''
-      : `
-  <span class="xp-hex"><span class="visually-hidden">bytes in hex: </span>${k.segments
-    .map((s) => `<span class="xp-seg-${s.part}">${esc(s.hex)}</span>`)
-    .join(' ')}</span>`
+    !compact &&
+    markup`
+  <span class="xp-hex"><span class="visually-hidden">bytes in hex: </span>${joined(
+    k.segments.map((s) => markup`<span class="xp-seg-${s.part}">${s.hex}</span>`),
+    ' ',
+  )}</span>`
   }
 </li>`,
-    )
-    .join('\n');
-  return `<ol class="xp-key-list${compact ? ' is-compact' : ''}">${rows}</ol>`;
+  );
+  return markup`<ol class="xp-key-list${compact && ' is-compact'}">${joined(rows, '\n')}</ol>`;
 }
 
 export interface SlotPin {
@@ -62,25 +58,21 @@ export interface SlotPin {
 }
 
 /** The 16,384 slots as one strip, with a pin for each slot that matters. */
-export function slotMap(pins: SlotPin[]): string {
+export function slotMap(pins: SlotPin[]): SafeHtml {
   const described = pins.map((p) => `${p.label} on slot ${p.slot}`).join('; ');
-  const marks = pins
-    .map(
-      (p) =>
-        `<rect class="xp-pin xp-pin-${p.kind}" x="${Math.max(0, p.slot - 60)}" y="0" width="120" height="40"><title>${esc(p.label)}: slot ${p.slot}</title></rect>`,
-    )
-    .join('');
-  const ticks = [4096, 8192, 12288]
-    .map((x) => `<line class="xp-tick" x1="${x}" x2="${x}" y1="30" y2="40" />`)
-    .join('');
-  const legend = pins
-    .map(
-      (p) =>
-        `<li><span class="xp-swatch xp-pin-${p.kind}" aria-hidden="true"></span>${esc(p.label)} → slot <b data-pin="${p.kind}">${p.slot}</b></li>`,
-    )
-    .join('');
-  return `<figure class="xp-slot-map">
-  <svg viewBox="0 0 ${SLOT_COUNT} 40" preserveAspectRatio="none" role="img" aria-label="The ${SLOT_COUNT.toLocaleString('en')} cluster slots: ${esc(described)}"><rect class="xp-strip" x="0" y="0" width="${SLOT_COUNT}" height="40" />${ticks}${marks}</svg>
+  const marks = pins.map(
+    (p) =>
+      markup`<rect class="xp-pin xp-pin-${p.kind}" x="${Math.max(0, p.slot - 60)}" y="0" width="120" height="40"><title>${p.label}: slot ${p.slot}</title></rect>`,
+  );
+  const ticks = [4096, 8192, 12288].map(
+    (x) => markup`<line class="xp-tick" x1="${x}" x2="${x}" y1="30" y2="40" />`,
+  );
+  const legend = pins.map(
+    (p) =>
+      markup`<li><span class="xp-swatch xp-pin-${p.kind}" aria-hidden="true"></span>${p.label} → slot <b data-pin="${p.kind}">${p.slot}</b></li>`,
+  );
+  return markup`<figure class="xp-slot-map">
+  <svg viewBox="0 0 ${SLOT_COUNT} 40" preserveAspectRatio="none" role="img" aria-label="The ${SLOT_COUNT.toLocaleString('en')} cluster slots: ${described}"><rect class="xp-strip" x="0" y="0" width="${SLOT_COUNT}" height="40" />${ticks}${marks}</svg>
   <div class="xp-axis" aria-hidden="true"><span>0</span><span>8192</span><span>16383</span></div>
   <ul class="xp-legend">${legend}</ul>
 </figure>`;
@@ -104,18 +96,18 @@ export function crcHex(crc: number): string {
 }
 
 /** A refusal as the API or the server gave it. */
-export function refusalText(code: string, message: string): string {
+export function refusalText(code: string, message: string): SafeHtml {
   // A server error's message starts with its class: the badge says it, the text does not say it again.
   const text = message.startsWith(`${code} `) ? message.slice(code.length + 1) : message;
-  return `<p class="xp-refused"><span class="xp-badge is-refused">${esc(code)}</span> ${esc(text)}</p>`;
+  return markup`<p class="xp-refused"><span class="xp-badge is-refused">${code}</span> ${text}</p>`;
 }
 
-export function acceptedText(message: string): string {
-  return `<p class="xp-accepted"><span class="xp-badge is-ok">accepted</span> ${esc(message)}</p>`;
+export function acceptedText(message: string): SafeHtml {
+  return markup`<p class="xp-accepted"><span class="xp-badge is-ok">accepted</span> ${message}</p>`;
 }
 
 /** A key with the byte at `offset` marked (the whole character holding it, for multi-byte UTF-8). */
-export function markedKey(key: string, offset: number | null): string {
+export function markedKey(key: string, offset: number | null): SafeHtml {
   if (offset === null) return keyText(key);
   const bytes = utf8(key);
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -131,9 +123,9 @@ export function markedKey(key: string, offset: number | null): string {
     byte === null ? 'the key ends here' : `byte ${offset}: 0x${byte.toString(16).padStart(2, '0')}`;
   const mark =
     start < bytes.length
-      ? `<mark class="xp-byte" data-offset="${offset}" title="${esc(what)}">${esc(decode(bytes.subarray(start, end)))}</mark>`
-      : `<mark class="xp-byte is-end" data-offset="${offset}" title="${esc(what)}">␄</mark>`;
-  return `<code class="xp-key">${breakable(decode(bytes.subarray(0, start)))}${mark}${breakable(decode(bytes.subarray(end)))}</code>`;
+      ? markup`<mark class="xp-byte" data-offset="${offset}" title="${what}">${decode(bytes.subarray(start, end))}</mark>`
+      : markup`<mark class="xp-byte is-end" data-offset="${offset}" title="${what}">␄</mark>`;
+  return markup`<code class="xp-key">${breakable(decode(bytes.subarray(0, start)))}${mark}${breakable(decode(bytes.subarray(end)))}</code>`;
 }
 
 /** A reply from a transition, as the reader would read it in valkey-cli: an error reply as (error) …. */
@@ -146,32 +138,28 @@ export function replyText(reply: unknown): string {
 }
 
 /** The reserve sequence as a timeline: the plan before a run, every command and reply after it. */
-export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): string {
-  const items = steps
-    .map((step, i) => {
-      const done = 'outcome' in step;
-      const commands = done
-        ? `<ol class="xp-commands">${step.commands
-            .map(
-              (c) =>
-                `<li><code>${esc(c.command)}</code> <span class="xp-arrow" aria-hidden="true">→</span><span class="visually-hidden">replies</span> <code class="xp-reply">${esc(c.reply === null ? '(nil)' : c.reply)}</code></li>`,
-            )
-            .join('')}</ol>
+export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): SafeHtml {
+  const items = steps.map((step, i) => {
+    const done = 'outcome' in step;
+    const commands = done
+      ? markup`<ol class="xp-commands">${step.commands.map(
+          (c) =>
+            markup`<li><code>${c.command}</code> <span class="xp-arrow" aria-hidden="true">→</span><span class="visually-hidden">replies</span> <code class="xp-reply">${c.reply === null ? '(nil)' : c.reply}</code></li>`,
+        )}</ol>
   <p class="xp-step-outcome">${
     step.outcome === 'ok'
-      ? `<span class="xp-badge is-ok">ok</span>`
-      : `<span class="xp-badge is-refused">refused</span>`
-  } ${esc(step.message)}</p>
-  <p class="xp-identity">{emq}:version now holds <code>${esc(step.identity ?? '(nil)')}</code></p>
+      ? markup`<span class="xp-badge is-ok">ok</span>`
+      : markup`<span class="xp-badge is-refused">refused</span>`
+  } ${step.message}</p>
+  <p class="xp-identity">{emq}:version now holds <code>${step.identity ?? '(nil)'}</code></p>
   ${wireView(step.wire, step.proof, 'On the wire')}`
-        : `<p class="xp-step-pending">not run yet</p>`;
-      return `<li class="xp-step" data-step="${i + 1}" data-outcome="${done ? step.outcome : 'pending'}">
-  <p class="xp-step-head"><span class="xp-keyspace">keyspace ${step.keyspace}</span> <b>${esc(step.actor)}</b> — ${esc(step.action)}</p>
+      : markup`<p class="xp-step-pending">not run yet</p>`;
+    return markup`<li class="xp-step" data-step="${i + 1}" data-outcome="${done ? step.outcome : 'pending'}">
+  <p class="xp-step-head"><span class="xp-keyspace">keyspace ${step.keyspace}</span> <b>${step.actor}</b> — ${step.action}</p>
   ${commands}
 </li>`;
-    })
-    .join('\n');
-  return `<ol class="xp-timeline">${items}</ol>`;
+  });
+  return markup`<ol class="xp-timeline">${joined(items, '\n')}</ol>`;
 }
 
 /** What a step changed in one keyspace: + added, - removed, ~ changed (before → after). */
@@ -191,29 +179,28 @@ function changesText(changes: KeyChange[] | undefined): string {
 }
 
 /** The call a side made for a step, as it went on the wire (the last command sent: after any NOSCRIPT). */
-function sentCall(side: ExecutorStep['scripted']): string {
+function sentCall(side: ExecutorStep['scripted']): SafeHtml | '' {
   const call = side.wire?.at(-1)?.line ?? '';
-  return call ? `<code class="xp-wire-cmd" data-call>&gt; ${breakable(readableLine(call))}</code>` : '';
+  return call && markup`<code class="xp-wire-cmd" data-call>&gt; ${breakable(readableLine(call))}</code>`;
 }
 
 /**
  * Both executors after every step and the verdict: per step one line of replies, the calls and the
  * keyspace changes folded (a sequence of a dozen steps stays a screen or two tall at 360 px).
  */
-export function executorRuns(steps: ExecutorStep[], same: boolean): string {
-  const rows = steps
-    .map(
-      (s, i) => `<li class="xp-run" data-same="${s.same}">
-  <p class="xp-run-head"><b>${i + 1}. ${esc(s.step)}</b> <code>${esc(s.transition)}</code> ${
+export function executorRuns(steps: ExecutorStep[], same: boolean): SafeHtml {
+  const rows = steps.map(
+    (s, i) => markup`<li class="xp-run" data-same="${String(s.same)}">
+  <p class="xp-run-head"><b>${i + 1}. ${s.step}</b> <code>${s.transition}</code> ${
     s.same
-      ? '<span class="xp-badge is-ok">same</span>'
-      : `<span class="xp-badge is-refused">differs</span> ${esc(s.differences.join('; '))}`
+      ? markup`<span class="xp-badge is-ok">same</span>`
+      : markup`<span class="xp-badge is-refused">differs</span> ${s.differences.join('; ')}`
   }</p>
-  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${esc(replyText(s.scripted.reply))}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${esc(replyText(s.native.reply))}</code></p>
+  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${replyText(s.scripted.reply)}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${replyText(s.native.reply)}</code></p>
   <details class="xp-run-calls"><summary>The call each executor sent</summary>
     <div class="xp-sides">
       <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
-      <div><p class="xp-side-name">native (${esc(TRANSITIONS[s.transition].command)})</p>${sentCall(s.native)}${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
+      <div><p class="xp-side-name">native (${TRANSITIONS[s.transition].command})</p>${sentCall(s.native)}${wireView(s.native.wire, s.native.proof, 'Sent')}</div>
     </div>
   </details>
   <details class="xp-keyspaces"><summary>What this step changed in each keyspace</summary>
@@ -223,27 +210,26 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): string {
     </div>
   </details>
 </li>`,
-    )
-    .join('\n');
+  );
   const verdict = same
-    ? `<p class="xp-verdict" data-verdict="same"><span class="xp-badge is-ok">same</span> After every step both executors left the same keys with the same contents.</p>`
-    : `<p class="xp-verdict" data-verdict="differ"><span class="xp-badge is-refused">differ</span> The executors disagree at ${steps.filter((s) => !s.same).length} step(s).</p>`;
-  return `${verdict}<ol class="xp-runs">${rows}</ol>`;
+    ? markup`<p class="xp-verdict" data-verdict="same"><span class="xp-badge is-ok">same</span> After every step both executors left the same keys with the same contents.</p>`
+    : markup`<p class="xp-verdict" data-verdict="differ"><span class="xp-badge is-refused">differ</span> The executors disagree at ${steps.filter((s) => !s.same).length} step(s).</p>`;
+  return markup`${verdict}<ol class="xp-runs">${joined(rows, '\n')}</ol>`;
 }
 
-function slotCall(title: string, call: SlotCall): string {
-  const keys = call.keys.map((k, i) => `<li>${keyText(k)} → slot ${call.slots[i]}</li>`).join('');
+function slotCall(title: string, call: SlotCall): SafeHtml {
+  const keys = call.keys.map((k, i) => markup`<li>${keyText(k)} → slot ${call.slots[i]}</li>`);
   const reply =
     call.error !== undefined
-      ? `<span class="xp-badge is-refused">refused</span> <code data-reply>${esc(call.error)}</code>`
+      ? markup`<span class="xp-badge is-refused">refused</span> <code data-reply>${call.error}</code>`
       : 'reply' in call
-        ? `<span class="xp-badge is-ok">accepted</span> <code data-reply>${esc(replyText(call.reply))}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
+        ? markup`<span class="xp-badge is-ok">accepted</span> <code data-reply>${replyText(call.reply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
         : // without JavaScript nothing will ask the node: say so rather than wait on screen for ever
-          `<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
-  return `<div class="xp-call"><p class="xp-side-name">${esc(title)}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
+          markup`<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
+  return markup`<div class="xp-call"><p class="xp-side-name">${title}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
 }
 
 /** The claim on the cluster node: one queue's keys (one slot), then one key swapped for another queue's. */
-export function crossSlot(single: SlotCall, mixed: SlotCall): string {
-  return `<div class="xp-sides">${slotCall('EVALSHA claim, one queue', single)}${slotCall('the same claim, two queues mixed', mixed)}</div>`;
+export function crossSlot(single: SlotCall, mixed: SlotCall): SafeHtml {
+  return markup`<div class="xp-sides">${slotCall('EVALSHA claim, one queue', single)}${slotCall('the same claim, two queues mixed', mixed)}</div>`;
 }

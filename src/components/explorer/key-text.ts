@@ -2,13 +2,13 @@
 // re-cased), with a line break allowed only after each ':' (emq: | {orders}: | pending), so a narrow
 // screen wraps between segments, never inside one. Small: the console's script uses it too.
 
-import { esc } from './escape.ts';
+import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 
 /** Text as HTML with a break allowed after each ':': a command or a list holding keys wraps between segments. */
-export function breakable(text: string): string {
-  return esc(text).replaceAll(':', ':<wbr>');
+export function breakable(text: string): SafeHtml {
+  return joined(text.split(':'), markup`:<wbr>`);
 }
 
-export function keyText(key: string): string {
-  return `<code class="xp-key">${breakable(key)}</code>`;
+export function keyText(key: string): SafeHtml {
+  return markup`<code class="xp-key">${breakable(key)}</code>`;
 }

@@ -1,14 +1,14 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
 import type { KeysResult } from '../../../server/experiments/keys.ts';
-import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { wireView } from './wire-view.ts';
-import { esc } from './escape.ts';
 import { keyText } from './key-text.ts';
 import { keyList, refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
-function proofText(proof: KeysResult['proof']): string {
-  return `<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
+function proofText(proof: KeysResult['proof']): SafeHtml {
+  return markup`<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
 }
 
 export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
@@ -43,15 +43,15 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
             : 'The server refused the call.';
         return show(
           region,
-          `${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
+          markup`${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
         );
       }
-      const live = r.live
-        .map((k) => `<li>${keyText(k.key)} <span class="xp-hint">${esc(k.type)}</span></li>`)
-        .join('');
+      const live = r.live.map(
+        (k) => markup`<li>${keyText(k.key)} <span class="xp-hint">${k.type}</span></li>`,
+      );
       show(
         region,
-        `<p class="xp-accepted"><span class="xp-badge is-ok">enqueued</span> job <code>${esc(r.id)}</code> on <code>${esc(r.queue)}</code></p>
+        markup`<p class="xp-accepted"><span class="xp-badge is-ok">enqueued</span> job <code>${r.id}</code> on <code>${r.queue}</code></p>
 ${proofText(r.proof)}
 ${wireView(r.wire, r.proof)}
 <p class="xp-note">What the server holds after the enqueue — the keys the grammar built, nothing else:</p>

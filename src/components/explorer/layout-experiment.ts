@@ -3,29 +3,29 @@
 import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
 import { exactCall } from '../../../server/executors/exact-call.ts';
 import { KeyspaceError } from '../../../server/keyspace/index.ts';
-import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
-import { esc } from './escape.ts';
 import { acceptedText, markedKey, refusalText, replyText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
 
 /** A node's verdict as the layout experiment returns it, with the commands that node received. */
 type Verdict = LayoutVerdict & { wire?: WireCommand[]; proof?: WireProof | null };
 
-function verdictText(v: Verdict, keys: string[]): string {
+function verdictText(v: Verdict, keys: string[]): SafeHtml {
   if (v.accepted) return acceptedText(`the server replied ${replyText(v.reply)}`);
-  let html = refusalText(v.errorClass, v.error);
-  if (v.position) {
-    html += `<p class="xp-note">Key ${v.position} as you sent it, byte ${v.offset} marked:</p><p class="xp-marked" data-position="${v.position}">${markedKey(keys[v.position - 1] ?? '', v.offset ?? null)}</p>`;
-    if (v.expected)
-      html += `<p class="xp-note">The key the server rebuilt: <code>${esc(v.expected)}</code></p>`;
-  }
-  if (v.keyspaceUnchanged !== undefined)
-    html += `<p class="xp-note" data-unchanged="${v.keyspaceUnchanged}">${v.keyspaceUnchanged ? 'The keyspace is unchanged: the refusal wrote nothing.' : 'The keyspace changed.'}</p>`;
-  return html + wireView(v.wire, v.proof, 'Commands sent');
+  const marked =
+    !!v.position &&
+    markup`<p class="xp-note">Key ${v.position} as you sent it, byte ${String(v.offset)} marked:</p><p class="xp-marked" data-position="${v.position}">${markedKey(keys[v.position - 1] ?? '', v.offset ?? null)}</p>${
+      v.expected && markup`<p class="xp-note">The key the server rebuilt: <code>${v.expected}</code></p>`
+    }`;
+  const unchanged =
+    v.keyspaceUnchanged !== undefined &&
+    markup`<p class="xp-note" data-unchanged="${String(v.keyspaceUnchanged)}">${v.keyspaceUnchanged ? 'The keyspace is unchanged: the refusal wrote nothing.' : 'The keyspace changed.'}</p>`;
+  return markup`${refusalText(v.errorClass, v.error)}${marked}${unchanged}${wireView(v.wire, v.proof, 'Commands sent')}`;
 }
 
 export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
@@ -49,12 +49,13 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
   };
 
   const fill = (keys: string[]) => {
-    holder.innerHTML = keys
-      .map(
+    show(
+      holder,
+      markup`${keys.map(
         (key, i) =>
-          `<p class="xp-field"><label for="xp-layout-key-${i + 1}">Key ${i + 1}</label><input id="xp-layout-key-${i + 1}" name="key" value="${esc(key)}" autocomplete="off" spellcheck="false" class="xp-mono" data-max-bytes="${LIMITS.keyBytes}" /></p>`,
-      )
-      .join('');
+          markup`<p class="xp-field"><label for="xp-layout-key-${i + 1}">Key ${i + 1}</label><input id="xp-layout-key-${i + 1}" name="key" value="${key}" autocomplete="off" spellcheck="false" class="xp-mono" data-max-bytes="${LIMITS.keyBytes}" /></p>`,
+      )}`,
+    );
   };
 
   const reset = () => {
@@ -109,10 +110,10 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
       });
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
-      if (!r.available) return show(region, `<p>${esc(r.message)}</p>`);
+      if (!r.available) return show(region, markup`<p>${r.message}</p>`);
       show(
         region,
-        `<div class="xp-sides">
+        markup`<div class="xp-sides">
   <div data-node="standalone"><p class="xp-side-name">standalone node (native module)</p>${verdictText(r.standalone, r.keys)}</div>
   <div data-node="cluster"><p class="xp-side-name">the three-node cluster, the same call</p>${verdictText(r.cluster, r.keys)}</div>
 </div>`,

@@ -6,7 +6,7 @@
 import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/keyspace/index.ts';
 import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
 import type { WireProof } from '../../../server/experiments/wire/recorder.ts';
-import { esc } from './escape.ts';
+import { markup, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
 
@@ -48,15 +48,15 @@ export function queueRefusal(queue: string): QueueRefusal | null {
  * it (the bytes from the first { to the first } after it): a}b would hash on a; a{b on a{b, the whole
  * name, and is refused all the same, since the grammar admits no brace at all.
  */
-export function wouldBe(queue: string, code: string): string {
+export function wouldBe(queue: string, code: string): SafeHtml | '' {
   if (code !== 'BRACE') return '';
   const key = `emq:{${queue}}:pending`;
   const tag = hashtag(key);
   const where =
     tag === queue
-      ? `, the whole name (the hashtag runs from the first <code>{</code> to the first <code>}</code> after it), and is refused all the same`
-      : `, not on the name <code>${esc(queue)}</code>: its keys would land on slot ${slot(key)} instead of ${slot(queue)}`;
-  return `<p class="xp-note" data-would-be>Had it been built, <code>${esc(key)}</code> would hash on <code>${esc(tag)}</code>${where}.</p>`;
+      ? markup`, the whole name (the hashtag runs from the first <code>{</code> to the first <code>}</code> after it), and is refused all the same`
+      : markup`, not on the name <code>${queue}</code>: its keys would land on slot ${slot(key)} instead of ${slot(queue)}`;
+  return markup`<p class="xp-note" data-would-be>Had it been built, <code>${key}</code> would hash on <code>${tag}</code>${where}.</p>`;
 }
 
 /**
@@ -64,13 +64,13 @@ export function wouldBe(queue: string, code: string): string {
  * `measured`: the server's own count of what reached it during a run that was sent (keys sends one, to
  * prove nothing arrived); without it, nothing was sent at all.
  */
-export function queueRefusedView(refusal: QueueRefusal, measured?: WireProof): string {
+export function queueRefusedView(refusal: QueueRefusal, measured?: WireProof): SafeHtml {
   const who =
     refusal.code === 'BAD_INPUT'
       ? 'The API refuses a queue name over its byte cap before the wire.'
       : 'The host refused the queue name before the wire.';
-  const proof = measured
-    ? `<p class="xp-proof" data-reached="${measured.reached}">Commands that reached the server during the run: <b>${measured.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${measured.bytesReceived})</span></p>`
-    : '';
-  return `${refusalText(refusal.code, refusal.message)}<p data-refused-by>${who}</p>${wouldBe(refusal.queue, refusal.code)}${proof}${wireView([], measured ?? NOTHING_SENT)}`;
+  const proof =
+    measured &&
+    markup`<p class="xp-proof" data-reached="${measured.reached}">Commands that reached the server during the run: <b>${measured.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${measured.bytesReceived})</span></p>`;
+  return markup`${refusalText(refusal.code, refusal.message)}<p data-refused-by>${who}</p>${wouldBe(refusal.queue, refusal.code)}${proof}${wireView([], measured ?? NOTHING_SENT)}`;
 }

@@ -1,5 +1,6 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
-import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { markup, show } from '../../lib/html.ts';
 import type { ReserveResult } from '../../../server/experiments/reserve.ts';
 import { refusalText, reserveTimeline } from './explorer-view.ts';
 
@@ -12,10 +13,10 @@ export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
       const outcome = await api.run<ReserveResult>('reserve', {});
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const { native, steps } = outcome.result;
-      const note = native
-        ? ''
-        : '<p class="xp-note">The native module is not loaded on this sandbox, so the native writes are left out.</p>';
-      show(region, note + reserveTimeline(steps));
+      const note =
+        !native &&
+        markup`<p class="xp-note">The native module is not loaded on this sandbox, so the native writes are left out.</p>`;
+      show(region, markup`${note}${reserveTimeline(steps)}`);
     });
   });
 }

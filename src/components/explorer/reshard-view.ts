@@ -2,7 +2,7 @@
 // phase (which node owns the slot, which has it open, the queue's keys on each side), the migration
 // commands that led to it, and the probes — the command, the node asked, the reply as the node sent it.
 // Then what a cluster client did with its claim meanwhile. Nodes are named as on the map: node 1/2/3,
-// then the address. Keys are shown as their bytes are (no CSS changes their case). HTML strings, the
+// then the address. Keys are shown as their bytes are (no CSS changes their case). Markup from markup`…`, the
 // same on the server (the fallback) and in the browser.
 
 import {
@@ -13,7 +13,7 @@ import {
   type MigrationResult,
   type ProbeReply,
 } from '../../../server/experiments/browser-safe/migration.ts';
-import { esc } from './escape.ts';
+import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 
 /** A command as typed: an empty argument shows as "". */
 const words = (command: string[]) => command.map((w) => (w === '' ? '""' : w)).join(' ');
@@ -22,8 +22,8 @@ function namer(r: MigrationResult) {
   return (address: string) => {
     const node = r.nodes.find((n) => n.address === address);
     return node
-      ? `<span class="xp-node-name">${esc(node.name)}</span> <code>${esc(address)}</code>`
-      : `<code>${esc(address)}</code>`;
+      ? markup`<span class="xp-node-name">${node.name}</span> <code>${address}</code>`
+      : markup`<code>${address}</code>`;
   };
 }
 
@@ -34,70 +34,65 @@ function replyKind(reply: ProbeReply): string {
   return ['MOVED', 'ASK', 'TRYAGAIN'].includes(word) ? word : 'error';
 }
 
-function badge(reply: ProbeReply): string {
+function badge(reply: ProbeReply): SafeHtml {
   const kind = replyKind(reply);
   const cls = kind === 'served' ? 'is-ok' : 'is-refused';
-  return `<span class="xp-badge ${cls}" data-kind="${esc(kind)}">${esc(kind === 'error' ? 'refused' : kind)}</span>`;
+  return markup`<span class="xp-badge ${cls}" data-kind="${kind}">${kind === 'error' ? 'refused' : kind}</span>`;
 }
 
 /** Atomic mode, while the slot moved: how often the node served the probe before it redirected it. */
-function served(p: MigrationProbe): string {
+function served(p: MigrationProbe): SafeHtml | '' {
   if (p.served === undefined) return '';
-  const first =
-    p.firstReply === undefined ? '' : ` <code class="xp-key">${esc(replyLine(p.firstReply))}</code>`;
-  return `<span class="xp-badge is-ok" data-kind="served">served ${p.served}×</span>${first}, then `;
+  const first = p.firstReply !== undefined && markup` <code class="xp-key">${replyLine(p.firstReply)}</code>`;
+  return markup`<span class="xp-badge is-ok" data-kind="served">served ${p.served}×</span>${first}, then `;
 }
 
-function phaseMap(r: MigrationResult, phase: MigrationPhase): string {
-  const cards = r.nodes
-    .map((node, i) => {
-      const owns = node.address === phase.owner;
-      const open = phase.open.find((o) => o.node === node.address);
-      const keys =
-        node.address === r.source ? phase.keys.source : node.address === r.target ? phase.keys.target : [];
-      const marks = [
-        owns ? `<span class="xp-badge is-ok">owns slot ${r.slot}</span>` : '',
-        open
-          ? `<span class="xp-badge is-refused">${open.state === 'migrating' ? 'MIGRATING' : 'IMPORTING'}</span>`
-          : '',
-      ].join(' ');
-      const list = keys.length
-        ? `<ul class="xp-phase-keys">${keys.map((k) => `<li><code class="xp-key">${esc(k)}</code></li>`).join('')}</ul>`
-        : '<p class="xp-hint">no key of the queue</p>';
-      return `<li class="xp-phase-node${owns ? ' is-owner' : ''}" data-node="${i + 1}"><p><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span><span class="xp-node-name">${esc(node.name)}</span> <code>${esc(node.address)}</code> ${marks}</p>${list}</li>`;
-    })
-    .join('');
-  return `<ul class="xp-phase-map" aria-label="the nodes in this phase">${cards}</ul>`;
+function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
+  const cards = r.nodes.map((node, i) => {
+    const owns = node.address === phase.owner;
+    const open = phase.open.find((o) => o.node === node.address);
+    const keys =
+      node.address === r.source ? phase.keys.source : node.address === r.target ? phase.keys.target : [];
+    const marks = joined(
+      [
+        owns && markup`<span class="xp-badge is-ok">owns slot ${r.slot}</span>`,
+        open &&
+          markup`<span class="xp-badge is-refused">${open.state === 'migrating' ? 'MIGRATING' : 'IMPORTING'}</span>`,
+      ],
+      ' ',
+    );
+    const list = keys.length
+      ? markup`<ul class="xp-phase-keys">${keys.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>`
+      : markup`<p class="xp-hint">no key of the queue</p>`;
+    return markup`<li class="xp-phase-node${owns && ' is-owner'}" data-node="${i + 1}"><p><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span><span class="xp-node-name">${node.name}</span> <code>${node.address}</code> ${marks}</p>${list}</li>`;
+  });
+  return markup`<ul class="xp-phase-map" aria-label="the nodes in this phase">${cards}</ul>`;
 }
 
-function phaseView(r: MigrationResult, phase: MigrationPhase, index: number): string {
+function phaseView(r: MigrationResult, phase: MigrationPhase, index: number): SafeHtml {
   const name = namer(r);
-  const steps = phase.steps.length
-    ? `<details class="xp-phase-steps"><summary>${phase.steps.length} migration command(s)</summary><ol>${phase.steps
-        .map(
-          (s) =>
-            `<li><code class="xp-key">${esc(words(s.command))}</code> to ${name(s.node)} → <code class="xp-key">${esc(replyLine(s.reply))}</code></li>`,
-        )
-        .join('')}</ol></details>`
-    : '';
-  const probes = phase.probes
-    .map(
-      (p) => `<li class="xp-probe" data-probe="${esc(p.label)}"><p class="xp-probe-label">${esc(p.label)}</p>
-  <p>${p.asking ? '<code class="xp-key">ASKING</code>, then ' : ''}<code class="xp-key">${esc(words(p.command))}</code> to ${name(p.node)}</p>
-  <p>${served(p)}${badge(p.reply)} <code class="xp-key" data-reply>${esc(replyLine(p.reply))}</code></p></li>`,
-    )
-    .join('');
-  return `<li class="xp-phase" data-phase="${esc(phase.name)}">
-  <h4 class="xp-phase-title">${index + 1}. ${esc(phase.name)}</h4>
-  <p>${esc(phase.summary)}</p>
+  const steps =
+    phase.steps.length > 0 &&
+    markup`<details class="xp-phase-steps"><summary>${phase.steps.length} migration command(s)</summary><ol>${phase.steps.map(
+      (s) =>
+        markup`<li><code class="xp-key">${words(s.command)}</code> to ${name(s.node)} → <code class="xp-key">${replyLine(s.reply)}</code></li>`,
+    )}</ol></details>`;
+  const probes = phase.probes.map(
+    (p) => markup`<li class="xp-probe" data-probe="${p.label}"><p class="xp-probe-label">${p.label}</p>
+  <p>${p.asking && markup`<code class="xp-key">ASKING</code>, then `}<code class="xp-key">${words(p.command)}</code> to ${name(p.node)}</p>
+  <p>${served(p)}${badge(p.reply)} <code class="xp-key" data-reply>${replyLine(p.reply)}</code></p></li>`,
+  );
+  return markup`<li class="xp-phase" data-phase="${phase.name}">
+  <h4 class="xp-phase-title">${index + 1}. ${phase.name}</h4>
+  <p>${phase.summary}</p>
   ${phaseMap(r, phase)}
   ${steps}
-  ${probes ? `<ol class="xp-probes">${probes}</ol>` : ''}
+  ${probes.length > 0 && markup`<ol class="xp-probes">${probes}</ol>`}
 </li>`;
 }
 
 /** Consecutive identical lines of the client's wire as one, with a count. */
-function clientView(r: MigrationResult): string {
+function clientView(r: MigrationResult): SafeHtml {
   const name = namer(r);
   const runs: Array<{ node: string; line: string; reply: string; count: number }> = [];
   for (const entry of r.client.wire) {
@@ -106,54 +101,50 @@ function clientView(r: MigrationResult): string {
     if (last && last.node === entry.node && last.line === entry.line && last.reply === reply) last.count += 1;
     else runs.push({ node: entry.node, line: entry.line, reply, count: 1 });
   }
-  const items = runs
-    .map(
-      (run) =>
-        `<li><code class="xp-key">${esc(run.line)}</code> to ${name(run.node)} → <code class="xp-key">${esc(run.reply)}</code>${run.count > 1 ? ` <span class="xp-hint">× ${run.count}</span>` : ''}</li>`,
-    )
-    .join('');
+  const items = runs.map(
+    (run) =>
+      markup`<li><code class="xp-key">${run.line}</code> to ${name(run.node)} → <code class="xp-key">${run.reply}</code>${run.count > 1 && markup` <span class="xp-hint">× ${run.count}</span>`}</li>`,
+  );
   const sent =
     r.mode === 'atomic'
-      ? 'A cluster client (iovalkey <code>Cluster</code>) sent claims one after another while the slot moved. What it wrote for the first, and for the one that met the hand-over, node by node:'
-      : 'A cluster client (iovalkey <code>Cluster</code>, retrying <code>TRYAGAIN</code> every 100 ms) sent the claim when the queue was split. What it wrote, node by node:';
-  return `<div class="xp-call" data-reshard="client"><p>${sent}</p>
+      ? markup`A cluster client (iovalkey <code>Cluster</code>) sent claims one after another while the slot moved. What it wrote for the first, and for the one that met the hand-over, node by node:`
+      : markup`A cluster client (iovalkey <code>Cluster</code>, retrying <code>TRYAGAIN</code> every 100 ms) sent the claim when the queue was split. What it wrote, node by node:`;
+  return markup`<div class="xp-call" data-reshard="client"><p>${sent}</p>
   <ol class="xp-call-keys">${items}</ol>
-  <p>Its answer: ${badge(r.client.reply)} <code class="xp-key" data-reply="client">${esc(replyLine(r.client.reply))}</code></p></div>`;
+  <p>Its answer: ${badge(r.client.reply)} <code class="xp-key" data-reply="client">${replyLine(r.client.reply)}</code></p></div>`;
 }
 
 /** Atomic mode: the states CLUSTER GETSLOTMIGRATIONS went through, and every key on the new owner. */
-function atomicView(r: MigrationResult): string {
+function atomicView(r: MigrationResult): SafeHtml | '' {
   const a = r.atomic;
   if (!a) return '';
   const name = namer(r);
-  const states = a.states
-    .map(
-      (m) =>
-        `<li><span class="xp-hint">+${m.atMs} ms</span> ${esc(m.operation)} on ${name(m.node)}: <code class="xp-key">${esc(m.state)}</code></li>`,
-    )
-    .join('');
+  const states = a.states.map(
+    (m) =>
+      markup`<li><span class="xp-hint">+${m.atMs} ms</span> ${m.operation} on ${name(m.node)}: <code class="xp-key">${m.state}</code></li>`,
+  );
   const keys = a.keys;
-  return `<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${a.moveMs} ms; back in ${a.backMs} ms):</p>
+  return markup`<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${a.moveMs} ms; back in ${a.backMs} ms):</p>
   <ol class="xp-call-keys">${states}</ol>
-  <p>${keys.together ? '<span class="xp-badge is-ok">every key</span>' : '<span class="xp-badge is-refused">keys missing</span>'} ${keys.after.toLocaleString('en')} keys on the new owner: the ${keys.before.toLocaleString('en')} the source held, plus the probes' one new row; ${keys.leftOnSource} left on the source.</p></div>`;
+  <p>${keys.together ? markup`<span class="xp-badge is-ok">every key</span>` : markup`<span class="xp-badge is-refused">keys missing</span>`} ${keys.after.toLocaleString('en')} keys on the new owner: the ${keys.before.toLocaleString('en')} the source held, plus the probes' one new row; ${keys.leftOnSource} left on the source.</p></div>`;
 }
 
 /** What a reshard run showed. */
-export function reshardView(r: MigrationResult): string {
+export function reshardView(r: MigrationResult): SafeHtml {
   const name = namer(r);
   const how =
     r.mode === 'atomic'
-      ? `atomically, with one <code class="xp-key">CLUSTER MIGRATESLOTS</code>, with ${(r.atomic?.jobCount ?? r.jobs.length).toLocaleString('en')} jobs in the queue`
+      ? markup`atomically, with one <code class="xp-key">CLUSTER MIGRATESLOTS</code>, with ${(r.atomic?.jobCount ?? r.jobs.length).toLocaleString('en')} jobs in the queue`
       : 'key by key';
-  return `<div class="xp-call" data-reshard="summary"><p>Slot ${r.slot} of <code class="xp-key">${esc(r.queue)}</code> moved from ${name(r.source)} to ${name(r.target)} and back, ${how} (Valkey ${esc(r.server)}, mode <code>${esc(r.mode)}</code>). ${r.clean ? '<span class="xp-badge is-ok">clean</span> every node names one owner, no slot open' : '<span class="xp-badge is-refused">not clean</span>'}</p></div>
+  return markup`<div class="xp-call" data-reshard="summary"><p>Slot ${r.slot} of <code class="xp-key">${r.queue}</code> moved from ${name(r.source)} to ${name(r.target)} and back, ${how} (Valkey ${r.server}, mode <code>${r.mode}</code>). ${r.clean ? markup`<span class="xp-badge is-ok">clean</span> every node names one owner, no slot open` : markup`<span class="xp-badge is-refused">not clean</span>`}</p></div>
 ${atomicView(r)}
-<ol class="xp-phases" data-reshard="phases">${r.phases.map((phase, i) => phaseView(r, phase, i)).join('')}</ol>
+<ol class="xp-phases" data-reshard="phases">${r.phases.map((phase, i) => phaseView(r, phase, i))}</ol>
 ${clientView(r)}`;
 }
 
 /** The two modes' columns, side by side: each filled by its own run, the other kept. */
-export function reshardColumns(): string {
+export function reshardColumns(): SafeHtml {
   const column = (mode: 'keys' | 'atomic', title: string, note: string) =>
-    `<section class="xp-reshard-mode" data-reshard-mode="${mode}"><h4 class="xp-phase-title">${title}</h4><div data-column><p class="xp-note">${note}</p></div></section>`;
-  return `<div class="xp-reshard-modes" data-reshard-modes>${column('keys', 'Key by key — Valkey 8', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Atomic — Valkey 9.1', 'Not run yet: “Move it atomically (Valkey 9.1)”. It runs on a second cluster, of Valkey 9.1, which the site builds once in the background; until then it says so.')}</div>`;
+    markup`<section class="xp-reshard-mode" data-reshard-mode="${mode}"><h4 class="xp-phase-title">${title}</h4><div data-column><p class="xp-note">${note}</p></div></section>`;
+  return markup`<div class="xp-reshard-modes" data-reshard-modes>${column('keys', 'Key by key — Valkey 8', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Atomic — Valkey 9.1', 'Not run yet: “Move it atomically (Valkey 9.1)”. It runs on a second cluster, of Valkey 9.1, which the site builds once in the background; until then it says so.')}</div>`;
 }

@@ -6,6 +6,7 @@ import type { ReshardResult } from '../../../server/experiments/reshard.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
 import { queueKey, slot } from '../../../server/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { markup, show } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { nodeStrip, routePins, routeView, sharedSlotNote } from './node-view.ts';
@@ -28,12 +29,12 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
   const draw = () => {
     const refused = queueRefusal(input.value);
     if (refused) {
-      region.innerHTML = queueRefusedView(refused);
+      show(region, queueRefusedView(refused));
       return;
     }
     const n = slot(queueKey(input.value, 'pending'));
-    map.innerHTML = nodeStrip(nodes, routePins(input.value, n));
-    shared.innerHTML = sharedSlotNote(input.value, n);
+    show(map, nodeStrip(nodes, routePins(input.value, n)));
+    show(shared, sharedSlotNote(input.value, n));
   };
 
   /**
@@ -41,11 +42,14 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
    * slot moves stand side by side.
    */
   const reshard = async (mode: 'keys' | 'atomic') => {
-    if (!region.querySelector('[data-reshard-modes]')) region.innerHTML = reshardColumns();
+    if (!region.querySelector('[data-reshard-modes]')) show(region, reshardColumns());
     const column = region.querySelector<HTMLElement>(`[data-reshard-mode="${mode}"] [data-column]`)!;
-    column.innerHTML = `<p class="xp-note">${mode === 'keys' ? 'Moving the slot key by key' : 'Moving the slot atomically'}…</p>`;
+    show(
+      column,
+      markup`<p class="xp-note">${mode === 'keys' ? 'Moving the slot key by key' : 'Moving the slot atomically'}…</p>`,
+    );
     const outcome = await api.run<ReshardResult>('reshard', { queue: input.value, mode });
-    column.innerHTML = outcome.ok ? reshardView(outcome.result) : refusalText(outcome.code, outcome.message);
+    show(column, outcome.ok ? reshardView(outcome.result) : refusalText(outcome.code, outcome.message));
   };
 
   form.addEventListener('input', draw);
@@ -54,23 +58,23 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
     const button = (event.submitter as HTMLButtonElement | null)?.value ?? 'route';
     const refused = queueRefusal(input.value);
     if (refused) {
-      region.innerHTML = queueRefusedView(refused);
+      show(region, queueRefusedView(refused));
       return;
     }
     if (button === 'reshard' || button === 'reshard-atomic') {
       await reshard(button === 'reshard' ? 'keys' : 'atomic');
       return;
     }
-    region.innerHTML = '<p class="xp-note">Routing…</p>';
+    show(region, markup`<p class="xp-note">Routing…</p>`);
     const outcome = await api.run<RouteResult>('route', { queue: input.value });
     if (!outcome.ok) {
-      region.innerHTML = refusalText(outcome.code, outcome.message);
+      show(region, refusalText(outcome.code, outcome.message));
       return;
     }
     nodes = outcome.result.nodes;
     draw();
-    shared.innerHTML = '';
-    region.innerHTML = routeView(outcome.result);
+    shared.replaceChildren();
+    show(region, routeView(outcome.result));
   });
 }
 

@@ -13,8 +13,8 @@ import {
 import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-safe/cross-slot.ts';
 import type { SlotResult } from '../../../server/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { crcHex, crossSlot, queuePins, refusalText, slotMap } from './explorer-view.ts';
-import { esc } from './escape.ts';
 import { keyText } from './key-text.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
@@ -22,12 +22,12 @@ import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
 const DEBOUNCE_MS = 250;
 
 /** The claim's keys before the cluster node answers (nothing when a name is refused). */
-function waiting(queue: string, other: string): string {
+function waiting(queue: string, other: string): SafeHtml {
   try {
     const { single, mixed } = crossSlotClaims(queue, other);
     return crossSlot(slotsOf(single), slotsOf(mixed));
   } catch (error) {
-    if (error instanceof KeyspaceError) return '';
+    if (error instanceof KeyspaceError) return markup``;
     throw error;
   }
 }
@@ -56,21 +56,21 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
       ? `at most ${LIMITS.keyBytes} bytes`
       : `at most ${LIMITS.queueBytes} bytes`;
     subject.dataset.maxBytes = String(byKey ? LIMITS.keyBytes : LIMITS.queueBytes);
-    region.innerHTML = '';
+    region.replaceChildren();
     let key = subject.value;
     crossslot.hidden = byKey;
     // A name the API or the host refuses is never sent: no answer is awaited for it.
     const refused = byKey
       ? overCap('key', subject.value, LIMITS.keyBytes)
       : (queueRefusal(subject.value) ?? queueRefusal(other.value));
-    if (refused) region.innerHTML = queueRefusedView(refused);
+    if (refused) show(region, queueRefusedView(refused));
     if (!byKey) {
       key = queueKey(subject.value, 'pending');
-      crossslot.innerHTML = refused ? '' : waiting(subject.value, other.value);
+      show(crossslot, refused ? markup`` : waiting(subject.value, other.value));
     }
     const tag = hashtagBytes(key);
     const local = slot(key);
-    field('key').innerHTML = keyText(key);
+    show(field('key'), keyText(key));
     field('hashtag').textContent = hashtag(key);
     field('crc16').textContent = crcHex(crc16(tag));
     field('crc16-dec').textContent = String(crc16(tag));
@@ -82,16 +82,19 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
       field('server-slot').textContent = '…';
       field('agree').textContent = 'asking the cluster node';
     }
-    map.innerHTML = slotMap(
-      byKey
-        ? [
-            { slot: local, label: key, kind: 'queue' },
-            { slot: reserveSlot(), label: versionKey(), kind: 'reserve' },
-          ]
-        : queuePins(subject.value, local, {
-            name: other.value,
-            slot: slot(queueKey(other.value, 'pending')),
-          }),
+    show(
+      map,
+      slotMap(
+        byKey
+          ? [
+              { slot: local, label: key, kind: 'queue' },
+              { slot: reserveSlot(), label: versionKey(), kind: 'reserve' },
+            ]
+          : queuePins(subject.value, local, {
+              name: other.value,
+              slot: slot(queueKey(other.value, 'pending')),
+            }),
+      ),
     );
     window.clearTimeout(timer);
     asked += 1; // an answer still on its way is for an older name
@@ -106,22 +109,22 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
     if (!outcome.ok) {
       field('server-slot').textContent = '—';
       field('agree').textContent = 'no answer';
-      region.innerHTML = refusalText(outcome.code, outcome.message);
+      show(region, refusalText(outcome.code, outcome.message));
       // nothing is coming for the claim either: say so instead of "waiting" for ever
-      crossslot.innerHTML = `<p class="xp-note">The cluster node was not asked: ${esc(outcome.code)}.</p>`;
+      show(crossslot, markup`<p class="xp-note">The cluster node was not asked: ${outcome.code}.</p>`);
       return;
     }
     const r = outcome.result;
     if (r.accepted === false) {
       field('server-slot').textContent = '—';
       field('agree').textContent = 'not asked: the name is refused';
-      region.innerHTML = refusalText(r.refusal.code, `${r.refusal.field}: ${r.refusal.message}`);
-      crossslot.innerHTML = '';
+      show(region, refusalText(r.refusal.code, `${r.refusal.field}: ${r.refusal.message}`));
+      crossslot.replaceChildren();
       return;
     }
     field('server-slot').textContent = String(r.key.serverSlot);
     field('agree').textContent = r.key.serverSlot === local ? 'the same slot' : 'they differ';
-    if (r.accepted) crossslot.innerHTML = crossSlot(r.singleQueue, r.mixedQueues);
+    if (r.accepted) show(crossslot, crossSlot(r.singleQueue, r.mixedQueues));
   };
 
   form.addEventListener('input', update);

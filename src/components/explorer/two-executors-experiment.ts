@@ -1,7 +1,7 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
-import { busy, defineExperiment, type ExplorerApi, show } from './explorer-api.ts';
+import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { markup, show } from '../../lib/html.ts';
 import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
-import { esc } from './escape.ts';
 import { executorRuns, refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
@@ -51,7 +51,7 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
       const outcome = await api.run<TwoExecutorsResult>('two-executors', body);
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
-      if (!r.available) return show(region, `<p>${esc(r.message)}</p>`);
+      if (!r.available) return show(region, markup`<p>${r.message}</p>`);
       show(region, executorRuns(r.steps, r.same));
     });
   });

@@ -2,7 +2,7 @@
 // One set of functions for the console and every experiment. Free of Node and DOM APIs.
 
 import type { WireCommand, WireProof, WireReply } from '../../../server/experiments/wire/recorder.ts';
-import { esc } from './escape.ts';
+import { markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable } from './key-text.ts';
 
 function quoted(text: string): string {
@@ -87,15 +87,15 @@ export function wireView(
   wire: WireCommand[] | undefined,
   proof: WireProof | null | undefined,
   label = 'Commands sent',
-): string {
+): SafeHtml | '' {
   if (!wire) return '';
-  const rows = wire
-    .map(
-      ({ line, reply, node }) =>
-        `<li><code class="xp-wire-cmd">${node ? `<span class="xp-wire-node">${esc(node)}&gt;</span> ` : '&gt; '}${breakable(readableLine(line))}</code><pre class="xp-wire-reply">${esc(cliReply(reply))}</pre></li>`,
-    )
-    .join('');
-  return `<details class="xp-wire"><summary>${esc(label)}: ${wire.length} <span class="xp-hint">${esc(proofText(proof ?? null))}</span></summary>${
-    wire.length ? `<ol class="xp-wire-list">${rows}</ol>` : '<p class="xp-note">Nothing was sent.</p>'
+  const rows = wire.map(
+    ({ line, reply, node }) =>
+      markup`<li><code class="xp-wire-cmd">${node ? markup`<span class="xp-wire-node">${node}&gt;</span> ` : markup`&gt; `}${breakable(readableLine(line))}</code><pre class="xp-wire-reply">${cliReply(reply)}</pre></li>`,
+  );
+  return markup`<details class="xp-wire"><summary>${label}: ${wire.length} <span class="xp-hint">${proofText(proof ?? null)}</span></summary>${
+    wire.length
+      ? markup`<ol class="xp-wire-list">${rows}</ol>`
+      : markup`<p class="xp-note">Nothing was sent.</p>`
   }</details>`;
 }
