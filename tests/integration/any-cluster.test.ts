@@ -156,7 +156,7 @@ describe('any cluster', () => {
         route.nodes.map((node) => node.replicas?.length),
         [1, 1, 1],
       );
-      const strip = nodeStrip(route.nodes as RouteNode[], []);
+      const strip = nodeStrip(route.nodes as RouteNode[], []).html;
       assert.equal(strip.match(/data-node-replica/g)?.length, 3, strip);
     } finally {
       await runtime.close();
