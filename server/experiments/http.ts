@@ -15,7 +15,7 @@ import { classify, RunTimeoutError } from './failures.ts';
 import { InputError } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { explorerRuntime, RUN_DEADLINE_MS } from './runtime.ts';
+import { explorerRuntime, RUN_DEADLINE_MS, type ExplorerRuntime } from './runtime.ts';
 
 // The pool ends a run at its deadline (cancelling its commands, flushing its keyspace); this second
 // bound, a little later, covers runs that lease nothing.
@@ -81,16 +81,33 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
   }
 
   try {
-    const runtime = await explorerRuntime();
-    const result = await Promise.race([
-      experiment.run(runtime, input),
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new RunTimeoutError(RUN_TIMEOUT_MS)), RUN_TIMEOUT_MS).unref(),
-      ),
-    ]);
-    return json(200, { experiment: name, result });
+    return json(200, { experiment: name, result: await runExperiment(experiment, input) });
   } catch (error) {
     return failed(`experiment ${name}`, error);
+  }
+}
+
+/**
+ * One run, as every way into a run makes it — the API above and the server island (island.ts): on
+ * this process's runtime, ended at the run deadline (the pool cancels a leased run's commands and
+ * flushes its keyspace; this bound covers runs that lease nothing). Failures are the caller's to
+ * classify (`classify`, failures.ts).
+ */
+export async function runExperiment<I>(
+  experiment: { run(runtime: ExplorerRuntime, input: I): Promise<unknown> },
+  input: I,
+): Promise<unknown> {
+  const runtime = await explorerRuntime();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      experiment.run(runtime, input),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RunTimeoutError(RUN_TIMEOUT_MS)), RUN_TIMEOUT_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

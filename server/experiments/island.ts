@@ -1,0 +1,47 @@
+// What the explorer's server island shows when it renders: whether the sandbox answers and, for the
+// parts that show the slot, the cluster node's answers for `orders` and `fills`. The island asks
+// through the same run as the API (runExperiment: the run deadline, then `classify`), so only the
+// sandbox's own outage reads as "down", a bug is logged like any API run's, and no run is left going
+// after the island has given up on it. A down sandbox is told at once (its health check is a ping
+// bounded at a second), so a page never waits on it.
+
+import type { SlotCall } from './browser-safe/cross-slot.ts';
+import { classify } from './failures.ts';
+import { failed, runExperiment } from './http.ts';
+import { EXPERIMENTS } from './registry.ts';
+import { explorerRuntime } from './runtime.ts';
+import type { SlotResult } from './slot.ts';
+
+export interface LiveState {
+  sandbox: 'up' | 'down';
+  native: boolean;
+  /** CLUSTER KEYSLOT of emq:{orders}:pending and the two claims, as the cluster node answered */
+  slot: { serverSlot: number; single: SlotCall; mixed: SlotCall } | null;
+}
+
+const DOWN: LiveState = { sandbox: 'down', native: false, slot: null };
+const SLOT_EXAMPLE = { queue: 'orders', other: 'fills' };
+
+export async function liveState(withSlot: boolean): Promise<LiveState> {
+  let runtime;
+  try {
+    runtime = await explorerRuntime();
+    if (!(await runtime.health())) return DOWN;
+  } catch {
+    return DOWN;
+  }
+  const up: LiveState = { sandbox: 'up', native: runtime.native(), slot: null };
+  if (!withSlot) return up;
+  const slot = EXPERIMENTS.slot!;
+  try {
+    const result = (await runExperiment(slot, slot.parse(SLOT_EXAMPLE))) as SlotResult;
+    if (!result.accepted) return up;
+    return {
+      ...up,
+      slot: { serverSlot: result.key.serverSlot, single: result.singleQueue, mixed: result.mixedQueues },
+    };
+  } catch (error) {
+    failed('the island’s slot run', error); // logs a bug, as the API would
+    return classify(error).code === 'SANDBOX_DOWN' ? DOWN : up;
+  }
+}
