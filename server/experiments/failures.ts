@@ -8,7 +8,7 @@ import { catalogueText, statusOf } from '../catalogue/catalogue-text.ts';
 import type { StatusCode } from '../catalogue/error-codes.ts';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { BusyError } from '../sandbox/busy.ts';
-import { LeaseDeadlineError, SandboxLimitError } from '../sandbox/keyspace-pool.ts';
+import { SandboxLimitError } from '../sandbox/keyspace-pool.ts';
 import { ClusterDegradedError, MigrationFailedError, SinglePrimaryError } from '../sandbox/slot-migration.ts';
 import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 
@@ -68,9 +68,8 @@ export function classify(error: unknown): Failure {
     if (error.state === 'starting') return failure('VALKEY9_STARTING', error.message, 3);
     return failure('VALKEY9_UNAVAILABLE', error.message);
   }
-  // LeaseDeadlineError is the pool's copy of RunTimeoutError, until keyspace-pool.ts throws the one class.
-  if (error instanceof RunTimeoutError || error instanceof LeaseDeadlineError)
-    return failure('TIMEOUT', error.message, 5);
+  // The one class, whether the pool ended the run at its deadline or the API's later bound did.
+  if (error instanceof RunTimeoutError) return failure('TIMEOUT', error.message, 5);
   // A slot move that failed part-way was repaired before this answer; a cluster that could not be is
   // the sandbox's fault, not a bug of the reader's request.
   if (error instanceof MigrationFailedError) return failure('RESHARD_FAILED', error.message, 2);

@@ -16,6 +16,7 @@
 import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { Valkey } from 'iovalkey';
+import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { loadScriptsThrough } from '../executors/scripted.ts';
 import { BusyError } from './busy.ts';
 
@@ -40,13 +41,6 @@ export class SandboxLimitError extends Error {
   constructor(why: string) {
     super(`the sandbox Valkey cannot give this run its keyspace: ${why}`);
     this.name = 'SandboxLimitError';
-  }
-}
-
-export class LeaseDeadlineError extends Error {
-  constructor(ms: number) {
-    super(`the run took over ${ms / 1000} s and was ended; its keyspace was flushed`);
-    this.name = 'RunTimeoutError';
   }
 }
 
@@ -223,7 +217,7 @@ export class KeyspacePool {
         timer = setTimeout(() => {
           // Cut the run's connections: what it had in flight fails, and nothing more of it is sent.
           for (const lease of leases) lease.client.disconnect();
-          reject(new LeaseDeadlineError(this.deadlineMs));
+          reject(new RunTimeoutError(this.deadlineMs));
         }, this.deadlineMs);
       });
       return await Promise.race([work(leases), deadline]);
