@@ -8,7 +8,7 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { explorerPasswordFor, explorerRuntime, siteSandboxOptions } from './experiments/runtime.ts';
 import { warmAtomicRuntime } from './experiments/atomic-runtime.ts';
-import { isApiPath } from './experiments/http.ts';
+import { isApiPath } from './http/routes.ts';
 import { serveApi } from './front/api.ts';
 import { createFront, type Handler } from './front/front.ts';
 import { fileLimit, frontSettings } from './front/settings.ts';

@@ -22,8 +22,6 @@ import { explorerRuntime, RUN_DEADLINE_MS, type ExplorerRuntime } from './runtim
 const RUN_TIMEOUT_MS = RUN_DEADLINE_MS + 1000;
 
 export type { Answer };
-// serve.ts asks this module which paths are the API's; the table is server/http/routes.ts.
-export { isApiPath } from '../http/routes.ts';
 
 /** What the API reads of a request: its method, its content type, and its body up to a limit. */
 export interface Asked {

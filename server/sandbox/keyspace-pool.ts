@@ -14,10 +14,13 @@
 // and the next run on that database opens a new one.
 
 import { hostname } from 'node:os';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { loadScriptsThrough } from '../executors/scripted.ts';
+import { luaScript, type Script } from '../lua/lua-file.ts';
+import { projectRoot } from '../project-root.ts';
 import { BusyError } from './busy.ts';
 
 export interface Lease {
@@ -55,57 +58,10 @@ export interface PoolOptions {
   first?: number;
 }
 
-/**
- * Takes `count` free leases at once, or none, and flushes their databases (a lease that expired with
- * its process was never flushed): KEYS are the lease keys, ARGV the token, ttl, count, then each key's
- * database. Scripts may SELECT; it changes only the script's own database. A script's writes are not
- * undone when it fails, so a database the server refuses gives back the leases just set, then fails.
- */
-const TAKE = `local got = {}
-local function enter(db)
-  local answer = redis.pcall('SELECT', db)
-  if type(answer) == 'table' and answer.err then return answer end
-  answer = redis.pcall('FLUSHDB')
-  if type(answer) == 'table' and answer.err then return answer end
-end
-for i = 1, #KEYS do
-  if redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2], 'NX') then
-    got[#got + 1] = i
-    if #got == tonumber(ARGV[3]) then
-      for _, j in ipairs(got) do
-        local failed = enter(ARGV[3 + j])
-        if failed then
-          redis.call('SELECT', 0)
-          for _, k in ipairs(got) do redis.call('DEL', KEYS[k]) end
-          return redis.error_reply(failed.err)
-        end
-      end
-      return got
-    end
-  end
-end
-for _, i in ipairs(got) do redis.call('DEL', KEYS[i]) end
-return {}`;
-
-/**
- * Flushes each database and gives its lease back, only while the lease is still ours (it may have
- * expired and been taken since: that run's keyspace is not ours to flush). KEYS are the lease keys,
- * ARGV the token, then each key's database.
- */
-const GIVE = `local given = 0
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then
-    -- A database the server refuses to enter holds nothing to flush: its lease goes back all the same.
-    local entered = redis.pcall('SELECT', ARGV[1 + i])
-    if not (type(entered) == 'table' and entered.err) then redis.call('FLUSHDB') end
-    redis.call('SELECT', 0)
-    given = given + redis.call('DEL', KEYS[i])
-  end
-end
-return given`;
-
-const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
-const GIVE_SHA = createHash('sha1').update(GIVE).digest('hex');
+// Taking and giving back leases, all or none, in one script each: server/sandbox/lua/lease-*-n.lua.
+const LEASE_LUA = join(projectRoot(), 'server', 'sandbox', 'lua');
+const TAKE = luaScript(LEASE_LUA, 'lease-take-n.lua');
+const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
 
 const reconnect = (times: number) => Math.min(times * 100, 1000);
 /** A run's new connection gives up after this long (the server is down or unreachable). */
@@ -190,7 +146,7 @@ export class KeyspacePool {
    */
   async warm(): Promise<void> {
     await this.connected(this.admin);
-    await Promise.all([TAKE, GIVE].map((source) => this.admin.call('SCRIPT', 'LOAD', source)));
+    await Promise.all([TAKE, GIVE].map(({ source }) => this.admin.call('SCRIPT', 'LOAD', source)));
     await Promise.all(
       this.dbs.map(async (db) => {
         if (this.clients.get(db)?.status !== 'ready') this.clients.set(db, await this.openAsExplorer(db));
@@ -235,7 +191,7 @@ export class KeyspacePool {
    */
   private async giveBack(dbs: number[], token: string, tries = GIVE_TRIES): Promise<void> {
     try {
-      await this.script(GIVE, GIVE_SHA, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
+      await this.script(GIVE, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
       this.gaveBack(dbs.length);
     } catch {
       if (tries <= 1 || this.closing) return;
@@ -307,12 +263,12 @@ export class KeyspacePool {
     const offset = Math.floor(Math.random() * this.dbs.length);
     const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
     const args = [order.length, ...order.map(leaseKey), token, this.ttlMs, count, ...order];
-    const got = (await this.script(TAKE, TAKE_SHA, args).catch(refusedAsLimit)) as number[];
+    const got = (await this.script(TAKE, args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
   }
 
   /** A lease script, as the admin: EVALSHA first, the script sent whole only when the server lacks it. */
-  private script(source: string, sha: string, args: Array<string | number>): Promise<unknown> {
+  private script({ source, sha }: Script, args: Array<string | number>): Promise<unknown> {
     return this.admin.call('EVALSHA', sha, ...args).catch((error) => {
       if (!String(error).includes('NOSCRIPT')) throw error;
       return this.admin.eval(source, ...(args as [number, ...Array<string | number>]));

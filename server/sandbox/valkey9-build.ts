@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { processRuns } from './process-runs.ts';
 
 export type Valkey9Build =
   | { state: 'ready'; version: string; server: string; cli: string }
@@ -14,16 +15,6 @@ export type Valkey9Build =
 /** The build's folder: VALKEY9_HOME, else ~/.cache/the-owned-keyspace/valkey9 (kept across runs). */
 export function valkey9Home(env: NodeJS.ProcessEnv = process.env): string {
   return env.VALKEY9_HOME || join(homedir(), '.cache', 'the-owned-keyspace', 'valkey9');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but is someone else's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** What the build folder says now. */
@@ -45,7 +36,7 @@ export function valkey9Build(env: NodeJS.ProcessEnv = process.env): Valkey9Build
   }
   const building = /^building (\d+)$/.exec(state);
   if (building) {
-    if (alive(Number(building[1]))) return { state: 'building', home };
+    if (processRuns(Number(building[1]))) return { state: 'building', home };
     return { state: 'absent', why: `the build stopped before it finished (see ${join(home, 'build.log')})` };
   }
   const failed = /^failed: (.*)$/s.exec(state);
