@@ -12,6 +12,6 @@ say "valkey 9.1: scripts/valkey9.sh in the background (log: .sandbox/valkey9.log
 node scripts/build-site.ts
 say "serving on http://localhost:${PORT:-4321}"
 # Raise the soft limit on open files to the hard one where the system allows: the front keeps its
-# connection cap well below it (see the README's limits section).
+# connection cap well below it (see docs/api.md's Limits section).
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 exec node server/serve.ts

@@ -1,5 +1,5 @@
 // Every limit of the HTTP front, read once from the environment, each with a safe default.
-// The README's limits section lists them; change one with its variable.
+// docs/api.md's Limits section lists them; change one with its variable.
 
 import { readFileSync } from 'node:fs';
 
