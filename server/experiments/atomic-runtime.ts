@@ -6,7 +6,7 @@
 import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, startCluster, type SandboxCluster } from '../sandbox/cluster.ts';
-import { splitAddress } from '../sandbox/cluster-topology.ts';
+import { nodeConnections } from '../sandbox/node-connections.ts';
 import { EXPLORER_USER, explorerUserArgs, newPassword } from '../sandbox/explorer-user.ts';
 import { RunLocks } from '../sandbox/run-lock.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
@@ -42,28 +42,6 @@ interface Held {
 }
 const held = ((globalThis as { [STATE]?: Held })[STATE] ??= {});
 
-/** One node's connections, opened when first asked for. */
-function connections(options: RedisOptions) {
-  const open = new Map<string, Valkey>();
-  return {
-    get(address: string): Valkey {
-      let client = open.get(address);
-      if (!client) {
-        client = new Valkey({
-          ...splitAddress(address),
-          ...options,
-          maxRetriesPerRequest: 1,
-          retryStrategy: (times) => Math.min(times * 100, 1000),
-        });
-        client.on('error', () => {});
-        open.set(address, client);
-      }
-      return client;
-    },
-    all: () => [...open.values()],
-  };
-}
-
 async function start(server: string, version: string): Promise<AtomicRuntime> {
   const password = newPassword();
   const module = nativeModulePath();
@@ -79,8 +57,8 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
   const adminOptions: RedisOptions = { username: admin.username, password: admin.password };
   const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
   const clusterAdmin = clusterClient(sandbox.seeds, { redisOptions: adminOptions });
-  const adminNodes = connections(adminOptions);
-  const explorerNodes = connections(asExplorer);
+  const adminNodes = nodeConnections(adminOptions);
+  const explorerNodes = nodeConnections(asExplorer);
   const cluster = clusterClient(sandbox.seeds, { redisOptions: asExplorer });
   try {
     // Connected first: a cluster client knows its nodes (where the scripts go) only once it is ready.

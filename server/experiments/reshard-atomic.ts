@@ -12,7 +12,7 @@ import type { Cluster } from 'iovalkey';
 import { callFor } from '../executors/calls.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
-import { TRANSITIONS, type Call } from '../executors/transitions.ts';
+import type { Call } from '../executors/transitions.ts';
 import { jobKey, mintJobId, queueKey, rowBase, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import type { AtomicRuntime } from './atomic-runtime.ts';
@@ -26,6 +26,8 @@ import type {
   ProbeReply,
   SlotMigrationState,
 } from './browser-safe/migration.ts';
+import { evalWords, nativeWords } from './migration/call-words.ts';
+import { asProbeReply } from './migration/probe.ts';
 import { recordWire, type WireCommand } from './wire/recorder.ts';
 
 /** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
@@ -42,30 +44,9 @@ interface Runner {
   everyone: ShardNode[];
 }
 
-function shape(value: unknown): ProbeReply {
-  if (value === null || value === undefined) return null;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (Array.isArray(value)) return value.map(shape);
-  return typeof value === 'number' ? value : String(value);
-}
-
 const errorText = (reply: ProbeReply): string =>
   reply !== null && typeof reply === 'object' && !Array.isArray(reply) ? reply.error : '';
 const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
-
-const evalWords = (call: Call) => [
-  'EVALSHA',
-  scriptFor(call.transition).sha,
-  String(call.keys.length),
-  ...call.keys,
-  ...call.args,
-];
-const nativeWords = (call: Call) => [
-  TRANSITIONS[call.transition].command!,
-  String(call.keys.length),
-  ...call.keys,
-  ...call.args,
-];
 
 /** Sends `command` as the reader to one node on a plain connection; an error reply is the answer. */
 async function ask(
@@ -76,7 +57,7 @@ async function ask(
 ): Promise<MigrationProbe> {
   let reply: ProbeReply;
   try {
-    reply = shape(await runtime.clusterNode(node).call(command[0]!, ...command.slice(1)));
+    reply = asProbeReply(await runtime.clusterNode(node).call(command[0]!, ...command.slice(1)));
   } catch (error) {
     if (!(error instanceof Error && error.name === 'ReplyError')) throw error;
     reply = { error: error.message };
@@ -132,7 +113,9 @@ async function migrateAtomically(
   const known = new Set((await migrations(runtime, source.address)).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
   const started = Date.now();
-  const reply = shape(await runtime.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)));
+  const reply = asProbeReply(
+    await runtime.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)),
+  );
   const states: SlotMigrationState[] = [];
   const seen = new Set<string>();
   let exportState = '';
@@ -227,7 +210,7 @@ async function clientClaims(cluster: Cluster, claim: Call, done: () => boolean):
     const recordings = cluster
       .nodes('master')
       .map((n) => recordWire(n, { sink, node: `${n.options.host}:${n.options.port}` }));
-    reply = await executor.run(claim).then(shape, (error: Error) => ({ error: error.message }));
+    reply = await executor.run(claim).then(asProbeReply, (error: Error) => ({ error: error.message }));
     for (const recording of recordings) recording.stop();
     const claims = sink.filter((entry) => entry.line.startsWith('EVALSHA'));
     if (first.length === 0) first = claims;

@@ -8,7 +8,7 @@ import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Cluster, Valkey, type RedisOptions } from 'iovalkey';
 import { clusterClient } from '../sandbox/cluster.ts';
-import { splitAddress } from '../sandbox/cluster-topology.ts';
+import { nodeConnections } from '../sandbox/node-connections.ts';
 import { reachCluster } from '../sandbox/cluster-reach.ts';
 import {
   EXPLORER_USER,
@@ -147,28 +147,6 @@ function adminFor(url: string, password: string) {
   admin.on('ready', install);
   admin.on('close', () => (current = false));
   return { admin, installed, ready: () => current, lastError: () => lastError };
-}
-
-/** Plain connections to single nodes, one per address, opened when first asked for. */
-function nodeConnections(options: RedisOptions) {
-  const open = new Map<string, Valkey>();
-  return {
-    get(address: string): Valkey {
-      let client = open.get(address);
-      if (!client) {
-        client = new Valkey({
-          ...splitAddress(address),
-          ...options,
-          maxRetriesPerRequest: 1,
-          retryStrategy: (times) => Math.min(times * 100, 1000),
-        });
-        client.on('error', () => {});
-        open.set(address, client);
-      }
-      return client;
-    },
-    all: () => [...open.values()],
-  };
 }
 
 /**

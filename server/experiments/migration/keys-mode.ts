@@ -11,8 +11,6 @@
 import type { Cluster, Valkey } from 'iovalkey';
 import { callFor } from '../../executors/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
-import { scriptFor } from '../../executors/scripts.ts';
-import { TRANSITIONS, type Call } from '../../executors/transitions.ts';
 import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
 import { moveSlot, type MigrationStep } from '../../sandbox/slot-migration.ts';
@@ -24,26 +22,12 @@ import type {
   MigrationPhase,
   MigrationProbe,
   MigrationResult,
-  ProbeReply,
 } from '../browser-safe/migration.ts';
 import { withQueueSlot } from '../cluster-run.ts';
 import type { ExplorerRuntime } from '../runtime.ts';
 import { recordWire, type WireCommand } from '../wire/recorder.ts';
-import { probe } from './probe.ts';
-
-const evalWords = (call: Call) => [
-  'EVALSHA',
-  scriptFor(call.transition).sha,
-  String(call.keys.length),
-  ...call.keys,
-  ...call.args,
-];
-const nativeWords = (call: Call) => [
-  TRANSITIONS[call.transition].command!,
-  String(call.keys.length),
-  ...call.keys,
-  ...call.args,
-];
+import { evalWords, nativeWords } from './call-words.ts';
+import { asProbeReply, probe } from './probe.ts';
 
 /** The Valkey version a node reports (INFO server). */
 async function versionOf(node: Valkey): Promise<string> {
@@ -51,12 +35,6 @@ async function versionOf(node: Valkey): Promise<string> {
   return (
     /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown'
   );
-}
-
-function shape(value: unknown): ProbeReply {
-  if (value === null || value === undefined) return null;
-  if (Array.isArray(value)) return value.map(shape);
-  return typeof value === 'number' ? value : String(value);
 }
 
 export async function runKeysMigration(
@@ -107,7 +85,7 @@ export async function runKeysMigration(
 
     const phases: MigrationPhase[] = [];
     let steps: MigrationCommand[] = [];
-    const record = (step: MigrationStep) => steps.push({ ...step, reply: shape(step.reply) });
+    const record = (step: MigrationStep) => steps.push({ ...step, reply: asProbeReply(step.reply) });
     const phase = async (
       name: string,
       summary: string,
@@ -164,7 +142,7 @@ export async function runKeysMigration(
           .map((node) => recordWire(node, { sink, node: `${node.options.host}:${node.options.port}` }));
         client = new ScriptedExecutor(cluster)
           .run(claim)
-          .then(shape, (error: Error) => ({ error: error.message }))
+          .then(asProbeReply, (error: Error) => ({ error: error.message }))
           .then((reply) => {
             for (const recording of recordings) recording.stop();
             const wire = sink.map((entry) => ({

@@ -8,11 +8,11 @@ import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
 import { isRestarting } from '../failures.ts';
 
 /** A server reply in the probe's shape (buffers as text, nested arrays kept). */
-function shape(value: unknown): ProbeReply {
+export function asProbeReply(value: unknown): ProbeReply {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (Array.isArray(value)) return value.map(shape);
+  if (Array.isArray(value)) return value.map(asProbeReply);
   return String(value);
 }
 
@@ -42,10 +42,10 @@ export async function probe(
     const [askingError] = answers[0] ?? [];
     if (askingError) throw askingError;
     const [error, value] = answers[1] ?? [];
-    reply = error ? replyError(error) : shape(value);
+    reply = error ? replyError(error) : asProbeReply(value);
   } else {
     try {
-      reply = shape(await node.call(name, ...args));
+      reply = asProbeReply(await node.call(name, ...args));
     } catch (error) {
       if (isRestarting(error) && !/^TRYAGAIN/.test((error as Error).message)) throw error;
       reply = replyError(error);
