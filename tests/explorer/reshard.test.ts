@@ -113,8 +113,8 @@ function holdToTheTable(r: MigrationResult) {
   assert.deepEqual(probeOf(split, 'the scripted claim on the target, after ASKING').reply, TRYAGAIN);
   assert.deepEqual(probeOf(split, 'an enqueue (a new row, and the pending set)').reply, TRYAGAIN);
   // Routing answers before the module: the module never ran (no EMQWIRE) on either side.
-  assert.deepEqual(probeOf(split, 'the module’s enqueue, on the owner').reply, TRYAGAIN);
-  assert.deepEqual(probeOf(split, 'the module’s enqueue, on the target after ASKING').reply, TRYAGAIN);
+  assert.deepEqual(probeOf(split, 'the module’s enqueue on the owner').reply, TRYAGAIN);
+  assert.deepEqual(probeOf(split, 'the module’s enqueue on the target, after ASKING').reply, TRYAGAIN);
   const outside = probeOf(split, 'a node outside the move');
   assert.equal(outside.node, bystander);
   assert.deepEqual(

@@ -107,6 +107,11 @@ export async function runKeysMigration(
     };
     const ask = (address: string, label: string, command: string[], asking = false) =>
       probe(reader(address), address, label, command, asking);
+    // The same call asked of the migrating owner, then of the importing target after ASKING.
+    const ownerThenTarget = async (what: string, command: string[]) => [
+      await ask(source.address, `${what} on the owner`, command),
+      await ask(target.address, `${what} on the target, after ASKING`, command, true),
+    ];
     const read = (key: string) => (key === pending ? ['ZRANGE', key, '0', '-1'] : ['HGETALL', key]);
     const both = [
       { node: source.address, state: 'migrating' as const },
@@ -208,25 +213,13 @@ export async function runKeysMigration(
                       true,
                     ),
                     await ask(source.address, 'a key not yet moved', read(rows[1]!)),
-                    await ask(source.address, 'the scripted claim on the owner', evalWords(claim)),
-                    await ask(
-                      target.address,
-                      'the scripted claim on the target, after ASKING',
-                      evalWords(claim),
-                      true,
-                    ),
+                    ...(await ownerThenTarget('the scripted claim', evalWords(claim))),
                     await ask(
                       source.address,
                       'an enqueue (a new row, and the pending set)',
                       evalWords(enqueue),
                     ),
-                    await ask(source.address, 'the module’s enqueue, on the owner', nativeWords(enqueue)),
-                    await ask(
-                      target.address,
-                      'the module’s enqueue, on the target after ASKING',
-                      nativeWords(enqueue),
-                      true,
-                    ),
+                    ...(await ownerThenTarget('the module’s enqueue', nativeWords(enqueue))),
                   ];
                   if (bystander)
                     probes.push(await ask(bystander.address, 'a node outside the move', read(rows[0]!)));
@@ -245,13 +238,7 @@ export async function runKeysMigration(
                   await ask(source.address, 'the pending set, on the owner', read(pending)),
                   await ask(target.address, 'on the target, without ASKING', read(pending)),
                   await ask(target.address, 'on the target, after ASKING', read(pending), true),
-                  await ask(source.address, 'the scripted claim on the owner', evalWords(claim)),
-                  await ask(
-                    target.address,
-                    'the scripted claim on the target, after ASKING',
-                    evalWords(claim),
-                    true,
-                  ),
+                  ...(await ownerThenTarget('the scripted claim', evalWords(claim))),
                 ],
               );
           },
