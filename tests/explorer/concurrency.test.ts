@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IdMinter } from '../../server/keyspace/index.ts';
-import { useExplorer } from '../support/explorer.ts';
+import { assertEachSawOnlyItsOwnJob, useExplorer } from '../support/explorer.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
 
@@ -12,16 +12,7 @@ describe('isolation under concurrency', () => {
     const minter = new IdMinter(9);
     const ids = Array.from({ length: 50 }, () => minter.mint());
     const results = await Promise.all(ids.map((id) => explorer.post('keys', { queue: 'orders', id })));
-    results.forEach(({ status, body }, i) => {
-      assert.equal(status, 200, JSON.stringify(body));
-      const live = body.result.live as Array<{ key: string; value: unknown }>;
-      assert.deepEqual(
-        live.map((entry) => entry.key),
-        [`emq:{orders}:job:${ids[i]}`, 'emq:{orders}:pending'],
-      );
-      const pending = live.find((entry) => entry.key === 'emq:{orders}:pending')!;
-      assert.deepEqual(pending.value, [[ids[i], 0]]);
-    });
+    assertEachSawOnlyItsOwnJob(results, ids, 'orders');
   });
 
   it('50 simultaneous mixed runs (two executors, reserve, layout) are each right', async () => {

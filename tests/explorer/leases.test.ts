@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { IdMinter } from '../../server/keyspace/index.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
-import { useExplorer } from '../support/explorer.ts';
+import { assertEachSawOnlyItsOwnJob, useExplorer } from '../support/explorer.ts';
 
 // A short deadline and grace, so expiry is seen within the test: a lease lives at most 3 s.
 const ENV = {
@@ -56,15 +56,7 @@ describe('leases in Valkey', () => {
     const results = await Promise.all(
       ids.map((id, i) => post(i % 2 ? other : explorer.site, 'keys', { queue: 'orders', id })),
     );
-    results.forEach(({ status, body }, i) => {
-      assert.equal(status, 200, JSON.stringify(body));
-      const live = body.result.live as Array<{ key: string; value: unknown }>;
-      assert.deepEqual(
-        live.map((entry) => entry.key),
-        [`emq:{orders}:job:${ids[i]}`, 'emq:{orders}:pending'],
-      );
-      assert.deepEqual(live.find((e) => e.key === 'emq:{orders}:pending')!.value, [[ids[i], 0]]);
-    });
+    assertEachSawOnlyItsOwnJob(results, ids, 'orders');
     assert.deepEqual(await explorer.allKeys(), []);
   });
 

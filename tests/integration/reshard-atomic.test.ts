@@ -94,15 +94,20 @@ describe('reshard, atomic mode, without Valkey 9.1', () => {
   const root = mkdtempSync(join(tmpdir(), 'emq-valkey9-absent-'));
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  it('answers 503 VALKEY9_UNAVAILABLE saying why when the build is absent', async () => {
-    const env = { VALKEY9_HOME: join(root, 'missing') };
+  /** The API's answer to a reshard whose Valkey 9 cluster, asked for with `env`, refused. */
+  async function reshardAnswerWith(env: NodeJS.ProcessEnv) {
     let error: unknown;
     try {
       await atomicRuntime(env);
     } catch (caught) {
       error = caught;
     }
-    const answer = failed('reshard', error);
+    return failed('reshard', error);
+  }
+
+  it('answers 503 VALKEY9_UNAVAILABLE saying why when the build is absent', async () => {
+    const env = { VALKEY9_HOME: join(root, 'missing') };
+    const answer = await reshardAnswerWith(env);
     assert.equal(answer.status, 503);
     assert.deepEqual(answer.body, {
       error: {
@@ -131,13 +136,7 @@ describe('reshard, atomic mode, without Valkey 9.1', () => {
     try {
       writeFileSync(join(root, 'state'), `building ${builder.pid}\n`);
       const env = { VALKEY9_HOME: root };
-      let error: unknown;
-      try {
-        await atomicRuntime(env);
-      } catch (caught) {
-        error = caught;
-      }
-      const answer = failed('reshard', error);
+      const answer = await reshardAnswerWith(env);
       assert.equal(answer.status, 503);
       assert.equal((answer.body as { error: { code: string } }).error.code, 'VALKEY9_BUILDING');
       assert.equal(answer.headers?.['retry-after'], '30');

@@ -1,6 +1,7 @@
 // The built site with its explorer, against a sandbox this test file owns (so the test can look into
 // every database afterwards as the admin, which the site itself never is).
 
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
@@ -64,4 +65,26 @@ export function useExplorer(env: NodeJS.ProcessEnv = {}, { seeds = 3 } = {}): Ex
       return keys;
     },
   };
+}
+
+/**
+ * Keys runs made at once on one queue, the i-th enqueueing `ids[i]`: each answered 200 and saw its own
+ * job and a pending set holding that job alone, never another run's keys.
+ */
+export function assertEachSawOnlyItsOwnJob(
+  results: Array<{ status: number; body: any }>,
+  ids: string[],
+  queue: string,
+): void {
+  assert.equal(results.length, ids.length);
+  results.forEach(({ status, body }, i) => {
+    assert.equal(status, 200, JSON.stringify(body));
+    const live = body.result.live as Array<{ key: string; value: unknown }>;
+    assert.deepEqual(
+      live.map((entry) => entry.key),
+      [`emq:{${queue}}:job:${ids[i]}`, `emq:{${queue}}:pending`],
+    );
+    const pending = live.find((entry) => entry.key === `emq:{${queue}}:pending`)!;
+    assert.deepEqual(pending.value, [[ids[i], 0]]);
+  });
 }
