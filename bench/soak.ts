@@ -11,12 +11,13 @@
 // site with VALKEY_URL / VALKEY_CLUSTER_URL: so this process holds the admin's password and can count
 // every key left on every server at the end, which the site's own sandbox would not let it do.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Valkey } from 'iovalkey';
 import { startSite } from '../scripts/site.ts';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { mixedRun } from '../tests/support/mixed-runs.ts';
+import { processTable, processTreeOf } from '../tests/support/processes.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
 
 const { values: flags } = parseArgs({
@@ -64,43 +65,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- processes, from /proc ----
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  comm: string;
-  cmdline: string;
-}
-
-function processes(): Proc[] {
-  const out: Proc[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      out.push({ pid: Number(entry), ppid, comm, cmdline });
-    } catch {
-      // ended while we read
-    }
-  }
-  return out;
-}
-
-function below(root: number, all: Proc[]): Proc[] {
-  const pids = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of all)
-      if (pids.has(p.ppid) && !pids.has(p.pid)) {
-        pids.add(p.pid);
-        grew = true;
-      }
-  }
-  return all.filter((p) => pids.has(p.pid));
-}
-
 function rssMb(pid: number): number {
   try {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
@@ -112,7 +76,7 @@ function rssMb(pid: number): number {
 
 /** This process's valkey-server child on `port` (valkey-server retitles itself `… 127.0.0.1:<port>`). */
 function valkeyPid(port: number): number | null {
-  const mine = processes().filter((p) => p.ppid === process.pid && p.comm.startsWith('valkey'));
+  const mine = processTable().filter((p) => p.ppid === process.pid && p.comm.startsWith('valkey'));
   return mine.find((p) => new RegExp(`:${port}\\b|--port ${port}\\b`).test(p.cmdline))?.pid ?? null;
 }
 
@@ -134,7 +98,7 @@ const site = await startSite({
 });
 
 function memory(): string {
-  const siteMb = below(site.pid, processes())
+  const siteMb = processTreeOf(site.pid)
     .filter((p) => !p.comm.startsWith('valkey'))
     .reduce((sum, p) => sum + rssMb(p.pid), 0);
   const valkeys = nodes.map((n) => {

@@ -4,29 +4,13 @@
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { startSite, type Site } from '../../scripts/site.ts';
+import { processTreeOf } from '../support/processes.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
 /** The valkey-servers under `root`, by walking /proc's parent links. */
 function valkeyServersBelow(root: number): number {
-  const parents = new Map<number, { ppid: number; comm: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(entry), { ppid, comm });
-    } catch {
-      // ended while read
-    }
-  }
-  const below = (pid: number): boolean => {
-    for (let at = parents.get(pid); at; at = parents.get(at.ppid)) if (at.ppid === root) return true;
-    return false;
-  };
-  return [...parents].filter(([pid, { comm }]) => comm.startsWith('valkey-serv') && below(pid)).length;
+  return processTreeOf(root).filter((p) => p.comm.startsWith('valkey-serv')).length;
 }
 
 let site: Site | undefined;

@@ -1,8 +1,8 @@
-// The processes a test watches: whether one still runs, and the valkey-servers a site started (its
-// children, told apart by their command lines).
+// The processes a test watches: whether one still runs, the valkey-servers a site started (its
+// children, told apart by their command lines), and a whole process tree read from /proc.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export function alive(pid: number): boolean {
   try {
@@ -32,4 +32,46 @@ export function serversOf(parent: number): number[] {
         return false;
       }
     });
+}
+
+export interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  /** The executable's short name (/proc/<pid>/stat, at most 15 characters). */
+  comm: string;
+  /** The command line, its arguments joined by spaces. */
+  cmdline: string;
+}
+
+/** Every process on the machine, from /proc (one that ends while it is read is left out). */
+export function processTable(): ProcessEntry[] {
+  const out: ProcessEntry[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The name sits in parentheses and may itself hold spaces or parentheses: cut at the last ')'.
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      out.push({ pid: Number(entry), ppid, comm, cmdline });
+    } catch {
+      // ended while read
+    }
+  }
+  return out;
+}
+
+/** `root` and every process below it, by parent links. */
+export function processTreeOf(root: number, all: ProcessEntry[] = processTable()): ProcessEntry[] {
+  const pids = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of all)
+      if (pids.has(p.ppid) && !pids.has(p.pid)) {
+        pids.add(p.pid);
+        grew = true;
+      }
+  }
+  return all.filter((p) => pids.has(p.pid));
 }
