@@ -7,6 +7,15 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# Valkey 9.1 (scripts/valkey9.sh): a first build takes minutes, so start.sh and test.sh start it in the
+# background and go on; a later run finds it cached and ends at once.
+valkey9_in_background() {
+  mkdir -p .sandbox
+  say "valkey 9.1: scripts/valkey9.sh in the background (log: .sandbox/valkey9.log)"
+  (bash scripts/valkey9.sh >.sandbox/valkey9.log 2>&1 &)
+}
+
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 apt_ready=0

@@ -6,9 +6,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 # Valkey 9.1, for the reshard experiment's atomic mode: built once in the background (cached after), so
 # the course is served at once; the atomic mode says "being built" until its cluster is up.
-mkdir -p .sandbox
-say "valkey 9.1: scripts/valkey9.sh in the background (log: .sandbox/valkey9.log)"
-(bash scripts/valkey9.sh >.sandbox/valkey9.log 2>&1 &)
+valkey9_in_background
 node scripts/build-site.ts
 say "serving on http://localhost:${PORT:-4321}"
 # Raise the soft limit on open files to the hard one where the system allows: the front keeps its

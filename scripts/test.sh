@@ -5,9 +5,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 # Valkey 9.1 (the atomic-migration tests): a first run builds it, 2-3 minutes on two cores, so it starts
 # now, in the background; those tests wait for it (bounded) and skip, saying why, if it failed.
-mkdir -p .sandbox
-say "valkey 9.1: scripts/valkey9.sh in the background (log: .sandbox/valkey9.log)"
-(bash scripts/valkey9.sh >.sandbox/valkey9.log 2>&1 &)
+valkey9_in_background
 
 say "type check: tsc --noEmit and astro check (strict)"
 astro sync >/dev/null
