@@ -7,7 +7,7 @@
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { startSite } from '../scripts/site.ts';
+import { startSiteWithOwnSandbox } from '../scripts/site.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
 
@@ -95,9 +95,7 @@ function cpuBelow(root: number): { node: number; valkey: number } | null {
 
 // One process, then WORKERS=2 (two processes behind one port, leasing keyspaces through Valkey).
 for (const workers of WORKER_COUNTS) {
-  const site = await startSite({
-    VALKEY_URL: '',
-    VALKEY_CLUSTER_URL: '',
+  const site = await startSiteWithOwnSandbox({
     EXPLORER_BURST: '1000000',
     EXPLORER_RATE: '1000000',
     WORKERS: String(workers),

@@ -7,7 +7,7 @@
 // Run: node bench/first-run.ts   (FIRST_RUN_WORKERS=2 for two site processes behind one port)
 
 import { EXPERIMENTS } from '../server/experiments/registry.ts';
-import { startSite } from '../scripts/site.ts';
+import { startSiteWithOwnSandbox } from '../scripts/site.ts';
 
 const STARTS = Math.max(1, Number(process.env.FIRST_RUN_STARTS ?? 3));
 const WORKERS = process.env.FIRST_RUN_WORKERS ?? '1';
@@ -36,9 +36,7 @@ const names = Object.keys(EXPERIMENTS);
 const first = new Map<string, number[]>(names.map((name) => [name, []]));
 const second = new Map<string, number[]>(names.map((name) => [name, []]));
 for (let start = 1; start <= STARTS; start += 1) {
-  const site = await startSite({
-    VALKEY_URL: '',
-    VALKEY_CLUSTER_URL: '',
+  const site = await startSiteWithOwnSandbox({
     WORKERS,
     EXPLORER_BURST: '10000',
     EXPLORER_RATE: '10000',

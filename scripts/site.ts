@@ -133,6 +133,14 @@ export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   };
 }
 
+/**
+ * The built site starting and supervising a sandbox of its own, as `npm start` does on a machine with no
+ * Valkey: VALKEY_URL and VALKEY_CLUSTER_URL are emptied, whatever the test's environment holds.
+ */
+export function startSiteWithOwnSandbox(env: NodeJS.ProcessEnv = {}): Promise<Site> {
+  return startSite({ ...env, VALKEY_URL: '', VALKEY_CLUSTER_URL: '' });
+}
+
 /** Every HTML page of the built site, as a route (`/`, `/protocol/the-owned-keyspace/`, …); no 404. */
 export function builtRoutes(): string[] {
   const out: string[] = [];

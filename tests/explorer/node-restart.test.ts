@@ -20,7 +20,7 @@ import {
 import { scriptFor } from '../../server/executors/scripts.ts';
 import { TRANSITIONS, type TransitionName } from '../../server/executors/transitions.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
@@ -160,10 +160,8 @@ describe('a node SIGKILLed under load', () => {
 describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () => {
   let site: Site;
   before(async () => {
-    site = await startSite({
+    site = await startSiteWithOwnSandbox({
       WORKERS: '2',
-      VALKEY_URL: '',
-      VALKEY_CLUSTER_URL: '',
       EXPLORER_BURST: '100000',
       EXPLORER_RATE: '100000',
     });

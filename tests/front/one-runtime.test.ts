@@ -4,7 +4,7 @@
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { processTreeOf } from '../support/processes.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
@@ -15,7 +15,7 @@ function valkeyServersBelow(root: number): number {
 
 let site: Site | undefined;
 before(async () => {
-  site = await startSite({ VALKEY_URL: '', VALKEY_CLUSTER_URL: '' });
+  site = await startSiteWithOwnSandbox();
 });
 after(() => boundedTeardown(async () => site?.close()));
 

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { alive, serversOf } from '../support/processes.ts';
 
 /** The watchdog of `site`'s run directory (its $0 names the directory). */
@@ -24,7 +24,7 @@ function watchdogOf(site: Site): number | undefined {
 
 /** A site with a sandbox of its own (no VALKEY_URL): its four servers up. */
 async function siteWithServers(): Promise<{ site: Site; servers: number[] }> {
-  const site = await startSite({ VALKEY_URL: '', VALKEY_CLUSTER_URL: '' });
+  const site = await startSiteWithOwnSandbox();
   const deadline = Date.now() + 30_000;
   for (;;) {
     const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };

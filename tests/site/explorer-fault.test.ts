@@ -6,15 +6,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { COURSE_ROUTES, startSite, type Site } from '../../scripts/site.ts';
+import { COURSE_ROUTES, startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { launchBrowser } from '../support/site.ts';
 
 let site: Site;
 let browser: Browser;
 before(async () => {
-  site = await startSite({
-    VALKEY_URL: '',
-    VALKEY_CLUSTER_URL: '',
+  site = await startSiteWithOwnSandbox({
     EXPLORER_BURST: '10000',
     EXPLORER_RATE: '10000',
   });
