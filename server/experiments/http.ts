@@ -11,7 +11,7 @@ import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from
 import { apiRoute } from '../http/routes.ts';
 import { logLimited } from '../log.ts';
 import { atomicStatus } from './atomic-runtime.ts';
-import { classify, RunTimeoutError } from './failures.ts';
+import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import { InputError } from './input.ts';
 import { LIMITS } from './browser-safe/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
@@ -109,10 +109,16 @@ export async function runExperiment<I>(
   }
 }
 
-/** A failure as an honest JSON answer; a bug of ours is logged (rate-limited), never sent. */
-export function failed(what: string, error: unknown): Answer {
+/** What a failed run was, by `classify`; a bug of ours is logged (rate-limited) here, once. */
+export function classified(what: string, error: unknown): Failure {
   const failure = classify(error);
   if (failure.bug) logLimited(`${what} failed`, String((error as Error)?.message ?? error), error);
+  return failure;
+}
+
+/** A failure as an honest JSON answer; a bug of ours is logged, never sent. */
+export function failed(what: string, error: unknown): Answer {
+  const failure = classified(what, error);
   const headers: Record<string, string> =
     failure.retryAfter === undefined ? {} : { 'retry-after': String(failure.retryAfter) };
   return refusalSaying(failure.code, failure.message, {}, headers);

@@ -6,8 +6,7 @@
 // bounded at a second), so a page never waits on it.
 
 import type { SlotCall } from './browser-safe/cross-slot.ts';
-import { classify } from './failures.ts';
-import { failed, runExperiment } from './http.ts';
+import { classified, runExperiment } from './http.ts';
 import { EXPERIMENTS } from './registry.ts';
 import { explorerRuntime } from './runtime.ts';
 import type { SlotResult } from './slot.ts';
@@ -41,7 +40,6 @@ export async function liveState(withSlot: boolean): Promise<LiveState> {
       slot: { serverSlot: result.key.serverSlot, single: result.singleQueue, mixed: result.mixedQueues },
     };
   } catch (error) {
-    failed('the island’s slot run', error); // logs a bug, as the API would
-    return classify(error).code === 'SANDBOX_DOWN' ? DOWN : up;
+    return classified('the island’s slot run', error).code === 'SANDBOX_DOWN' ? DOWN : up;
   }
 }
