@@ -4,14 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether a process still runs: the server's own check (server/sandbox/process-runs.ts). */
+export { processRuns as alive } from '../../server/sandbox/process-runs.ts';
 
 /** The valkey-servers `parent` started (its children). */
 export function serversOf(parent: number): number[] {
