@@ -26,6 +26,8 @@ export interface RepairReport {
   repaired: string[];
   /** What is still wrong afterwards (empty when the cluster is clean). */
   left: string[];
+  /** Every node's view as the last check read it (after the fixes, when there were any). */
+  views: NodeView[];
 }
 
 const BATCH = 100;
@@ -106,7 +108,7 @@ export async function repairCluster(
   log: (line: string) => void = () => {},
 ): Promise<RepairReport> {
   const before = await checkCluster(dial, seeds);
-  const report: RepairReport = { found: before.problems, repaired: [], left: [] };
+  const report: RepairReport = { found: before.problems, repaired: [], left: [], views: before.views };
   if (before.problems.length === 0) return report;
   if (before.unreachable.length > 0) {
     // A node down is its supervisor's to bring back; moving its slots now would fight it.
@@ -132,6 +134,8 @@ export async function repairCluster(
     report.repaired.push(line);
     log(line);
   }
-  report.left = (await checkCluster(dial, everyone)).problems;
+  const after = await checkCluster(dial, everyone);
+  report.left = after.problems;
+  report.views = after.views;
   return report;
 }

@@ -5,7 +5,7 @@
 // the turn is given back, so the next reader always finds every slot with one owner and nothing open.
 
 import { catalogueText } from '../catalogue/catalogue-text.ts';
-import { checkCluster, type NodeDialer, type NodeView } from './cluster-check.ts';
+import type { NodeDialer, NodeView } from './cluster-check.ts';
 import { migrateRest, repairCluster, type RepairReport } from './cluster-repair.ts';
 import { splitAddress } from './cluster-topology.ts';
 import type { RunLocks, Turn } from './run-lock.ts';
@@ -48,7 +48,6 @@ export class MigrationFailedError extends Error {
   }
 }
 
-/** The cluster is in a state no run can be served from, and the repair could not fix it. */
 /** A cluster of one primary: there is nowhere to move a slot to (a deployment's shape, not a fault). */
 export class SinglePrimaryError extends Error {
   constructor(slot: number, node: string) {
@@ -57,6 +56,7 @@ export class SinglePrimaryError extends Error {
   }
 }
 
+/** The cluster is in a state no run can be served from, and the repair could not fix it. */
 export class ClusterDegradedError extends Error {
   constructor(problems: string[]) {
     super(catalogueText('SANDBOX_DEGRADED', { 'what is wrong': problems.join('; ') }));
@@ -87,7 +87,8 @@ export async function inMigrationTurn<T>(
     async (turn) => {
       const before = await repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);
       if (before.left.length > 0) throw new ClusterDegradedError(before.left);
-      const { views } = await checkCluster(admin.dial, admin.seeds);
+      // The repair's last check read every node: the move starts from those views.
+      const { views } = before;
       // Checked before any step, so nothing is opened that a repair would have to close.
       if (views.length < 2) throw new SinglePrimaryError(slot, views[0]?.address ?? 'none');
       try {
