@@ -3,7 +3,7 @@
 // the source served each probe before it answered MOVED, and the states CLUSTER GETSLOTMIGRATIONS
 // showed. Figures only; the tests hold the behaviour. Run: node bench/atomic-reshard.ts [jobs…] (default 20000)
 
-import { atomicRuntime, closeAtomicRuntime } from '../server/experiments/atomic-runtime.ts';
+import { atomicRuntime, closeAtomicRuntime } from '../server/explorer/atomic-runtime.ts';
 import { runAtomicReshard } from '../server/experiments/reshard-atomic.ts';
 
 const sizes = process.argv.slice(2).map(Number);

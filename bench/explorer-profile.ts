@@ -27,8 +27,8 @@ Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
 const sandbox = await startSandbox({ databases: 32 });
 process.env.VALKEY_URL = sandbox.standalone.url;
 process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;
-const { answerApi } = await import('../server/experiments/http.ts');
-const { explorerRuntime } = await import('../server/experiments/runtime.ts');
+const { answerApi } = await import('../server/api/api.ts');
+const { explorerRuntime } = await import('../server/explorer/runtime.ts');
 const nodes = [sandbox.standalone.url, ...sandbox.cluster!.url.split(',')].map((url) => new Valkey(url));
 
 /** One run as the front answers it: the API's answer, as JSON, compressed as a browser would get it. */

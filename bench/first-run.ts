@@ -6,7 +6,7 @@
 // figures; asserts nothing.
 // Run: node bench/first-run.ts   (FIRST_RUN_WORKERS=2 for two site processes behind one port)
 
-import { EXPERIMENTS } from '../server/experiments/registry.ts';
+import { EXPERIMENTS } from '../server/api/registry.ts';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
 
 const STARTS = Math.max(1, Number(process.env.FIRST_RUN_STARTS ?? 3));

@@ -6,10 +6,10 @@
 
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import { explorerPasswordFor, explorerRuntime, siteSandboxOptions } from './experiments/runtime.ts';
-import { warmAtomicRuntime } from './experiments/atomic-runtime.ts';
-import { isApiPath } from './http/routes.ts';
-import { serveApi } from './front/api.ts';
+import { explorerPasswordFor, explorerRuntime, siteSandboxOptions } from './explorer/runtime.ts';
+import { warmAtomicRuntime } from './explorer/atomic-runtime.ts';
+import { isApiPath } from './api/routes.ts';
+import { serveApi } from './front/serve-api.ts';
 import { createFront, type Handler } from './front/front.ts';
 import { fileLimit, frontSettings } from './front/settings.ts';
 import { startSandbox } from './sandbox/sandbox.ts';

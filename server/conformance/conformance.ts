@@ -6,7 +6,7 @@
 import type { Valkey } from 'iovalkey';
 import { IdMinter } from '../keyspace/index.ts';
 import { seededRandom } from '../seeded-random.ts';
-import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from './keyspace-dump.ts';
+import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../inspect/keyspace-dump.ts';
 import { callFor } from '../executors/calls.ts';
 import type { Executor } from '../executors/executor.ts';
 import { CORE_TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';

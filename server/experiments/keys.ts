@@ -6,11 +6,11 @@ import { Jobs } from '../executors/jobs.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
 import { jobKey, KeyspaceError, mintJobId, queueKeys, rowBase, versionKey } from '../keyspace/index.ts';
-import { dumpKeyspace } from '../conformance/keyspace-dump.ts';
-import { fields, text, type Body } from './input.ts';
-import { LIMITS } from './browser-safe/limits.ts';
-import { wireDuring } from './wire/recorder.ts';
-import type { ExplorerRuntime } from './runtime.ts';
+import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
+import { fields, text, type Body } from '../input/fields.ts';
+import { LIMITS } from '../settings/limits.ts';
+import { wireDuring } from '../wire/recorder.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { viewKey, type KeyView } from './browser-safe/segments.ts';
 
 export interface KeysRefusal {

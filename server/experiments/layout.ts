@@ -10,12 +10,12 @@ import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '.
 import { exactCall } from '../executors/exact-call.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
-import { compareKeyspaces, dumpKeyspace } from '../conformance/keyspace-dump.ts';
-import { fields, InputError, list, oneOf, queueName, text, textItem } from './input.ts';
-import { LIMITS } from './browser-safe/limits.ts';
-import type { ExplorerRuntime } from './runtime.ts';
-import { clusterWireDuring, withOwnCluster } from './wire/cluster-wire.ts';
-import { RecordingExecutor } from './wire/recording-executor.ts';
+import { compareKeyspaces, dumpKeyspace } from '../inspect/keyspace-dump.ts';
+import { fields, InputError, list, oneOf, queueName, text, textItem } from '../input/fields.ts';
+import { LIMITS } from '../settings/limits.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
+import { RecordingExecutor } from '../wire/recording-executor.ts';
 
 export interface LayoutInput {
   verb: CoreTransition;

@@ -13,9 +13,9 @@ import { settle, WireError } from '../executors/wire-error.ts';
 import { mintJobId, versionKey } from '../keyspace/index.ts';
 import type { Valkey } from 'iovalkey';
 import { RESERVE_STEPS, type ReservePlanStep } from './browser-safe/reserve-plan.ts';
-import { fields } from './input.ts';
-import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from './wire/recorder.ts';
-import type { ExplorerRuntime } from './runtime.ts';
+import { fields } from '../input/fields.ts';
+import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from '../wire/recorder.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
 
 export interface ReserveStep extends ReservePlanStep {
   commands: FenceStep[];

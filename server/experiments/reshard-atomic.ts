@@ -15,7 +15,7 @@ import { scriptFor } from '../executors/scripts.ts';
 import type { Call } from '../executors/transitions.ts';
 import { jobKey, mintJobId, queueKey, rowBase, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
-import type { AtomicRuntime } from './atomic-runtime.ts';
+import type { AtomicRuntime } from '../explorer/atomic-runtime.ts';
 import type {
   ClientRetries,
   MigrationCommand,
@@ -28,7 +28,7 @@ import type {
 } from './browser-safe/migration.ts';
 import { evalWords, nativeWords } from './migration/call-words.ts';
 import { asProbeReply } from './migration/probe.ts';
-import { recordWire, type WireCommand } from './wire/recorder.ts';
+import { recordWire, type WireCommand } from '../wire/recorder.ts';
 
 /** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
 export const ATOMIC_JOBS = 20_000;

@@ -6,13 +6,13 @@
 // (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there.
 
 import { queueKey, slot } from '../keyspace/index.ts';
-import { inMigrationTurn } from '../sandbox/slot-migration.ts';
+import { inMigrationTurn } from '../explorer/slot-migration.ts';
 import { MIGRATION_MODES, type MigrationMode, type MigrationResult } from './browser-safe/migration.ts';
-import { fields, oneOf, queueName } from './input.ts';
-import { atomicRuntimeWithin } from './atomic-runtime.ts';
+import { fields, oneOf, queueName } from '../input/fields.ts';
+import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
-import type { ExplorerRuntime } from './runtime.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
 
 export interface ReshardInput {
   queue: string;

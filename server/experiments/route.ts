@@ -13,10 +13,10 @@ import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts'
 import { WireError } from '../executors/wire-error.ts';
 import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { withQueueSlot } from './cluster-run.ts';
-import { isRestarting, NodeRestartedError } from './failures.ts';
-import { fields, queueName } from './input.ts';
-import type { ExplorerRuntime } from './runtime.ts';
+import { withQueueSlot } from '../explorer/cluster-run.ts';
+import { isRestarting, NodeRestartedError } from '../catalogue/restarting.ts';
+import { fields, queueName } from '../input/fields.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
 
 export interface RouteInput {
   queue: string;

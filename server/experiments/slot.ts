@@ -5,12 +5,12 @@
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
 import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
-import { fields, InputError, text } from './input.ts';
-import { LIMITS } from './browser-safe/limits.ts';
-import { slotLock } from './cluster-run.ts';
+import { fields, InputError, text } from '../input/fields.ts';
+import { LIMITS } from '../settings/limits.ts';
+import { slotLock } from '../explorer/cluster-run.ts';
 import type { Cluster } from 'iovalkey';
-import type { ExplorerRuntime } from './runtime.ts';
-import { clusterWireDuring, withOwnCluster } from './wire/cluster-wire.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
 import { crossSlotClaims, slotsOf, type SlotCall } from './browser-safe/cross-slot.ts';
 import { viewKey } from './browser-safe/segments.ts';
 

@@ -5,12 +5,12 @@ import { installWireIdentity } from '../connectors/install.ts';
 import { runSequence, STEPS, type Step } from '../conformance/conformance.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
-import { fields, InputError, list, oneOf, queueName } from './input.ts';
-import { LIMITS } from './browser-safe/limits.ts';
-import { dumpKeyspace } from '../conformance/keyspace-dump.ts';
-import { diffKeyspaces } from './keyspace-diff.ts';
-import { RecordingExecutor } from './wire/recording-executor.ts';
-import type { ExplorerRuntime } from './runtime.ts';
+import { fields, InputError, list, oneOf, queueName } from '../input/fields.ts';
+import { LIMITS } from '../settings/limits.ts';
+import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
+import { diffKeyspaces } from '../inspect/keyspace-diff.ts';
+import { RecordingExecutor } from '../wire/recording-executor.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
 
 export const DEFAULT_STEPS: Step[] = [
   'enqueue',

@@ -5,8 +5,8 @@
 // for what Astro cannot take (TRACE, the image endpoint), and compression.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { methodNotAllowed, refusal, refusalSaying } from '../http/answer.ts';
-import { isImagePath, startsWork } from '../http/routes.ts';
+import { methodNotAllowed, refusal, refusalSaying } from '../api/answer.ts';
+import { isImagePath, startsWork } from '../api/routes.ts';
 import { logLimited } from '../log.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
 import { compressResponse } from './compress.ts';

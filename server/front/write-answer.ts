@@ -2,7 +2,7 @@
 // here, whole, with `no-store` and, when the client asks and it is worth it, compressed in one call.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Answer } from '../http/answer.ts';
+import type { Answer } from '../api/answer.ts';
 import { sendWhole } from './compress.ts';
 
 /** Requests whose body was over the limit and left unread. */

@@ -2,7 +2,7 @@
  * The live explorer of a part, as its markdown twin says it: each experiment the part runs, as the
  * `curl` call of the JSON API that runs the same thing, with the catalogue's own example body.
  */
-import { EXPERIMENTS } from '../../server/experiments/registry.ts';
+import { EXPERIMENTS } from '../../server/api/registry.ts';
 import { PART_EXPERIMENTS, type Part } from '../components/explorer/parts.ts';
 
 /** Where `npm start` serves the course; the twin says to use the origin that served it instead. */

@@ -6,11 +6,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { slotLock } from '../../server/experiments/cluster-run.ts';
+import { slotLock } from '../../server/explorer/cluster-run.ts';
 import { CLUSTER_SLOTS_MAX } from '../../server/experiments/console/cluster-turns.ts';
-import { explorerRuntime } from '../../server/experiments/runtime.ts';
+import { explorerRuntime } from '../../server/explorer/runtime.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
-import { RunLocks } from '../../server/sandbox/run-lock.ts';
+import { RunLocks } from '../../server/explorer/run-lock.ts';
 import { queueKey, slot } from '../../server/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
 

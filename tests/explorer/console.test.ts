@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
-import { POOL_SIZE } from '../../server/experiments/runtime.ts';
+import { POOL_SIZE } from '../../server/explorer/runtime.ts';
 import { slot } from '../../server/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
 

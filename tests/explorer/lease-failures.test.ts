@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { classify } from '../../server/experiments/failures.ts';
-import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/sandbox/explorer-user.ts';
-import { KeyspacePool, SandboxLimitError } from '../../server/sandbox/keyspace-pool.ts';
+import { classify } from '../../server/api/failures.ts';
+import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/explorer/explorer-user.ts';
+import { KeyspacePool, SandboxLimitError } from '../../server/explorer/keyspace-pool.ts';
 import {
   describeOffer,
   readKeyspaceOffer,

@@ -9,14 +9,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { classify } from '../../server/experiments/failures.ts';
-import { EXPERIMENTS } from '../../server/experiments/registry.ts';
+import { classify } from '../../server/api/failures.ts';
+import { EXPERIMENTS } from '../../server/api/registry.ts';
 import {
   explorerPasswordFor,
   explorerRuntime,
   siteSandboxOptions,
   type ExplorerRuntime,
-} from '../../server/experiments/runtime.ts';
+} from '../../server/explorer/runtime.ts';
 import { scriptFor } from '../../server/executors/scripts.ts';
 import { TRANSITIONS, type TransitionName } from '../../server/executors/transitions.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';

@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/sandbox/explorer-user.ts';
-import { KeyspacePool, PoolBusyError, SandboxLimitError } from '../../server/sandbox/keyspace-pool.ts';
+import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/explorer/explorer-user.ts';
+import { KeyspacePool, PoolBusyError, SandboxLimitError } from '../../server/explorer/keyspace-pool.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { explorerRuntime } from '../../server/experiments/runtime.ts';
-import { ClusterBusyError, withOwnCluster } from '../../server/experiments/wire/cluster-wire.ts';
+import { explorerRuntime } from '../../server/explorer/runtime.ts';
+import { ClusterBusyError, withOwnCluster } from '../../server/wire/cluster-wire.ts';
 import { useApi } from '../support/api.ts';
 
 const api = useApi();

@@ -13,7 +13,7 @@ import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false, standaloneSettings: { databases: '32' } });
 
-type Http = typeof import('../../server/experiments/http.ts');
+type Http = typeof import('../../server/api/api.ts');
 let http: Http;
 const asked = (method: string, body?: unknown) => ({
   method,
@@ -32,10 +32,10 @@ describe('the sandbox status and the cluster watch', () => {
   before(async () => {
     process.env.VALKEY_URL = box.sandbox.standalone.url;
     process.env.VALKEY_CLUSTER_URL = box.sandbox.cluster!.url;
-    http = await import('../../server/experiments/http.ts');
+    http = await import('../../server/api/api.ts');
   });
   after(async () => {
-    const { explorerRuntime } = await import('../../server/experiments/runtime.ts');
+    const { explorerRuntime } = await import('../../server/explorer/runtime.ts');
     await (await explorerRuntime()).close();
   });
 

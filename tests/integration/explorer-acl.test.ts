@@ -9,7 +9,7 @@ import { Valkey } from 'iovalkey';
 import { loadScripts, loadScriptsThrough, ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { scriptCommands, scriptFor } from '../../server/executors/scripts.ts';
 import { callFor } from '../../server/executors/calls.ts';
-import { EXPLORER_USER, installExplorerUser } from '../../server/sandbox/explorer-user.ts';
+import { EXPLORER_USER, installExplorerUser } from '../../server/explorer/explorer-user.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ cluster: false });
@@ -31,7 +31,7 @@ const IN_SCRIPTS = [
   'zrangebyscore',
   'zrem',
 ];
-/** Everything else the account may run, by purpose (server/sandbox/explorer-user.ts). */
+/** Everything else the account may run, by purpose (server/explorer/explorer-user.ts). */
 const OTHERS = [
   ...['ping', 'client|info', 'client|setinfo', 'client|setname', 'quit'],
   ...['get', 'set', 'evalsha'],

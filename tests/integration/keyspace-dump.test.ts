@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dumpKeyspace } from '../../server/conformance/keyspace-dump.ts';
+import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();

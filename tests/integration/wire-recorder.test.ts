@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { wireDuring } from '../../server/experiments/wire/recorder.ts';
+import { wireDuring } from '../../server/wire/recorder.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();

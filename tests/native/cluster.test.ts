@@ -12,7 +12,7 @@ import { NativeExecutor } from '../../server/executors/native.ts';
 import { TRANSITIONS, type Call } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import { IdMinter, slot, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
-import { dumpKeyspace, type KeyspaceDump } from '../../server/conformance/keyspace-dump.ts';
+import { dumpKeyspace, type KeyspaceDump } from '../../server/inspect/keyspace-dump.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useNativeSandbox } from './support.ts';
 

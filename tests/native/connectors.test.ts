@@ -18,7 +18,7 @@ import {
   WIRE4_IDENTITY,
   WIRE6_IDENTITY,
 } from '../../server/keyspace/index.ts';
-import { dumpKeyspace } from '../../server/conformance/keyspace-dump.ts';
+import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { utf8 } from '../../server/keyspace/index.ts';
-import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
+import { LIMITS } from '../../server/settings/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, useBrowser } from '../support/site.ts';
 

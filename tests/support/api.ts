@@ -2,7 +2,7 @@
 // test may read every server's own counters as the admin) and the experiments' runtime on it.
 
 import { after, before } from 'node:test';
-import { explorerRuntime } from '../../server/experiments/runtime.ts';
+import { explorerRuntime } from '../../server/explorer/runtime.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
 import { boundedTeardown } from './teardown.ts';
 
@@ -13,7 +13,7 @@ export interface ApiUnderTest {
 
 export function useApi(): ApiUnderTest {
   let sandbox: Sandbox | undefined;
-  let handle: typeof import('../../server/experiments/http.ts').answerExperiment;
+  let handle: typeof import('../../server/api/api.ts').answerExperiment;
   before(async () => {
     sandbox = await startSandbox({ databases: 32 });
     process.env.VALKEY_URL = sandbox.standalone.url;
@@ -21,7 +21,7 @@ export function useApi(): ApiUnderTest {
     process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url.split(',')[0];
     // Read when the handler's module loads, so it is loaded after this: the tests are not about the limiter.
     process.env.EXPLORER_BURST = '100000';
-    ({ answerExperiment: handle } = await import('../../server/experiments/http.ts'));
+    ({ answerExperiment: handle } = await import('../../server/api/api.ts'));
   });
   after(() =>
     boundedTeardown(async () => {

@@ -14,7 +14,7 @@ import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { TRANSITIONS, type CoreTransition } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import { IdMinter, jobKey, queueKey, versionKey } from '../../server/keyspace/index.ts';
-import { dumpKeyspace } from '../../server/conformance/keyspace-dump.ts';
+import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { serverMs, type TestSandbox } from './sandbox.ts';
 
 export interface Fresh {

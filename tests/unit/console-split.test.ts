@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isGrammarKey, plan } from '../../server/experiments/console/allow-list.ts';
 import { LineError, splitLine } from '../../server/experiments/console/split-line.ts';
-import { reprCommand } from '../../server/experiments/wire/repr.ts';
+import { reprCommand } from '../../server/wire/repr.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const split = (line: string) => splitLine(line).map((arg) => [...arg]);

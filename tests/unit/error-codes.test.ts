@@ -10,25 +10,25 @@ import { describe, it } from 'node:test';
 import { commandArities } from '../../server/catalogue/commands.ts';
 import { ERROR_CODES, textPattern, type ErrorCode } from '../../server/catalogue/error-codes.ts';
 import { plan } from '../../server/experiments/console/allow-list.ts';
-import { answerExperiment, catalogue } from '../../server/experiments/http.ts';
-import { LIMITS } from '../../server/experiments/browser-safe/limits.ts';
+import { answerExperiment, catalogue } from '../../server/api/api.ts';
+import { LIMITS } from '../../server/settings/limits.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
 import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
 import { KeyspaceError } from '../../server/keyspace/errors.ts';
 import { catalogueText, statusOf } from '../../server/catalogue/catalogue-text.ts';
 import type { StatusCode } from '../../server/catalogue/error-codes.ts';
 import { RunTimeoutError } from '../../server/catalogue/run-timeout.ts';
-import { classify } from '../../server/experiments/failures.ts';
+import { classify } from '../../server/api/failures.ts';
 import { DECODE_ROUNDS } from '../../server/front/canonical-path.ts';
 import type { RepairReport } from '../../server/sandbox/cluster-repair.ts';
 import {
   ClusterDegradedError,
   MigrationFailedError,
   SinglePrimaryError,
-} from '../../server/sandbox/slot-migration.ts';
-import { ClusterBusyError } from '../../server/experiments/wire/cluster-wire.ts';
-import { PoolBusyError } from '../../server/sandbox/keyspace-pool.ts';
-import { LockBusyError } from '../../server/sandbox/run-lock.ts';
+} from '../../server/explorer/slot-migration.ts';
+import { ClusterBusyError } from '../../server/wire/cluster-wire.ts';
+import { PoolBusyError } from '../../server/explorer/keyspace-pool.ts';
+import { LockBusyError } from '../../server/explorer/run-lock.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

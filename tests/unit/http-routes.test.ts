@@ -1,10 +1,10 @@
-// The edge's one route table (server/http/routes.ts) as the front's limiter and the API's router read it,
-// and the one 405 (server/http/answer.ts): the catalogue row's text, the route's methods in `allow`.
+// The edge's one route table (server/api/routes.ts) as the front's limiter and the API's router read it,
+// and the one 405 (server/api/answer.ts): the catalogue row's text, the route's methods in `allow`.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { methodNotAllowed, refusal, routeMethodNotAllowed } from '../../server/http/answer.ts';
-import { apiRoute, isApiPath, isImagePath, startsWork } from '../../server/http/routes.ts';
+import { methodNotAllowed, refusal, routeMethodNotAllowed } from '../../server/api/answer.ts';
+import { apiRoute, isApiPath, isImagePath, startsWork } from '../../server/api/routes.ts';
 
 describe('the route table', () => {
   it('names the API’s paths, a trailing slash the same path', () => {

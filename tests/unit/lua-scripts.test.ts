@@ -51,7 +51,7 @@ describe('the transition scripts', () => {
 });
 
 describe('the sandbox’s scripts (the run lock’s)', () => {
-  const dir = join(projectRoot(), 'server', 'sandbox', 'lua');
+  const dir = join(projectRoot(), 'server', 'explorer', 'lua');
   const scripts = readdirSync(dir).filter((f) => f.endsWith('.lua'));
 
   it('follow the transitions’ header: -N keys, declared as KEYS, with ARGV, Input and Output', () => {

@@ -8,9 +8,9 @@
 // it holds the turn), so the standalone node, a keyspace of the run's own, is where SCAN teaches.
 
 import { slot } from '../../keyspace/index.ts';
-import { slotLock } from '../cluster-run.ts';
-import { InputError } from '../input.ts';
-import type { ExplorerRuntime } from '../runtime.ts';
+import { slotLock } from '../../explorer/cluster-run.ts';
+import { InputError } from '../../input/fields.ts';
+import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import { notAllowedMessage, type Planned, type Refused } from './allow-list.ts';
 
 /** Distinct slots one cluster run may hold the turn of: each held slot makes other readers wait. */

@@ -13,8 +13,8 @@ import { callFor } from '../../executors/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
-import { moveSlot, type MigrationStep } from '../../sandbox/slot-migration.ts';
-import type { Turn } from '../../sandbox/run-lock.ts';
+import { moveSlot, type MigrationStep } from '../../explorer/slot-migration.ts';
+import type { Turn } from '../../explorer/run-lock.ts';
 import type { NodeView } from '../../sandbox/cluster-check.ts';
 import type {
   ClientRetries,
@@ -23,9 +23,9 @@ import type {
   MigrationProbe,
   MigrationResult,
 } from '../browser-safe/migration.ts';
-import { withQueueSlot } from '../cluster-run.ts';
-import type { ExplorerRuntime } from '../runtime.ts';
-import { recordWire, type WireCommand } from '../wire/recorder.ts';
+import { withQueueSlot } from '../../explorer/cluster-run.ts';
+import type { ExplorerRuntime } from '../../explorer/runtime.ts';
+import { recordWire, type WireCommand } from '../../wire/recorder.ts';
 import { evalWords, nativeWords } from './call-words.ts';
 import { asProbeReply, probe } from './probe.ts';
 

@@ -5,7 +5,7 @@
 import type { Valkey } from 'iovalkey';
 import { WireError } from '../../executors/wire-error.ts';
 import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
-import { isRestarting } from '../failures.ts';
+import { isRestarting } from '../../catalogue/restarting.ts';
 
 /** A server reply in the probe's shape (buffers as text, nested arrays kept). */
 export function asProbeReply(value: unknown): ProbeReply {

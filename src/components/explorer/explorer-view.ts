@@ -9,7 +9,7 @@ import type { ReservePlanStep } from '../../../server/experiments/browser-safe/r
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
 import type { ReserveStep } from '../../../server/experiments/reserve.ts';
 import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
-import type { KeyChange } from '../../../server/experiments/keyspace-diff.ts';
+import type { KeyChange } from '../../../server/inspect/keyspace-diff.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
 import { readableLine, wireView } from './wire-view.ts';

@@ -6,9 +6,9 @@ import { KeyspaceError } from '../../../server/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
-import type { WireCommand, WireProof } from '../../../server/experiments/wire/recorder.ts';
+import type { WireCommand, WireProof } from '../../../server/wire/recorder.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
+import { LIMITS } from '../../../server/settings/limits.ts';
 import { acceptedText, markedKey, refusalText, replyText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';
 

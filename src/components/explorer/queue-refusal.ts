@@ -4,8 +4,8 @@
 // Free of Node and DOM APIs.
 
 import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/keyspace/index.ts';
-import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
-import type { WireProof } from '../../../server/experiments/wire/recorder.ts';
+import { LIMITS } from '../../../server/settings/limits.ts';
+import type { WireProof } from '../../../server/wire/recorder.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
 import { wireView } from './wire-view.ts';

@@ -17,7 +17,7 @@ import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { crcHex, crossSlot, queuePins, refusalText, slotMap } from './explorer-view.ts';
 import { keyText } from './key-text.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { LIMITS } from '../../../server/experiments/browser-safe/limits.ts';
+import { LIMITS } from '../../../server/settings/limits.ts';
 
 const DEBOUNCE_MS = 250;
 

@@ -7,10 +7,15 @@
 import { catalogueText, statusOf } from '../catalogue/catalogue-text.ts';
 import type { StatusCode } from '../catalogue/error-codes.ts';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
-import { BusyError } from '../sandbox/busy.ts';
-import { SandboxLimitError } from '../sandbox/keyspace-pool.ts';
-import { ClusterDegradedError, MigrationFailedError, SinglePrimaryError } from '../sandbox/slot-migration.ts';
+import { BusyError } from '../catalogue/busy.ts';
+import { SandboxLimitError } from '../explorer/keyspace-pool.ts';
+import {
+  ClusterDegradedError,
+  MigrationFailedError,
+  SinglePrimaryError,
+} from '../explorer/slot-migration.ts';
 import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
+import { isRestarting } from '../catalogue/restarting.ts';
 
 export { RunTimeoutError };
 
@@ -33,30 +38,6 @@ function replyClass(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
   if (error.name !== 'ReplyError' && error.name !== 'WireError') return null;
   return error.message.split(' ', 1)[0] ?? null;
-}
-
-/**
- * The one list of a node restarting (killed and brought back by its supervisor) or of a cluster
- * settling after it: the replies it gives meanwhile (the explorer user not set up again yet, a slot
- * not served yet, a slot's keys in flight) and the socket errors of a server that is gone. A cluster
- * run waits for these and runs once more (cluster-run.ts); the API answers them SANDBOX_DOWN.
- */
-const RESTARTING_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|WRONGPASS|NOAUTH)\b/;
-const GONE =
-  /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|max retries|Too many Cluster redirections|cannot start|exited/i;
-
-/**
- * A run found what it had just written gone: its node was killed and came back empty (the sandbox
- * keeps no data across a restart), so the run's proof is void and it goes again.
- */
-export class NodeRestartedError extends Error {
-  override name = 'NodeRestartedError';
-}
-
-/** Whether `error` passes by itself once the sandbox's restarting node is back. */
-export function isRestarting(error: unknown): boolean {
-  if (error instanceof NodeRestartedError) return true;
-  return error instanceof Error && (RESTARTING_REPLY.test(error.message) || GONE.test(error.message));
 }
 
 const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;

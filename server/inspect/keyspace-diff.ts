@@ -1,7 +1,7 @@
 // What one step changed in a keyspace: each key added, removed or changed, with its value before and
 // after, in byte order. The page shows a step as this diff, not as the whole keyspace again.
 
-import type { DumpedValue, KeyspaceDump } from '../conformance/keyspace-dump.ts';
+import type { DumpedValue, KeyspaceDump } from './keyspace-dump.ts';
 
 export interface KeyChange {
   key: string;

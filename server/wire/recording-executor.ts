@@ -2,9 +2,9 @@
 // call (EVALSHA, or NOSCRIPT → SCRIPT LOAD → EVALSHA, or EMQ.<VERB>) with the server's proof of them.
 
 import type { Valkey } from 'iovalkey';
-import type { Executor } from '../../executors/executor.ts';
-import type { Call, Reply } from '../../executors/transitions.ts';
-import type { WireError } from '../../executors/wire-error.ts';
+import type { Executor } from '../executors/executor.ts';
+import type { Call, Reply } from '../executors/transitions.ts';
+import type { WireError } from '../executors/wire-error.ts';
 import { wireDuring, type WireCommand, type WireProof } from './recorder.ts';
 
 export interface CallWire {

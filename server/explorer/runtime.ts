@@ -8,19 +8,14 @@ import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Cluster, Valkey, type RedisOptions } from 'iovalkey';
 import { clusterClient } from '../sandbox/cluster.ts';
-import { nodeConnections } from '../sandbox/node-connections.ts';
+import { nodeConnections } from './node-connections.ts';
 import { reachCluster } from '../sandbox/cluster-reach.ts';
-import {
-  EXPLORER_USER,
-  explorerUserArgs,
-  installExplorerUser,
-  newPassword,
-} from '../sandbox/explorer-user.ts';
+import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
-import { KeyspacePool } from '../sandbox/keyspace-pool.ts';
-import { RunLocks } from '../sandbox/run-lock.ts';
-import { watchCluster } from '../sandbox/cluster-watch.ts';
-import type { ClusterAdmin } from '../sandbox/slot-migration.ts';
+import { KeyspacePool } from './keyspace-pool.ts';
+import { RunLocks } from './run-lock.ts';
+import { watchCluster } from './cluster-watch.ts';
+import type { ClusterAdmin } from './slot-migration.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
 import {
   describeOffer,

@@ -1,21 +1,21 @@
 // The JSON API under /api/: its routes, and the experiments' runs, as plain answers (status, body,
 // headers) that any HTTP server can write, so it is tested without one; the front writes them
-// (server/front/api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is JSON —
+// (server/front/serve-api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is JSON —
 // { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
 // stack trace ever leaves the server.
 
 import { quoted } from '../catalogue/catalogue-text.ts';
 import { commandArities } from '../catalogue/commands.ts';
 import { ERROR_CODES } from '../catalogue/error-codes.ts';
-import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from '../http/answer.ts';
-import { apiRoute } from '../http/routes.ts';
+import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
+import { apiRoute } from './routes.ts';
 import { logLimited } from '../log.ts';
-import { atomicStatus } from './atomic-runtime.ts';
+import { atomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
-import { InputError } from './input.ts';
-import { LIMITS } from './browser-safe/limits.ts';
+import { InputError } from '../input/fields.ts';
+import { LIMITS } from '../settings/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { explorerRuntime, RUN_DEADLINE_MS, type ExplorerRuntime } from './runtime.ts';
+import { explorerRuntime, RUN_DEADLINE_MS, type ExplorerRuntime } from '../explorer/runtime.ts';
 
 // The pool ends a run at its deadline (cancelling its commands, flushing its keyspace); this second
 // bound, a little later, covers runs that lease nothing.
@@ -144,7 +144,7 @@ export async function sandboxStatus(): Promise<Answer> {
   }
 }
 
-/** The API's routes (server/http/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
+/** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
 export async function answerApi(path: string, asked: Asked): Promise<Answer> {
   const route = apiRoute(path);
   const reads = asked.method === 'GET' || asked.method === 'HEAD';

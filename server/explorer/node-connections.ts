@@ -4,7 +4,7 @@
  * client would route elsewhere.
  */
 import { Valkey, type RedisOptions } from 'iovalkey';
-import { splitAddress } from './cluster-topology.ts';
+import { splitAddress } from '../sandbox/cluster-topology.ts';
 
 export interface NodeConnections {
   /** The connection to `address` (host:port), opened on first use. */

@@ -1,17 +1,17 @@
 // The experiments a reader may run — these and nothing else. Each parses its input (refusing anything
 // else with a clear error) before it touches the sandbox.
 
-import { ALLOWED } from './console/allow-list.ts';
-import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from './console/console.ts';
-import { parseKeysInput, runKeys } from './keys.ts';
-import { parseLayoutInput, runLayout } from './layout.ts';
-import { parseReserveInput, runReserve } from './reserve.ts';
-import { MIGRATION_MODES } from './browser-safe/migration.ts';
-import { parseReshardInput, runReshard } from './reshard.ts';
-import { parseRouteInput, runRoute } from './route.ts';
-import type { ExplorerRuntime } from './runtime.ts';
-import { parseSlotInput, runSlot } from './slot.ts';
-import { parseTwoExecutorsInput, runTwoExecutors } from './two-executors.ts';
+import { ALLOWED } from '../experiments/console/allow-list.ts';
+import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from '../experiments/console/console.ts';
+import { parseKeysInput, runKeys } from '../experiments/keys.ts';
+import { parseLayoutInput, runLayout } from '../experiments/layout.ts';
+import { parseReserveInput, runReserve } from '../experiments/reserve.ts';
+import { MIGRATION_MODES } from '../experiments/browser-safe/migration.ts';
+import { parseReshardInput, runReshard } from '../experiments/reshard.ts';
+import { parseRouteInput, runRoute } from '../experiments/route.ts';
+import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import { parseSlotInput, runSlot } from '../experiments/slot.ts';
+import { parseTwoExecutorsInput, runTwoExecutors } from '../experiments/two-executors.ts';
 
 export interface Experiment<I = unknown> {
   summary: string;

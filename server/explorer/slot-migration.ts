@@ -5,12 +5,12 @@
 // the turn is given back, so the next reader always finds every slot with one owner and nothing open.
 
 import { catalogueText } from '../catalogue/catalogue-text.ts';
-import type { NodeDialer, NodeView } from './cluster-check.ts';
-import { migrateRest, repairCluster, type RepairReport } from './cluster-repair.ts';
-import { splitAddress } from './cluster-topology.ts';
+import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';
+import { migrateRest, repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
+import { splitAddress } from '../sandbox/cluster-topology.ts';
 import type { RunLocks, Turn } from './run-lock.ts';
-import { settleOwner } from './slot-settle.ts';
-import type { AdminCredentials } from './valkey-process.ts';
+import { settleOwner } from '../sandbox/slot-settle.ts';
+import type { AdminCredentials } from '../sandbox/valkey-process.ts';
 
 /** The lock every slot migration (and every repair) of the sandbox takes. */
 export const MIGRATION_LOCK = 'migration';

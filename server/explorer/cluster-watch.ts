@@ -5,8 +5,8 @@
 // logged. `problems()` is what GET /api/sandbox reports as `degraded`: a slot that is open while a
 // migration holds the turn is that migration's own business (runs on it wait their turn and are served).
 
-import { checkCluster } from './cluster-check.ts';
-import { repairCluster, type RepairReport } from './cluster-repair.ts';
+import { checkCluster } from '../sandbox/cluster-check.ts';
+import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
 import { LockBusyError } from './run-lock.ts';
 import { MIGRATION_LOCK, type ClusterAdmin } from './slot-migration.ts';
 

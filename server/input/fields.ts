@@ -2,7 +2,7 @@
 // allowed; nothing reaches a server before the whole input has passed.
 
 import { KeyspaceError, utf8, validQueue } from '../keyspace/index.ts';
-import { LIMITS } from './browser-safe/limits.ts';
+import { LIMITS } from '../settings/limits.ts';
 
 export class InputError extends Error {
   readonly field: string;

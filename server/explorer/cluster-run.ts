@@ -5,7 +5,7 @@
 
 import { queueKey, slot } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { isRestarting } from './failures.ts';
+import { isRestarting } from '../catalogue/restarting.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ClusterRunContext {

@@ -6,9 +6,9 @@
 import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, startCluster, type SandboxCluster } from '../sandbox/cluster.ts';
-import { nodeConnections } from '../sandbox/node-connections.ts';
-import { EXPLORER_USER, explorerUserArgs, newPassword } from '../sandbox/explorer-user.ts';
-import { RunLocks } from '../sandbox/run-lock.ts';
+import { nodeConnections } from './node-connections.ts';
+import { EXPLORER_USER, explorerUserArgs, newPassword } from './explorer-user.ts';
+import { RunLocks } from './run-lock.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath } from '../sandbox/valkey-process.ts';

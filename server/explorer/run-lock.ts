@@ -15,8 +15,8 @@ import { sendRouted } from '../executors/routed.ts';
 import { catalogueText } from '../catalogue/catalogue-text.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
-import { BusyError } from './busy.ts';
-import { processRuns } from './process-runs.ts';
+import { BusyError } from '../catalogue/busy.ts';
+import { processRuns } from '../sandbox/process-runs.ts';
 
 export class LockBusyError extends BusyError {
   constructor(name: string, waitedMs: number) {
@@ -25,8 +25,8 @@ export class LockBusyError extends BusyError {
   }
 }
 
-// Compare-and-delete and compare-and-expire on the holder's token: server/sandbox/lua/lock-*.lua.
-const LOCK_LUA = join(projectRoot(), 'server', 'sandbox', 'lua');
+// Compare-and-delete and compare-and-expire on the holder's token: server/explorer/lua/lock-*.lua.
+const LOCK_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua').source;
 const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua').source;
 

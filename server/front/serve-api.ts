@@ -2,7 +2,7 @@
 // one JSON writer (write-answer.ts). Astro never sees an /api/ request.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerApi, type Asked } from '../experiments/http.ts';
+import { answerApi, type Asked } from '../api/api.ts';
 import { markUnread, writeAnswer } from './write-answer.ts';
 
 /** Reads at most `limit` bytes, whatever Content-Length claims; what is over is left unread. */

@@ -5,11 +5,11 @@
 // after the island has given up on it. A down sandbox is told at once (its health check is a ping
 // bounded at a second), so a page never waits on it.
 
-import type { SlotCall } from './browser-safe/cross-slot.ts';
-import { classified, runExperiment } from './http.ts';
+import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
+import { classified, runExperiment } from './api.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { explorerRuntime } from './runtime.ts';
-import type { SlotResult } from './slot.ts';
+import { explorerRuntime } from '../explorer/runtime.ts';
+import type { SlotResult } from '../experiments/slot.ts';
 
 export interface LiveState {
   sandbox: 'up' | 'down';

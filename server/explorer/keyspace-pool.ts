@@ -21,7 +21,7 @@ import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { loadScriptsThrough } from '../executors/scripted.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
-import { BusyError } from './busy.ts';
+import { BusyError } from '../catalogue/busy.ts';
 
 export interface Lease {
   db: number;
@@ -58,8 +58,8 @@ export interface PoolOptions {
   first?: number;
 }
 
-// Taking and giving back leases, all or none, in one script each: server/sandbox/lua/lease-*-n.lua.
-const LEASE_LUA = join(projectRoot(), 'server', 'sandbox', 'lua');
+// Taking and giving back leases, all or none, in one script each: server/explorer/lua/lease-*-n.lua.
+const LEASE_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const TAKE = luaScript(LEASE_LUA, 'lease-take-n.lua');
 const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
 
