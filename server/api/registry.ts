@@ -2,7 +2,7 @@
 // else with a clear error) before it touches the sandbox.
 
 import { ALLOWED } from '../experiments/console/allow-list.ts';
-import { CONSOLE_LIMITS, parseConsoleInput, runConsole } from '../experiments/console/console.ts';
+import { parseConsoleInput, runConsole } from '../experiments/console/console.ts';
 import { parseKeysInput, runKeys } from '../experiments/keys.ts';
 import { parseLayoutInput, runLayout } from '../experiments/layout.ts';
 import { parseReserveInput, runReserve } from '../experiments/reserve.ts';
@@ -12,6 +12,7 @@ import { parseRouteInput, runRoute } from '../experiments/route.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { parseSlotInput, runSlot } from '../experiments/slot.ts';
 import { parseTwoExecutorsInput, runTwoExecutors } from '../experiments/two-executors.ts';
+import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
 
 export interface Experiment<I = unknown> {
   summary: string;
@@ -33,7 +34,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     summary:
       'Every key of a queue, split into segments, read back from a live keyspace after a real enqueue; or the admission refusal, with the server’s count of commands that reached it.',
     input: {
-      queue: 'string, 1–64 bytes: the queue name',
+      queue: `string, 1–${LIMITS.queueBytes} bytes: the queue name`,
       id: 'optional branded job id (e.g. JOB0Nb1VTbfnu4)',
     },
     example: { queue: 'orders' },
@@ -44,8 +45,8 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     summary:
       'Hashtag, CRC16 and slot of a key or a queue, confirmed by the cluster node’s CLUSTER KEYSLOT; for a queue, a live claim mixing two queues that the cluster refuses with CROSSSLOT.',
     input: {
-      key: 'any key up to 256 bytes — or —',
-      queue: 'a queue name up to 64 bytes',
+      key: `any key up to ${LIMITS.keyBytes} bytes — or —`,
+      queue: `a queue name up to ${LIMITS.queueBytes} bytes`,
       other: 'optional second queue for the CROSSSLOT call (default fills)',
     },
     example: { queue: 'orders', other: 'fills' },
@@ -59,7 +60,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
       verb: 'enqueue | schedule | claim | complete | retry | promote | reap (default enqueue)',
       queue: 'queue name for the exact call (default orders)',
       id: 'optional branded job id for the exact call (default: a fresh one)',
-      keys: 'optional array of up to 8 keys (256 bytes each) replacing the declared keys',
+      keys: `optional array of up to ${LAYOUT_KEYS} keys (${LIMITS.keyBytes} bytes each) replacing the declared keys`,
     },
     example: {
       verb: 'enqueue',
@@ -72,7 +73,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   route: experiment({
     summary:
       'Where a queue lives on the three-node cluster: its slot and the node that owns it (CLUSTER SHARDS, live), the exact MOVED another node answers, an enqueue and a claim through a cluster client landing on one node, the same keys without braces scattered (CROSSSLOT), and EMQ.ENQUEUE answered MOVED by a non-owner and EMQWIRE by the owner, writing nothing.',
-    input: { queue: 'a queue name up to 64 bytes (default orders)' },
+    input: { queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)` },
     example: { queue: 'orders' },
     parse: parseRouteInput,
     run: runRoute,
@@ -81,7 +82,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     summary:
       'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE one key at a time so the queue is split across two nodes, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of 20,000 jobs, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built, its cluster starting, or absent, mode atomic answers 503 VALKEY9_BUILDING, VALKEY9_STARTING or VALKEY9_UNAVAILABLE.',
     input: {
-      queue: 'a queue name up to 64 bytes (default orders)',
+      queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)`,
       mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS)`,
     },
     example: { queue: 'orders', mode: 'keys' },
@@ -100,8 +101,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     summary:
       'One sequence of transitions through the scripted executor and the native module side by side, with replies and keyspaces after each step and the verdict that they are the same.',
     input: {
-      steps:
-        'optional array (up to 16) of enqueue | schedule | claim | complete | retry | promote | reap | duplicate | stale',
+      steps: `optional array (up to ${LIMITS.steps}) of enqueue | schedule | claim | complete | retry | promote | reap | duplicate | stale`,
       queue: 'optional queue name (default orders)',
     },
     example: { steps: ['enqueue', 'claim', 'complete'] },
@@ -109,11 +109,10 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     run: runTwoExecutors,
   }),
   console: experiment({
-    summary:
-      'Up to 16 command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.',
+    summary: `Up to ${CONSOLE_LIMITS.lines} command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.`,
     input: {
       lines: `array of 1–${CONSOLE_LIMITS.lines} strings, each at most ${CONSOLE_LIMITS.lineBytes} bytes, split by redis-cli's quoting rules`,
-      node: 'optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing and names its keys, in the turn of at most 8 slots, SCAN and DBSIZE refused; with the node that answered)',
+      node: `optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing and names its keys, in the turn of at most ${CONSOLE_CAPS.clusterSlots} slots, SCAN and DBSIZE refused; with the node that answered)`,
       allowed: ALLOWED.join('; '),
     },
     example: {
@@ -123,8 +122,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
         'CLUSTER KEYSLOT emq:{orders}:pending',
       ],
     },
-    // 16 lines of 512 bytes, each byte possibly escaped in JSON as \u00XX.
-    bodyBytes: CONSOLE_LIMITS.lines * CONSOLE_LIMITS.lineBytes * 6 + 1024,
+    bodyBytes: CONSOLE_LIMITS.bodyBytes,
     parse: parseConsoleInput,
     run: runConsole,
   }),

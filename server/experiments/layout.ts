@@ -12,7 +12,7 @@ import { settle, WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';
@@ -36,7 +36,7 @@ export function parseLayoutInput(body: unknown): LayoutInput {
       `expected a branded job id such as JOB0Nb1VTbfnu4, found ${JSON.stringify(id)}`,
     );
   }
-  const keys = list(input, 'keys', 8, textItem(LIMITS.keyBytes));
+  const keys = list(input, 'keys', LAYOUT_KEYS, textItem(LIMITS.keyBytes));
   if (keys?.length === 0) throw new InputError('keys', 'needs at least one key');
   return { verb, queue, id, keys };
 }

@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { slotLock } from '../../server/explorer/cluster-run.ts';
-import { CLUSTER_SLOTS_MAX } from '../../server/experiments/console/cluster-turns.ts';
+import { CONSOLE_CAPS } from '../../server/settings/limits.ts';
+
+const CLUSTER_SLOTS_MAX = CONSOLE_CAPS.clusterSlots;
 import { explorerRuntime } from '../../server/explorer/runtime.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { RunLocks } from '../../server/explorer/run-lock.ts';

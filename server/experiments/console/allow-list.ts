@@ -15,9 +15,7 @@ import {
   versionKey,
 } from '../../keyspace/index.ts';
 import { nearestCommands } from './nearest-command.ts';
-
-/** Caps on one line's arguments, beyond its 512 bytes. */
-export const CONSOLE_CAPS = { scanCount: 100, pairs: 8, keys: 8, identityBytes: 64 } as const;
+import { CONSOLE_CAPS } from '../../settings/limits.ts';
 
 const NATIVE = CORE_TRANSITIONS.map((verb) => TRANSITIONS[verb].command);
 const READS = ['GET', 'HGETALL', 'HGET', 'ZRANGE', 'ZSCORE', 'LRANGE', 'SMEMBERS', 'TYPE', 'EXISTS', 'TTL'];
@@ -265,7 +263,7 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
   });
 
   if ((NATIVE as readonly string[]).includes(name)) {
-    return arity(name, args, 1, 32) ?? planned(name, declaredKeys(args), true);
+    return arity(name, args, 1, CONSOLE_CAPS.transitionArgs) ?? planned(name, declaredKeys(args), true);
   }
   if (name === 'SCRIPT') {
     const sub = args[0] ? upper(args[0]) : '';
@@ -283,7 +281,9 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
     }
     const rest = args.slice(1);
     const keys = declaredKeys(rest);
-    const refusal = arity(`SCRIPT ${sub}`, rest, 1, 32) ?? keysOutside(`SCRIPT ${sub}`, keys, 'namespace');
+    const refusal =
+      arity(`SCRIPT ${sub}`, rest, 1, CONSOLE_CAPS.transitionArgs) ??
+      keysOutside(`SCRIPT ${sub}`, keys, 'namespace');
     if (refusal) return refusal;
     return { ...planned(`SCRIPT ${sub}`, keys, true), script: verb };
   }

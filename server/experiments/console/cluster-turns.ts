@@ -12,9 +12,7 @@ import { slotLock } from '../../explorer/cluster-run.ts';
 import { InputError } from '../../input/fields.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import { notAllowedMessage, type Planned, type Refused } from './allow-list.ts';
-
-/** Distinct slots one cluster run may hold the turn of: each held slot makes other readers wait. */
-export const CLUSTER_SLOTS_MAX = 8;
+import { CONSOLE_CAPS } from '../../settings/limits.ts';
 
 /** How long a cluster console run waits for each slot's turn before it is told the sandbox is busy. */
 const TURN_WAIT_MS = 5000;
@@ -52,10 +50,10 @@ export function turnSlots(plans: ReadonlyArray<Planned | Refused>): number[] {
 /** Refuses a cluster run whose lines name keys in more slots than one run may hold at once. */
 export function checkTurnSlots(plans: ReadonlyArray<Planned | Refused>): void {
   const slots = turnSlots(plans);
-  if (slots.length > CLUSTER_SLOTS_MAX)
+  if (slots.length > CONSOLE_CAPS.clusterSlots)
     throw new InputError(
       'lines',
-      `names keys in ${slots.length} slots; on "cluster" a run takes its turn on at most ${CLUSTER_SLOTS_MAX} slots (every key of one queue shares its queue's slot)`,
+      `names keys in ${slots.length} slots; on "cluster" a run takes its turn on at most ${CONSOLE_CAPS.clusterSlots} slots (every key of one queue shares its queue's slot)`,
     );
 }
 

@@ -20,8 +20,7 @@ import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused
 import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
 import { sectionFor, type CourseSection } from './error-course.ts';
 import { LineError, splitLine } from './split-line.ts';
-
-export const CONSOLE_LIMITS = { lines: 16, lineBytes: 512 } as const;
+import { CONSOLE_LIMITS } from '../../settings/limits.ts';
 
 /** A line whose quoting does not close, refused by itself under the name it starts with. */
 function quotingRefused(line: string, error: LineError): Refused {
