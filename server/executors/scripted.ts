@@ -5,9 +5,10 @@
 // with an admin connection to the same server(s), which loads the project's own scripts for them —
 // at start and after a restart (`loadScripts`), and here after a NOSCRIPT.
 
-import { Cluster } from 'iovalkey';
-import { verdicts, type Client, type Executor } from './executor.ts';
-import { callCommand, send } from './routed.ts';
+import { Cluster, type Command } from 'iovalkey';
+import { CommandExecutor } from './command-executor.ts';
+import type { Client } from './executor.ts';
+import { callCommand } from './routed.ts';
 import { scriptFor } from './scripts.ts';
 import { TRANSITIONS, type Call, type Reply, type TransitionName } from './transitions.ts';
 import { WireError } from './wire-error.ts';
@@ -37,50 +38,32 @@ async function loadOne(loader: Client, transition: TransitionName): Promise<void
   }
 }
 
-export class ScriptedExecutor implements Executor {
+export class ScriptedExecutor extends CommandExecutor {
   readonly kind = 'scripted';
-  private readonly client: Client;
-
-  constructor(client: Client) {
-    this.client = client;
-  }
 
   async run(call: Call): Promise<Reply> {
     try {
-      return await this.evalsha(call);
+      return await super.run(call);
     } catch (error) {
-      const wire = WireError.from(error);
-      if (!(wire instanceof WireError) || wire.errorClass !== 'NOSCRIPT') throw wire;
+      if (!isNoScript(error)) throw error;
     }
     await this.load(call);
-    try {
-      return await this.evalsha(call);
-    } catch (error) {
-      throw WireError.from(error);
-    }
+    return super.run(call);
   }
 
   async runMany(calls: readonly Call[]): Promise<Array<Reply | WireError>> {
-    const replies = await this.pipeline(calls);
+    const replies = await super.runMany(calls);
     const missing = calls.filter((_, i) => isNoScript(replies[i]));
     if (missing.length === 0) return replies;
     for (const call of uniqueByTransition(missing)) await this.load(call);
     // Only the calls that never ran go again, in their order.
-    const again = await this.pipeline(missing);
+    const again = await super.runMany(missing);
     let next = 0;
     return replies.map((reply) => (isNoScript(reply) ? again[next++]! : reply));
   }
 
-  private async evalsha(call: Call): Promise<Reply> {
-    const { sha } = scriptFor(call.transition);
-    return (await send(this.client, callCommand('EVALSHA', call, [sha]))) as Reply;
-  }
-
-  private async pipeline(calls: readonly Call[]): Promise<Array<Reply | WireError>> {
-    const pipeline = this.client.pipeline();
-    for (const call of calls)
-      void send(pipeline, callCommand('EVALSHA', call, [scriptFor(call.transition).sha]));
-    return verdicts(await pipeline.exec());
+  protected command(call: Call): Command {
+    return callCommand('EVALSHA', call, [scriptFor(call.transition).sha]);
   }
 
   /** Loads the script where EVALSHA runs: on a cluster, every primary has a script cache of its own. */
