@@ -44,6 +44,16 @@ export function splitLine(line: string): Uint8Array[] {
         break;
       }
       const char = line[i]!;
+      // The closing quote, of either kind (an escape begins with a backslash, so this may come first).
+      if (quote !== null && char === quote) {
+        if (i + 1 < line.length && !BLANK.test(line[i + 1]!)) {
+          throw new LineError(
+            `a closing ${quote} at character ${i + 1} must be followed by a space or the end`,
+          );
+        }
+        i += 1;
+        break;
+      }
       if (quote === '"') {
         if (char === '\\' && line[i + 1] === 'x' && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
           current.push(parseInt(line.slice(i + 2, i + 4), 16));
@@ -56,26 +66,12 @@ export function splitLine(line: string): Uint8Array[] {
           i += escape ? 2 : 1 + literal(i + 1);
           continue;
         }
-        if (char === '"') {
-          if (i + 1 < line.length && !BLANK.test(line[i + 1]!)) {
-            throw new LineError(`a closing " at character ${i + 1} must be followed by a space or the end`);
-          }
-          i += 1;
-          break;
-        }
         i += literal(i);
       } else if (quote === "'") {
         if (char === '\\' && line[i + 1] === "'") {
           text("'");
           i += 2;
           continue;
-        }
-        if (char === "'") {
-          if (i + 1 < line.length && !BLANK.test(line[i + 1]!)) {
-            throw new LineError(`a closing ' at character ${i + 1} must be followed by a space or the end`);
-          }
-          i += 1;
-          break;
         }
         i += literal(i);
       } else {
