@@ -11,12 +11,10 @@ import { warmAtomicRuntime } from './explorer/atomic-runtime.ts';
 import { isApiPath } from './api/routes.ts';
 import { serveApi } from './front/serve-api.ts';
 import { createFront, type Handler } from './front/front.ts';
-import { fileLimit, frontSettings } from './front/settings.ts';
+import { fileLimit, frontSettings, siteSettings } from './settings/environment.ts';
 import { startSandbox } from './sandbox/sandbox.ts';
 
-const host = process.env.HOST ?? '127.0.0.1';
-const port = Number(process.env.PORT ?? 4321);
-const workers = Math.max(1, Math.floor(Number(process.env.WORKERS ?? 1)) || 1);
+const { host, port, workers, valkey9AtStart } = siteSettings();
 
 /** Starts the explorer's runtime, or ends this process with one line saying why it cannot. */
 async function explorerOrExit() {
@@ -91,7 +89,7 @@ if (cluster.isPrimary && workers > 1) {
   const up = await runtime.health();
   // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built; with
   // several workers, or VALKEY9_AT_START=0, it starts on the first atomic run instead.
-  if (workers === 1 && process.env.VALKEY9_AT_START !== '0') warmAtomicRuntime();
+  if (workers === 1 && valkey9AtStart) warmAtomicRuntime();
   if (cluster.isPrimary) {
     console.log(`sandbox: ${up ? 'up' : 'down'}${runtime.native() ? ', native module loaded' : ''}`);
     console.log(`the owned keyspace: http://localhost:${port}/`);

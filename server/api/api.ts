@@ -15,11 +15,13 @@ import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import { InputError } from '../input/fields.ts';
 import { LIMITS } from '../settings/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { explorerRuntime, RUN_DEADLINE_MS, type ExplorerRuntime } from '../explorer/runtime.ts';
+import { RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
+import { runSettings } from '../settings/environment.ts';
+import { explorerRuntime, type ExplorerRuntime } from '../explorer/runtime.ts';
 
 // The pool ends a run at its deadline (cancelling its commands, flushing its keyspace); this second
 // bound, a little later, covers runs that lease nothing.
-const RUN_TIMEOUT_MS = RUN_DEADLINE_MS + 1000;
+const RUN_TIMEOUT_MS = runSettings().deadlineMs + RUN_ANSWER_MARGIN_MS;
 
 export type { Answer };
 

@@ -29,11 +29,10 @@ import type {
 import { evalWords, nativeWords } from './migration/call-words.ts';
 import { asProbeReply } from './migration/probe.ts';
 import { recordWire, type WireCommand } from '../wire/recorder.ts';
+import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
 
 /** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
 export const ATOMIC_JOBS = 20_000;
-/** The longest a move may take before the run gives up on it (and cancels it). */
-const MOVE_DEADLINE_MS = 6_000;
 const LOCK = 'reshard-atomic';
 const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
@@ -123,12 +122,14 @@ async function migrateAtomically(
   const finished = () => FINISHED.has(exportState);
   const watching = (async () => {
     while (!finished()) {
-      if (Date.now() - started > MOVE_DEADLINE_MS) {
+      if (Date.now() - started > ATOMIC_MOVE_DEADLINE_MS) {
         await runtime
           .clusterAdminNode(source.address)
           .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
           .catch(() => {});
-        throw new Error(`the atomic move of slot ${n} did not finish within ${MOVE_DEADLINE_MS / 1000} s`);
+        throw new Error(
+          `the atomic move of slot ${n} did not finish within ${ATOMIC_MOVE_DEADLINE_MS / 1000} s`,
+        );
       }
       for (const node of [source, target]) {
         for (const entry of await migrations(runtime, node.address)) {
@@ -180,7 +181,7 @@ async function probeWhileMoving(
     reply: null,
     served: 0,
   }));
-  const deadline = Date.now() + MOVE_DEADLINE_MS + 2000;
+  const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   while (Date.now() < deadline && results.some((probe) => !redirected(probe.reply))) {
     for (const probe of results) {
       if (redirected(probe.reply)) continue;
@@ -204,7 +205,7 @@ async function clientClaims(cluster: Cluster, claim: Call, done: () => boolean):
   let first: WireCommand[] = [];
   let last: WireCommand[] = [];
   let reply: ProbeReply = null;
-  const deadline = Date.now() + MOVE_DEADLINE_MS + 2000;
+  const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   while (Date.now() < deadline) {
     const sink: WireCommand[] = [];
     const recordings = cluster

@@ -12,6 +12,7 @@ import { RunLocks } from './run-lock.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath } from '../sandbox/valkey-process.ts';
+import { ATOMIC_RETRY_START_MS, MAXMEMORY } from '../settings/bounds.ts';
 
 export interface AtomicRuntime {
   /** The server version the nodes report (INFO server), e.g. 9.1.2. */
@@ -29,14 +30,11 @@ export interface AtomicRuntime {
   close(): Promise<void>;
 }
 
-/** A cluster that failed to start (a loaded machine, a port taken) is tried again this long after. */
-const RETRY_START_MS = 15_000;
-
 const STATE = Symbol.for('the-owned-keyspace:atomic-runtime');
 interface Held {
   started?: Promise<AtomicRuntime>;
   failure?: string;
-  /** When the cluster last failed to start: a later request tries again after RETRY_START_MS. */
+  /** When the cluster last failed to start: a later request tries again after ATOMIC_RETRY_START_MS. */
   failedAt?: number;
   watching?: NodeJS.Timeout;
 }
@@ -51,7 +49,7 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
     module,
     admin,
     peerAuth: true,
-    maxmemory: '128mb',
+    maxmemory: MAXMEMORY.atomicNode,
     args: explorerUserArgs(password, module !== null),
   });
   const adminOptions: RedisOptions = { username: admin.username, password: admin.password };
@@ -142,7 +140,7 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
   if (build.state === 'absent') {
     throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${build.why}`, 'absent');
   }
-  if (held.failure && Date.now() - (held.failedAt ?? 0) < RETRY_START_MS) {
+  if (held.failure && Date.now() - (held.failedAt ?? 0) < ATOMIC_RETRY_START_MS) {
     throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, 'absent');
   }
   held.started = start(build.server, build.version).catch((error: Error) => {

@@ -22,6 +22,14 @@ import { loadScriptsThrough } from '../executors/scripted.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { BusyError } from '../catalogue/busy.ts';
+import {
+  KEYSPACE_CONNECT_MS,
+  KEYSPACE_WAIT_MS,
+  LEASE_GIVE_RETRY_MS,
+  LEASE_GIVE_TRIES,
+  LEASE_POLL_MS,
+} from '../settings/bounds.ts';
+import { DEFAULTS } from '../settings/environment.ts';
 
 export interface Lease {
   db: number;
@@ -64,11 +72,6 @@ const TAKE = luaScript(LEASE_LUA, 'lease-take-n.lua');
 const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
 
 const reconnect = (times: number) => Math.min(times * 100, 1000);
-/** A run's new connection gives up after this long (the server is down or unreachable). */
-const CONNECT_TIMEOUT_MS = 2000;
-/** Tries at giving a run's leases back, and the pause between them (the leases expire anyway). */
-const GIVE_TRIES = 10;
-const GIVE_RETRY_MS = 500;
 
 /** Whose a lease is: this host and process (a random part, as pids are reused), then a run number. */
 const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
@@ -86,9 +89,6 @@ function wakeWith(place: Place, resolve: () => void): Place['wake'] {
     resolve();
   };
 }
-
-/** How often the first run in line looks for leases other processes gave back. */
-const POLL_MS = 50;
 
 export function leaseKey(db: number): string {
   return `sandbox:lease:${db}`;
@@ -116,8 +116,8 @@ export class KeyspacePool {
   constructor(adminUrl: string, size: number, options: PoolOptions) {
     this.adminUrl = adminUrl;
     this.explorer = options.explorer;
-    this.deadlineMs = options.deadlineMs ?? 15_000;
-    this.ttlMs = this.deadlineMs + (options.graceMs ?? 5_000);
+    this.deadlineMs = options.deadlineMs ?? DEFAULTS.RUN_DEADLINE_MS;
+    this.ttlMs = this.deadlineMs + (options.graceMs ?? DEFAULTS.LEASE_GRACE_MS);
     const first = options.first ?? 1;
     this.dbs = Array.from({ length: size }, (_, i) => first + i);
     const adminOptions = {
@@ -158,7 +158,7 @@ export class KeyspacePool {
    * Runs `work` with `count` fresh databases of its own and flushes them afterwards whatever happens.
    * At the deadline the run's connections are cut (its commands cancelled) and its databases flushed.
    */
-  async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = 5000): Promise<T> {
+  async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = KEYSPACE_WAIT_MS): Promise<T> {
     if (count > this.size) {
       const has = `${this.size} keyspace${this.size === 1 ? '' : 's'}`;
       throw new SandboxLimitError(`it has ${has} for runs and this run needs ${count}`);
@@ -189,13 +189,13 @@ export class KeyspacePool {
    * back as soon as it answers rather than when they expire; whoever takes a lease that expired
    * flushes it first all the same. A lease is never given back unflushed.
    */
-  private async giveBack(dbs: number[], token: string, tries = GIVE_TRIES): Promise<void> {
+  private async giveBack(dbs: number[], token: string, tries = LEASE_GIVE_TRIES): Promise<void> {
     try {
       await this.script(GIVE, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
       this.gaveBack(dbs.length);
     } catch {
       if (tries <= 1 || this.closing) return;
-      const retry = setTimeout(() => void this.giveBack(dbs, token, tries - 1), GIVE_RETRY_MS);
+      const retry = setTimeout(() => void this.giveBack(dbs, token, tries - 1), LEASE_GIVE_RETRY_MS);
       retry.unref();
     }
   }
@@ -214,7 +214,7 @@ export class KeyspacePool {
   /**
    * Takes `count` leases. Runs of this process that find none free wait in line, first come first
    * served: the first in line tries again as soon as a run of this process gives leases back, and every
-   * `POLL_MS` for those other processes give back. A run leaving the line (served, or out of time)
+   * `LEASE_POLL_MS` for those other processes give back. A run leaving the line (served, or out of time)
    * hands the head to the next, which tries at once only if leases came back meanwhile.
    */
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
@@ -244,7 +244,7 @@ export class KeyspacePool {
         }
         place.tryNow = true; // after the wait below, whatever ends it
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(POLL_MS, waitMs - waited));
+          const timer = setTimeout(resolve, Math.min(LEASE_POLL_MS, waitMs - waited));
           place.wake = wakeWith(place, () => {
             clearTimeout(timer);
             resolve();
@@ -312,7 +312,7 @@ export class KeyspacePool {
       // A command in flight when the server dies fails; it is never replayed anywhere.
       autoResendUnfulfilledCommands: false,
       retryStrategy: () => null,
-      connectTimeout: CONNECT_TIMEOUT_MS,
+      connectTimeout: KEYSPACE_CONNECT_MS,
     });
     client.on('error', () => {});
     client.on('close', () => {
@@ -327,9 +327,9 @@ export class KeyspacePool {
         timer = setTimeout(
           () =>
             reject(
-              new Error(`Connection is closed: SELECT and AUTH unanswered after ${CONNECT_TIMEOUT_MS} ms`),
+              new Error(`Connection is closed: SELECT and AUTH unanswered after ${KEYSPACE_CONNECT_MS} ms`),
             ),
-          CONNECT_TIMEOUT_MS,
+          KEYSPACE_CONNECT_MS,
         );
       });
       const [entered, became] = await Promise.race([

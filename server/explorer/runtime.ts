@@ -17,20 +17,15 @@ import { RunLocks } from './run-lock.ts';
 import { watchCluster } from './cluster-watch.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
-import {
-  describeOffer,
-  MAX_KEYSPACES,
-  readKeyspaceOffer,
-  StartRefusedError,
-} from '../sandbox/standalone-offer.ts';
+import { describeOffer, readKeyspaceOffer, StartRefusedError } from '../sandbox/standalone-offer.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
+import { MAX_KEYSPACES, START_BUDGET_MS } from '../settings/bounds.ts';
+import { runSettings } from '../settings/environment.ts';
 
 /** The most keyspaces a site uses (fewer when its Valkey has fewer databases: standalone-offer.ts). */
 export const POOL_SIZE = MAX_KEYSPACES;
-/** A run is ended (its commands cancelled, its keyspace flushed and given back) after this long. */
-export const RUN_DEADLINE_MS = Number(process.env.RUN_DEADLINE_MS || 15_000);
-/** How long past the deadline a lease may outlive a run whose process died (it then expires). */
-export const LEASE_GRACE_MS = Number(process.env.LEASE_GRACE_MS || 5_000);
+/** A run's deadline, and how long past it a lease may outlive a run whose process died. */
+const RUN = runSettings();
 
 /**
  * The explorer's password, derived from the admin's URL: every site process on one VALKEY_URL (on one
@@ -82,9 +77,6 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   });
   return shared[RUNTIME];
 }
-
-/** Every start step together is bounded by this: a sandbox that cannot be used fails the start. */
-const START_BUDGET_MS = 12_000;
 
 /** `promise`, or past `deadline` (ms since the epoch) a StartRefusedError saying what did not answer. */
 function by<T>(deadline: number, promise: Promise<T>, what: () => string): Promise<T> {
@@ -249,8 +241,8 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
     const adminNodes = nodeConnections({ ...adminOptions, enableAutoPipelining: true });
     const pool = new KeyspacePool(standaloneUrl, offer.keyspaces, {
       explorer: asExplorer,
-      deadlineMs: RUN_DEADLINE_MS,
-      graceMs: LEASE_GRACE_MS,
+      deadlineMs: RUN.deadlineMs,
+      graceMs: RUN.graceMs,
     });
     opened.push({ disconnect: () => void pool.close() });
     const cluster = clusterClient(clusterPart.seeds, { redisOptions: asExplorer });

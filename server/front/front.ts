@@ -13,7 +13,7 @@ import { compressResponse } from './compress.ts';
 import { capConnections } from './connection-cap.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
-import type { FrontSettings } from './settings.ts';
+import type { FrontSettings } from '../settings/environment.ts';
 import { writeAnswer } from './write-answer.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;

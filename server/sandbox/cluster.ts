@@ -13,6 +13,7 @@ import { runDir } from './run-dir.ts';
 import { useAddressReachedAt } from './cluster-reached-at.ts';
 import { superviseValkeyNode, type SupervisedNode } from './supervisor.ts';
 import type { AdminCredentials, ValkeyNodeOptions } from './valkey-process.ts';
+import { MAXMEMORY } from '../settings/bounds.ts';
 
 /** The three ranges `valkey-cli --cluster create` gives three primaries. */
 export const SLOT_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -182,7 +183,7 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<S
             binary: options.binary,
             peerAuth: options.peerAuth,
             admin: options.admin,
-            maxmemory: options.maxmemory ?? '64mb',
+            maxmemory: options.maxmemory ?? MAXMEMORY.clusterNode,
             args: options.args,
             settings: {
               // A node restarted by its supervisor is back well within this, even on a loaded machine, so

@@ -4,9 +4,7 @@
 // and a server with no database to spare is refused with one line that names the setting.
 
 import type { Valkey } from 'iovalkey';
-
-/** The most keyspaces the explorer uses, whatever the server offers. */
-export const MAX_KEYSPACES = 24;
+import { MAX_KEYSPACES } from '../settings/bounds.ts';
 
 /** The explorer cannot start on this server as it is configured; the message is one line for the log. */
 export class StartRefusedError extends Error {

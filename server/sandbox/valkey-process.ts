@@ -8,6 +8,7 @@ import { Valkey } from 'iovalkey';
 import { projectRoot } from '../project-root.ts';
 import { freePort } from './free-port.ts';
 import { recordServer, runDir } from './run-dir.ts';
+import { MAXMEMORY } from '../settings/bounds.ts';
 
 export interface ValkeyNodeOptions {
   /** A cluster-enabled node; `cluster.ts` joins such nodes and gives them their slots. */
@@ -107,7 +108,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     '--appendonly',
     'no',
     '--maxmemory',
-    options.maxmemory ?? '128mb',
+    options.maxmemory ?? MAXMEMORY.standalone,
     '--maxmemory-policy',
     'noeviction',
     '--databases',

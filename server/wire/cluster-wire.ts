@@ -14,6 +14,7 @@ import {
   type WireCommand,
   type WireProof,
 } from './recorder.ts';
+import { CLUSTER_CLIENT_WAIT_MS, CLUSTER_CLIENTS } from '../settings/bounds.ts';
 
 /** A cluster client of the run's own, with the shared one's seeds and options. */
 export function ownCluster(shared: Cluster): Cluster {
@@ -22,16 +23,11 @@ export function ownCluster(shared: Cluster): Cluster {
   return cluster;
 }
 
-/**
- * Run clients per shared cluster. A run has its client to itself while it runs, which is all the wire
- * needs (it counts by difference), so clients are kept for the next run instead of a fresh client per
- * run: connecting to every node and reading the slot map cost a run about 5 ms of the site's CPU. At
- * most `CLIENTS_MAX` exist at once; a run that finds them all busy waits in line for one (making a
- * 51st client for the 51st reader, then dropping it, cost more than the wait).
- */
-const CLIENTS_MAX = 32;
-/** How long a run waits in line for a client before it is told the sandbox is busy. */
-const CLIENT_WAIT_MS = 5000;
+// Run clients per shared cluster. A run has its client to itself while it runs, which is all the wire
+// needs (it counts by difference), so clients are kept for the next run instead of a fresh client per
+// run: connecting to every node and reading the slot map cost a run about 5 ms of the site's CPU. At
+// most CLUSTER_CLIENTS exist at once; a run that finds them all busy waits in line for one (making a
+// 51st client for the 51st reader, then dropping it, cost more than the wait).
 
 interface RunClients {
   idle: Cluster[];
@@ -63,7 +59,7 @@ export class ClusterBusyError extends BusyError {
 async function takeClient(shared: Cluster, clients: RunClients): Promise<Cluster> {
   const idle = clients.idle.pop();
   if (idle) return idle;
-  if (clients.made < CLIENTS_MAX) {
+  if (clients.made < CLUSTER_CLIENTS) {
     clients.made += 1;
     return ownCluster(shared);
   }
@@ -73,10 +69,10 @@ async function takeClient(shared: Cluster, clients: RunClients): Promise<Cluster
     timer = setTimeout(() => {
       clients.line.splice(clients.line.indexOf(resolve), 1);
       resolve(null);
-    }, CLIENT_WAIT_MS);
+    }, CLUSTER_CLIENT_WAIT_MS);
   });
   clearTimeout(timer);
-  if (!handed) throw new ClusterBusyError(CLIENT_WAIT_MS);
+  if (!handed) throw new ClusterBusyError(CLUSTER_CLIENT_WAIT_MS);
   return handed;
 }
 

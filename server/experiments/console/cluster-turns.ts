@@ -13,9 +13,7 @@ import { InputError } from '../../input/fields.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import { notAllowedMessage, type Planned, type Refused } from './allow-list.ts';
 import { CONSOLE_CAPS } from '../../settings/limits.ts';
-
-/** How long a cluster console run waits for each slot's turn before it is told the sandbox is busy. */
-const TURN_WAIT_MS = 5000;
+import { CONSOLE_TURN_WAIT_MS } from '../../settings/bounds.ts';
 
 const WALKS: Record<string, string> = {
   SCAN: 'it walks a node’s whole keyspace, which on "cluster" holds other readers’ queues and the site’s own keys; name your queue’s keys (HGETALL emq:{q}:job:<id>, EXISTS emq:{q}:pending), or SCAN on "standalone", a keyspace of your own',
@@ -68,5 +66,5 @@ export function withSlotTurns<T>(
 ): Promise<T> {
   const [first, ...rest] = slots;
   if (first === undefined) return work();
-  return runtime.locks.with(slotLock(first), () => withSlotTurns(runtime, rest, work), TURN_WAIT_MS);
+  return runtime.locks.with(slotLock(first), () => withSlotTurns(runtime, rest, work), CONSOLE_TURN_WAIT_MS);
 }

@@ -1,0 +1,55 @@
+// The server's own waits and bounds: fixed, neither a reader's to send (limits.ts) nor a deployer's to
+// set (environment.ts), each named here with its reason. docs/api.md's Limits table states the ones a
+// reader or deployer meets; tests/unit/limits-doc.test.ts holds it to these. Free of Node APIs.
+
+/** Every start step together is bounded by this: a sandbox that cannot be used fails the start. */
+export const START_BUDGET_MS = 12_000;
+/** A node of a deployer's cluster, at start: time to connect, and to answer one command. */
+export const CLUSTER_CONNECT_MS = 3000;
+export const CLUSTER_ANSWER_MS = 3000;
+
+/** The most keyspaces a site leases, whatever its Valkey offers (fewer when it has fewer databases). */
+export const MAX_KEYSPACES = 24;
+/** A run waits this long in line for a free keyspace, then is told the sandbox is busy. */
+export const KEYSPACE_WAIT_MS = 5000;
+/** A run's new keyspace connection gives up after this long (the server is down or unreachable). */
+export const KEYSPACE_CONNECT_MS = 2000;
+/** How often the first run in line looks for leases other processes gave back. */
+export const LEASE_POLL_MS = 50;
+/** Tries at giving a run's leases back, and the pause between them (the leases expire anyway). */
+export const LEASE_GIVE_TRIES = 10;
+export const LEASE_GIVE_RETRY_MS = 500;
+
+/**
+ * Run clients kept per shared cluster: a run has one to itself, and keeping them saves a run connecting
+ * to every node; a run finding them all busy waits in line for one.
+ */
+export const CLUSTER_CLIENTS = 32;
+/** How long a run waits in line for a cluster client before it is told the sandbox is busy. */
+export const CLUSTER_CLIENT_WAIT_MS = 5000;
+/** How long a cluster run (slot, route, reshard, a migration turn) waits for its slot's turn. */
+export const SLOT_TURN_WAIT_MS = 10_000;
+/** How long a console run on the cluster waits for each slot's turn: it may hold several. */
+export const CONSOLE_TURN_WAIT_MS = 5000;
+/** How often the cluster is checked (and a half-done move finished or undone). */
+export const CLUSTER_CHECK_EVERY_MS = 10_000;
+
+/** The API waits this long past a run's deadline for the run to end before it answers TIMEOUT itself. */
+export const RUN_ANSWER_MARGIN_MS = 1000;
+/** The longest one atomic slot move may take before the run gives up on it (and cancels it). */
+export const ATOMIC_MOVE_DEADLINE_MS = 6000;
+/** A Valkey 9.1 cluster that failed to start (a loaded machine, a port taken) is tried again after this. */
+export const ATOMIC_RETRY_START_MS = 15_000;
+
+/** Memory of each server the site starts (`noeviction`: a full server refuses writes, never drops keys). */
+export const MAXMEMORY = {
+  /** The standalone node, every run's keyspaces. */
+  standalone: '128mb',
+  /** Each node of the Valkey 8 cluster. */
+  clusterNode: '64mb',
+  /** Each node of the Valkey 9.1 cluster, the atomic reshard's. */
+  atomicNode: '128mb',
+} as const;
+
+/** Descriptors kept back from HTTP sockets for what is not one: Valkey connections, files, the runtime. */
+export const RESERVED_DESCRIPTORS = 1024;

@@ -1,0 +1,99 @@
+// What a deployer sets, read in server/settings/environment.ts: unset or empty takes the default, the
+// smallest allowed value is taken, one past it ends the start naming the variable and what it got.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  DEFAULTS,
+  fileLimit,
+  frontSettings,
+  runSettings,
+  siteSettings,
+} from '../../server/settings/environment.ts';
+import { RESERVED_DESCRIPTORS } from '../../server/settings/bounds.ts';
+
+const NUMBERS = Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[];
+
+/** Every setting read from `env`, so a bad value anywhere throws. */
+function readAll(env: NodeJS.ProcessEnv) {
+  return { front: frontSettings(env), run: runSettings(env), site: siteSettings(env) };
+}
+
+describe('the environment', () => {
+  it('unset or empty, every variable takes its default', () => {
+    const empty = Object.fromEntries(NUMBERS.map((name) => [name, '']));
+    for (const env of [{}, empty]) {
+      const { front, run, site } = readAll(env);
+      const byFiles = Math.max(64, Math.min(fileLimit() - RESERVED_DESCRIPTORS, fileLimit() / 2));
+      assert.equal(front.maxConnections, Math.floor(Math.min(DEFAULTS.MAX_CONNECTIONS, byFiles)));
+      assert.equal(front.maxConnectionsPerAddress, DEFAULTS.MAX_CONNECTIONS_PER_ADDRESS);
+      assert.equal(front.headersTimeoutMs, DEFAULTS.HEADERS_TIMEOUT_MS);
+      assert.equal(front.requestTimeoutMs, DEFAULTS.REQUEST_TIMEOUT_MS);
+      assert.equal(front.keepAliveTimeoutMs, DEFAULTS.KEEP_ALIVE_TIMEOUT_MS);
+      assert.equal(front.burst, DEFAULTS.EXPLORER_BURST);
+      assert.equal(front.ratePerSecond, DEFAULTS.EXPLORER_RATE);
+      assert.deepEqual(front.trustProxy, []);
+      assert.deepEqual(run, { deadlineMs: DEFAULTS.RUN_DEADLINE_MS, graceMs: DEFAULTS.LEASE_GRACE_MS });
+      assert.deepEqual(site, {
+        host: '127.0.0.1',
+        port: DEFAULTS.PORT,
+        workers: DEFAULTS.WORKERS,
+        valkey9AtStart: true,
+      });
+    }
+  });
+
+  it('a value set is the value read', () => {
+    const { front, run, site } = readAll({
+      MAX_CONNECTIONS_PER_ADDRESS: '4',
+      HEADERS_TIMEOUT_MS: '2000',
+      EXPLORER_RATE: '0.5',
+      RUN_DEADLINE_MS: '2000',
+      LEASE_GRACE_MS: '1000',
+      WORKERS: '2',
+      PORT: '4412',
+      HOST: '127.0.0.2',
+      TRUST_PROXY: ' 10.0.0.1 ,, 10.0.0.2',
+      VALKEY9_AT_START: '0',
+    });
+    assert.equal(front.maxConnectionsPerAddress, 4);
+    assert.equal(front.headersTimeoutMs, 2000);
+    assert.equal(front.ratePerSecond, 0.5);
+    assert.deepEqual(front.trustProxy, ['10.0.0.1', '10.0.0.2']);
+    assert.deepEqual(run, { deadlineMs: 2000, graceMs: 1000 });
+    assert.deepEqual(site, { host: '127.0.0.2', port: 4412, workers: 2, valkey9AtStart: false });
+  });
+
+  it('with several processes, each takes its share of the rate limit', () => {
+    const front = frontSettings({ EXPLORER_BURST: '30', EXPLORER_RATE: '5' }, 4);
+    assert.equal(front.burst, 8); // 30 / 4, rounded up
+    assert.equal(front.ratePerSecond, 1.25);
+    assert.equal(frontSettings({ EXPLORER_BURST: '1' }, 4).burst, 1);
+  });
+
+  it('every number at its smallest (a millisecond, one) is taken; zero, negative and non-numbers are refused by name', () => {
+    for (const name of NUMBERS) {
+      assert.doesNotThrow(() => readAll({ [name]: '1' }), name);
+      for (const bad of ['0', '-1', 'abc', 'Infinity', '1e999', '15s']) {
+        if (name === 'PORT' && bad === '0') continue; // any free port
+        assert.throws(
+          () => readAll({ [name]: bad }),
+          { message: `${name} must be a positive number, not ${bad}` },
+          `${name}=${bad}`,
+        );
+      }
+    }
+  });
+
+  it('a count is a whole number, and a port at most 65535', () => {
+    assert.equal(siteSettings({ WORKERS: '1' }).workers, 1);
+    assert.throws(() => siteSettings({ WORKERS: '2.5' }), {
+      message: 'WORKERS must be a whole number, not 2.5',
+    });
+    assert.equal(siteSettings({ PORT: '0' }).port, 0);
+    assert.equal(siteSettings({ PORT: '65535' }).port, 65535);
+    assert.throws(() => siteSettings({ PORT: '65536' }), {
+      message: 'PORT must be a port number (0 to 65535), not 65536',
+    });
+  });
+});
