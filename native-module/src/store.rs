@@ -202,38 +202,34 @@ impl<'c> Key<'c> {
 
     /// `HGET key field`; `None` for a missing key or field.
     pub fn hget(&self, field: Str) -> Option<Owned<'c>> {
-        let mut value: RawString = ptr::null_mut();
-        if self.exists() {
-            unsafe {
-                raw::RedisModule_HashGet.unwrap()(
-                    self.inner,
-                    raw::REDISMODULE_HASH_NONE as c_int,
-                    field.raw(),
-                    &mut value as *mut RawString,
-                    ptr::null_mut::<raw::RedisModuleString>(),
-                );
-            }
-        }
-        Owned::take(self.ctx, value)
+        let [value] = self.hash_get([field]);
+        value
     }
 
     /// `HMGET key a b`, in one call; a missing key or field is `None`.
     pub fn hget_pair(&self, a: Str, b: Str) -> (Option<Owned<'c>>, Option<Owned<'c>>) {
-        let (mut first, mut second): (RawString, RawString) = (ptr::null_mut(), ptr::null_mut());
+        let [a, b] = self.hash_get([a, b]);
+        (a, b)
+    }
+
+    /// One `RedisModule_HashGet` for one or two fields (the API is variadic, so each count is its
+    /// own call, as in [`Key::hset`]); a missing key or field is `None`.
+    fn hash_get<const N: usize>(&self, fields: [Str; N]) -> [Option<Owned<'c>>; N] {
+        let mut values: [RawString; N] = [ptr::null_mut(); N];
         if self.exists() {
+            let get = unsafe { raw::RedisModule_HashGet.unwrap() };
+            let flags = raw::REDISMODULE_HASH_NONE as c_int;
+            let end = ptr::null_mut::<raw::RedisModuleString>();
+            let (f, v) = (fields.map(Str::raw), values.as_mut_ptr());
             unsafe {
-                raw::RedisModule_HashGet.unwrap()(
-                    self.inner,
-                    raw::REDISMODULE_HASH_NONE as c_int,
-                    a.raw(),
-                    &mut first as *mut RawString,
-                    b.raw(),
-                    &mut second as *mut RawString,
-                    ptr::null_mut::<raw::RedisModuleString>(),
-                );
+                match N {
+                    1 => get(self.inner, flags, f[0], v, end),
+                    2 => get(self.inner, flags, f[0], v, f[1], v.add(1), end),
+                    _ => unreachable!("a transition reads one or two fields at once"),
+                };
             }
         }
-        (Owned::take(self.ctx, first), Owned::take(self.ctx, second))
+        values.map(|value| Owned::take(self.ctx, value))
     }
 
     /// A hash field as `HINCRBY` reads it: absent is 0, anything but an integer is refused.
@@ -473,7 +469,8 @@ impl<'c> Key<'c> {
 
     /// Replicates `command <key> <args…>` and fires its event. The strings are the ones the write
     /// used, passed as they are: the server takes its own references, so nothing is copied again.
-    /// Each is its own `s` in the format, so the server sizes the effect's vector once.
+    /// Each is its own `s` in the format, so the server sizes the effect's vector once. The counts
+    /// are the callers': `DEL` 0, `ZREM` 1, `HINCRBY` 2, `HSET` of one to three fields 2, 4 or 6.
     fn effect(&self, command: &CStr, args: &[RawString], class: NotifyEvent, event: &CStr) {
         let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
         let (ctx, cmd, key, a) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw(), args);
@@ -482,19 +479,7 @@ impl<'c> Key<'c> {
                 0 => replicate(ctx, cmd, c"s".as_ptr(), key),
                 1 => replicate(ctx, cmd, c"ss".as_ptr(), key, a[0]),
                 2 => replicate(ctx, cmd, c"sss".as_ptr(), key, a[0], a[1]),
-                3 => replicate(ctx, cmd, c"ssss".as_ptr(), key, a[0], a[1], a[2]),
                 4 => replicate(ctx, cmd, c"sssss".as_ptr(), key, a[0], a[1], a[2], a[3]),
-                5 => replicate(
-                    ctx,
-                    cmd,
-                    c"ssssss".as_ptr(),
-                    key,
-                    a[0],
-                    a[1],
-                    a[2],
-                    a[3],
-                    a[4],
-                ),
                 6 => replicate(
                     ctx,
                     cmd,
@@ -507,7 +492,7 @@ impl<'c> Key<'c> {
                     a[4],
                     a[5],
                 ),
-                _ => unreachable!("an effect has at most 6 arguments after its key"),
+                _ => unreachable!("an effect has 0, 1, 2, 4 or 6 arguments after its key"),
             };
         }
         self.notify(class, event);
