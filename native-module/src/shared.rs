@@ -13,29 +13,46 @@ use valkey_module::{raw, Context, ContextFlags};
 use crate::keyspace;
 use crate::store::Str;
 
-/// The strings, one per field or value name.
-pub struct Shared {
+/// Declares [`Shared`] with one string per name listed, holding the name's own bytes (`state` holds
+/// `state`), so a name is written once and the field cannot hold another word; the strings that are
+/// not their name follow in the struct by hand.
+macro_rules! named_strings {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
+        /// The strings made at load, one per field or value name, and cluster mode.
+        pub struct Shared {
+            $($(#[$doc])* pub $name: Str<'static>,)*
+            /// `0`: a new row's attempts and a pending score; `1`: an increment.
+            pub zero: Str<'static>,
+            pub one: Str<'static>,
+            /// `{emq}:version`, read by the fence on every call.
+            pub version_key: Str<'static>,
+            /// Cluster mode is fixed when the server starts, before modules load.
+            pub cluster: bool,
+        }
+
+        impl Shared {
+            fn new(ctx: &Context, make: impl Fn(&[u8]) -> Str<'static>) -> Self {
+                Shared {
+                    $($name: make(stringify!($name).as_bytes()),)*
+                    zero: make(b"0"),
+                    one: make(b"1"),
+                    version_key: make(&keyspace::version_key()),
+                    cluster: ctx.get_flags().contains(ContextFlags::CLUSTER),
+                }
+            }
+        }
+    };
+}
+
+named_strings! {
     // Row fields.
-    pub state: Str<'static>,
-    pub attempts: Str<'static>,
-    pub payload: Str<'static>,
-    pub last_error: Str<'static>,
+    state, attempts, payload, last_error,
     /// `meta`'s pause flag.
-    pub paused: Str<'static>,
+    paused,
     /// The metrics hashes' counter.
-    pub count: Str<'static>,
+    count,
     // States.
-    pub pending: Str<'static>,
-    pub scheduled: Str<'static>,
-    pub active: Str<'static>,
-    pub dead: Str<'static>,
-    /// `0`: a new row's attempts and a pending score; `1`: an increment.
-    pub zero: Str<'static>,
-    pub one: Str<'static>,
-    /// `{emq}:version`, read by the fence on every call.
-    pub version_key: Str<'static>,
-    /// Cluster mode is fixed when the server starts, before modules load.
-    pub cluster: bool,
+    pending, scheduled, active, dead,
 }
 
 // The strings are only touched by commands, which the server runs on its main thread.
@@ -56,22 +73,7 @@ pub fn init(ctx: &Context) {
         };
         Str::leaked(NonNull::new(inner).expect("the server made the string"))
     };
-    SHARED.get_or_init(|| Shared {
-        state: make(b"state"),
-        attempts: make(b"attempts"),
-        payload: make(b"payload"),
-        last_error: make(b"last_error"),
-        paused: make(b"paused"),
-        count: make(b"count"),
-        pending: make(b"pending"),
-        scheduled: make(b"scheduled"),
-        active: make(b"active"),
-        dead: make(b"dead"),
-        zero: make(b"0"),
-        one: make(b"1"),
-        version_key: make(&keyspace::version_key()),
-        cluster: ctx.get_flags().contains(ContextFlags::CLUSTER),
-    });
+    SHARED.get_or_init(|| Shared::new(ctx, make));
 }
 
 /// The strings made at load.
