@@ -1,5 +1,6 @@
 use super::*;
 use crate::fixtures::{bytes, vectors};
+use crate::wire::escape;
 
 #[test]
 fn queue_keys_match_the_shared_vectors() {
@@ -53,22 +54,37 @@ fn hashtags_and_slots_match_the_shared_vectors() {
     }
 }
 
+/// Every key type the verbs declare (the fixture's `verbs`, the row's `<id>` filled in with a job
+/// id), and `meta`, which claim derives from the row base.
+fn every_key_type() -> Vec<Vec<u8>> {
+    let mut types: Vec<Vec<u8>> = vectors()["verbs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|v| v["keys"].as_array().unwrap())
+        .map(|t| {
+            t.as_str()
+                .unwrap()
+                .replace("<id>", "JOB0Nb1VTbfnu4")
+                .into_bytes()
+        })
+        .collect();
+    types.push(b"meta".to_vec());
+    types.sort();
+    types.dedup();
+    types
+}
+
 #[test]
 fn every_key_of_one_queue_shares_one_slot() {
+    let types = every_key_type();
     for name in vectors()["queueNames"]["valid"].as_array().unwrap() {
         let name = bytes(name);
         let q = Queue::new(&name);
         let s = slot(&q.key(b"pending"));
-        for t in [
-            &b"active"[..],
-            b"schedule",
-            b"dead",
-            b"meta",
-            b"metrics:failed",
-        ] {
-            assert_eq!(slot(&q.key(t)), s);
+        for t in &types {
+            assert_eq!(slot(&q.key(t)), s, "{}", String::from_utf8_lossy(t));
         }
-        assert_eq!(slot(&q.row(b"JOB0Nb1VTbfnu4")), s);
     }
 }
 
@@ -142,14 +158,10 @@ fn queue_names_match_the_admission_vectors() {
 
 #[test]
 fn from_key_recovers_every_valid_name() {
+    let types = every_key_type();
     for v in vectors()["queueNames"]["valid"].as_array().unwrap() {
         let name = bytes(v);
-        for t in [
-            &b"pending"[..],
-            b"job:",
-            b"job:JOB0Nb1VTbfnu4",
-            b"metrics:completed",
-        ] {
+        for t in &types {
             let key = queue_key(&name, t);
             assert_eq!(Queue::from_key(&key).unwrap().name(), name.as_slice());
         }
@@ -161,26 +173,17 @@ fn from_key_recovers_every_valid_name() {
 
 #[test]
 fn from_key_names_where_a_key_breaks() {
-    assert_eq!(
-        Queue::from_key(b"emq:{}:pending"),
-        Err(QueueKeyError::EmptyName)
-    );
-    assert_eq!(
-        Queue::from_key(b"emq:[orders]:pending"),
-        Err(QueueKeyError::Prefix { offset: 4 })
-    );
-    assert_eq!(
-        Queue::from_key(b"emq:"),
-        Err(QueueKeyError::Prefix { offset: 4 })
-    );
-    assert_eq!(
-        Queue::from_key(b"{emq}:version"),
-        Err(QueueKeyError::Prefix { offset: 0 })
-    );
-    assert_eq!(
-        Queue::from_key(b"emq:{orders"),
-        Err(QueueKeyError::Unclosed { offset: 11 })
-    );
+    use QueueKeyError::{EmptyName, Prefix, Unclosed};
+    let cases: [(&[u8], QueueKeyError); 5] = [
+        (b"emq:{}:pending", EmptyName),
+        (b"emq:[orders]:pending", Prefix { offset: 4 }),
+        (b"emq:", Prefix { offset: 4 }),
+        (b"{emq}:version", Prefix { offset: 0 }),
+        (b"emq:{orders", Unclosed { offset: 11 }),
+    ];
+    for (key, expected) in cases {
+        assert_eq!(Queue::from_key(key), Err(expected), "{}", escape(key));
+    }
     // The name stops at the first `}`; the layout check catches what follows.
     assert_eq!(Queue::from_key(b"emq:{ab}}:x").unwrap().name(), b"ab");
 }
