@@ -8,21 +8,9 @@
     ARGV[1] id        branded id of kind JOB
     ARGV[2] payload
 
-  Output:
-    1  enqueued
-    0  duplicate: the row exists, nothing written
-    EMQKIND  the id is not of kind JOB
+  Output: add_job's reply (includes/add-job.lua): 1 enqueued, 0 duplicate, or EMQKIND
 ]]
---- @include "check-kind"
+--- @include "add-job"
 
-local row, pending = KEYS[1], KEYS[2]
-local id, payload = ARGV[1], ARGV[2]
-
-local refusal = refuse_kind(id)
-if refusal then return refusal end
-if redis.call("EXISTS", row) == 1 then return 0 end
-
-redis.call("HSET", row, "state", "pending", "attempts", 0, "payload", payload)
 -- Score 0 for all: members sort by bytes, and branded ids sort in mint order.
-redis.call("ZADD", pending, 0, id)
-return 1
+return add_job(KEYS[1], KEYS[2], 0, ARGV[1], ARGV[2], "pending")

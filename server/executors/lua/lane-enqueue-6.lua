@@ -14,22 +14,16 @@
     ARGV[2] payload
     ARGV[3] group     branded id of the group
 
-  Output:
-    1  enqueued
-    0  duplicate: the row exists, nothing written
-    EMQKIND  the id is not of kind JOB
+  Output: add_job's reply (includes/add-job.lua): 1 enqueued, 0 duplicate, or EMQKIND
 ]]
---- @include "check-kind"
+--- @include "add-job"
 
 local row, lane, ring, paused, glimit, gactive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id, payload, group = ARGV[1], ARGV[2], ARGV[3]
 
-local refusal = refuse_kind(id)
-if refusal then return refusal end
-if redis.call("EXISTS", row) == 1 then return 0 end
-
-redis.call("HSET", row, "state", "pending", "attempts", 0, "payload", payload, "group", group)
-redis.call("ZADD", lane, 0, id)
+-- A refusal or a duplicate ends here; only a new job can bring its group onto the ring.
+local added = add_job(row, lane, 0, id, payload, "pending", "group", group)
+if added ~= 1 then return added end
 
 local on_ring = redis.call("LPOS", ring, group)
 local is_paused = redis.call("SISMEMBER", paused, group) == 1

@@ -9,20 +9,8 @@
     ARGV[2] payload
     ARGV[3] run_at    ms since the Unix epoch
 
-  Output:
-    1  scheduled
-    0  duplicate: the row exists, nothing written
-    EMQKIND  the id is not of kind JOB
+  Output: add_job's reply (includes/add-job.lua): 1 scheduled, 0 duplicate, or EMQKIND
 ]]
---- @include "check-kind"
+--- @include "add-job"
 
-local row, schedule = KEYS[1], KEYS[2]
-local id, payload, run_at = ARGV[1], ARGV[2], ARGV[3]
-
-local refusal = refuse_kind(id)
-if refusal then return refusal end
-if redis.call("EXISTS", row) == 1 then return 0 end
-
-redis.call("HSET", row, "state", "scheduled", "attempts", 0, "payload", payload)
-redis.call("ZADD", schedule, run_at, id)
-return 1
+return add_job(KEYS[1], KEYS[2], ARGV[3], ARGV[1], ARGV[2], "scheduled")
