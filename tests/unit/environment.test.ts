@@ -2,12 +2,16 @@
 // smallest allowed value is taken, one past it ends the start naming the variable and what it got.
 
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { projectRoot } from '../../server/project-root.ts';
 import {
   DEFAULTS,
   fileLimit,
   frontSettings,
   runSettings,
+  SERVER_VARIABLES,
   siteSettings,
 } from '../../server/settings/environment.ts';
 import { RESERVED_DESCRIPTORS } from '../../server/settings/bounds.ts';
@@ -95,5 +99,23 @@ describe('the environment', () => {
     assert.throws(() => siteSettings({ PORT: '65536' }), {
       message: 'PORT must be a port number (0 to 65535), not 65536',
     });
+  });
+
+  it('no other file of server/ reads a variable, but the few that name servers, each where it says', () => {
+    const server = join(projectRoot(), 'server');
+    const reads: string[] = [];
+    for (const name of readdirSync(server, { recursive: true, encoding: 'utf8' })) {
+      const file = join(server, name);
+      if (!name.endsWith('.ts') || name === join('settings', 'environment.ts')) continue;
+      // A read: `env.NAME` or `env[…]` not being assigned to (serve.ts sets ASTRO_NODE_AUTOSTART).
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)(?!\w)|\[)(?!\s*=[^=])/g)) {
+        const variable = m[1] ?? '[…]';
+        const at = relative(projectRoot(), file);
+        const readers: readonly string[] = SERVER_VARIABLES[variable as keyof typeof SERVER_VARIABLES] ?? [];
+        if (!readers.includes(at)) reads.push(`${at}: ${variable}`);
+      }
+    }
+    assert.deepEqual(reads, []);
   });
 });
