@@ -13,6 +13,7 @@ import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import { ATOMIC_START_WAIT_MS } from '../settings/bounds.ts';
 
 export interface ReshardInput {
   queue: string;
@@ -32,7 +33,8 @@ export function parseReshardInput(body: unknown): ReshardInput {
 export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
   // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
   // while that cluster is being built, starting or cannot start, atomicRuntimeWithin says so (a 503).
-  if (input.mode === 'atomic') return runAtomicReshard(await atomicRuntimeWithin(3000), input);
+  if (input.mode === 'atomic')
+    return runAtomicReshard(await atomicRuntimeWithin(ATOMIC_START_WAIT_MS), input);
   const n = slot(queueKey(input.queue, 'pending'));
   return inMigrationTurn(runtime.migrations, n, (turn, views) =>
     runKeysMigration(runtime, input.queue, turn, views),

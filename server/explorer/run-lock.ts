@@ -17,7 +17,7 @@ import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { processRuns } from '../sandbox/process-runs.ts';
-import { SLOT_TURN_WAIT_MS } from '../settings/bounds.ts';
+import { TURN_WAIT_MS } from '../settings/bounds.ts';
 
 export class LockBusyError extends BusyError {
   constructor(name: string, waitedMs: number) {
@@ -59,7 +59,7 @@ export class RunLocks {
   }
 
   /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
-  async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = SLOT_TURN_WAIT_MS): Promise<T> {
+  async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
     const deadline = Date.now() + waitMs;
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
     const previous = this.local.get(name) ?? Promise.resolve();

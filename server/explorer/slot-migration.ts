@@ -11,6 +11,7 @@ import { splitAddress } from '../sandbox/cluster-topology.ts';
 import type { RunLocks, Turn } from './run-lock.ts';
 import { settleOwner } from '../sandbox/slot-settle.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
+import { MIGRATE_TIMEOUT_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
 
 /** The lock every slot migration (and every repair) of the sandbox takes. */
 export const MIGRATION_LOCK = 'migration';
@@ -80,7 +81,7 @@ export async function inMigrationTurn<T>(
   admin: ClusterAdmin,
   slot: number,
   work: (turn: Turn, views: NodeView[]) => Promise<T>,
-  waitMs = 10_000,
+  waitMs = TURN_WAIT_MS,
 ): Promise<T> {
   return admin.locks.with(
     MIGRATION_LOCK,
@@ -148,7 +149,7 @@ export async function moveSlot(
   expectOk(await run(source, ['CLUSTER', 'SETSLOT', n, 'MIGRATING', target.id]), 'MIGRATING');
   await hooks.opened?.();
   const { host, port } = splitAddress(target.address);
-  const head = ['MIGRATE', host, String(port), '', '0', '5000'];
+  const head = ['MIGRATE', host, String(port), '', '0', String(MIGRATE_TIMEOUT_MS)];
   const credentials = admin.credentials;
   // The batches asked for first (a key at a time, to show the slot split), then whatever is left.
   const planned = [...batches];

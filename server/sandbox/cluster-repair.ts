@@ -18,6 +18,7 @@ import {
 import { splitAddress } from './cluster-topology.ts';
 import { settleOwner } from './slot-settle.ts';
 import type { AdminCredentials } from './valkey-process.ts';
+import { MIGRATE_TIMEOUT_MS } from '../settings/bounds.ts';
 
 export interface RepairReport {
   /** What was wrong before, in words (empty: nothing to do). */
@@ -46,7 +47,7 @@ export async function migrateRest(
   for (;;) {
     const keys = (await dial(source).call('CLUSTER', 'GETKEYSINSLOT', slot, BATCH)) as string[];
     if (keys.length === 0) return moved;
-    await dial(source).call('MIGRATE', host, port, '', 0, 5000, ...auth, 'KEYS', ...keys);
+    await dial(source).call('MIGRATE', host, port, '', 0, MIGRATE_TIMEOUT_MS, ...auth, 'KEYS', ...keys);
     moved += keys.length;
   }
 }

@@ -27,8 +27,11 @@ export const LEASE_GIVE_RETRY_MS = 500;
 export const CLUSTER_CLIENTS = 32;
 /** How long a run waits in line for a cluster client before it is told the sandbox is busy. */
 export const CLUSTER_CLIENT_WAIT_MS = 5000;
-/** How long a cluster run (slot, route, reshard, a migration turn) waits for its slot's turn. */
-export const SLOT_TURN_WAIT_MS = 10_000;
+/**
+ * How long a cluster run waits for its turn — its slot's, or the sandbox's one migration turn that the
+ * reshard takes — before it is told the sandbox is busy.
+ */
+export const TURN_WAIT_MS = 10_000;
 /** How long a console run on the cluster waits for each slot's turn: it may hold several. */
 export const CONSOLE_TURN_WAIT_MS = 5000;
 /** How often the cluster is checked (and a half-done move finished or undone). */
@@ -36,6 +39,10 @@ export const CLUSTER_CHECK_EVERY_MS = 10_000;
 
 /** The API waits this long past a run's deadline for the run to end before it answers TIMEOUT itself. */
 export const RUN_ANSWER_MARGIN_MS = 1000;
+/** MIGRATE's own timeout for one batch of keys moved to another node (a slot move, a repair). */
+export const MIGRATE_TIMEOUT_MS = 5000;
+/** How long the atomic reshard waits for the Valkey 9.1 cluster to finish starting (then: it is starting). */
+export const ATOMIC_START_WAIT_MS = 3000;
 /** The longest one atomic slot move may take before the run gives up on it (and cancels it). */
 export const ATOMIC_MOVE_DEADLINE_MS = 6000;
 /** A Valkey 9.1 cluster that failed to start (a loaded machine, a port taken) is tried again after this. */
