@@ -27,6 +27,7 @@ import type {
   SlotMigrationState,
 } from './browser-safe/migration.ts';
 import { evalWords, nativeWords } from './migration/call-words.ts';
+import { migrationAnswer, planMove } from './migration/plan.ts';
 import { asProbeReply } from './migration/probe.ts';
 import { recordWire, type WireCommand } from '../wire/recorder.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
@@ -104,8 +105,8 @@ async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<R
  */
 async function migrateAtomically(
   run: Runner,
-  source: ShardNode,
-  target: ShardNode,
+  source: MigrationNode,
+  target: MigrationNode,
   during?: (done: () => boolean) => Promise<void>,
 ): Promise<{ step: MigrationCommand; states: SlotMigrationState[]; ms: number }> {
   const { runtime, slot: n } = run;
@@ -154,7 +155,7 @@ async function migrateAtomically(
   return { step: { node: source.address, command, reply }, states, ms: Date.now() - started };
 }
 
-async function waitOwner(run: Runner, owner: ShardNode): Promise<void> {
+async function waitOwner(run: Runner, owner: MigrationNode): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const views = await Promise.all(
@@ -170,7 +171,7 @@ async function waitOwner(run: Runner, owner: ShardNode): Promise<void> {
 /** Each probe sent to the source over and over while the slot moves, until it answers a redirection. */
 async function probeWhileMoving(
   run: Runner,
-  source: ShardNode,
+  source: MigrationNode,
   list: Array<{ label: string; command: string[] }>,
   done: () => boolean,
 ): Promise<MigrationProbe[]> {
@@ -227,7 +228,7 @@ async function clientClaims(cluster: Cluster, claim: Call, done: () => boolean):
 }
 
 /** Puts `jobs` jobs in the queue with the enqueue script, pipelined on the slot's owner; the first ids back. */
-async function fill(run: Runner, owner: ShardNode, queue: string, jobs: number): Promise<string[]> {
+async function fill(run: Runner, owner: MigrationNode, queue: string, jobs: number): Promise<string[]> {
   const admin = run.runtime.clusterAdminNode(owner.address);
   const sha = scriptFor('enqueue').sha;
   const first: string[] = [];
@@ -289,15 +290,10 @@ export async function runAtomicReshard(
   return runtime.locks.with(LOCK, async () => {
     await settle(runtime, await readShards(runtime.clusterAdmin));
     const everyone = await readShards(runtime.clusterAdmin);
-    const source = ownerOf(everyone, n);
-    if (!source) throw new Error(`no node of the Valkey 9 cluster serves slot ${n}`);
-    const target = everyone[(everyone.indexOf(source) + 1) % everyone.length]!;
-    const nodes: MigrationNode[] = everyone.map((node, i) => ({
-      name: `node ${i + 1}`,
-      address: node.address,
-      id: node.id,
-    }));
-    const name = (node: ShardNode) => nodes.find((entry) => entry.id === node.id)!.name;
+    const owner = ownerOf(everyone, n);
+    if (!owner) throw new Error(`no node of the Valkey 9 cluster serves slot ${n}`);
+    const plan = planMove(queue, n, everyone, owner.id);
+    const { source, target } = plan;
     const run: Runner = { runtime, slot: n, everyone };
     await cleanQueue(runtime, queue, n);
     // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
@@ -342,7 +338,7 @@ export async function runAtomicReshard(
       stableProbes.push(await ask(runtime, source.address, 'the module’s enqueue', list[3]!.command));
       phases.push({
         name: 'stable',
-        summary: `slot ${n} is served by ${name(source)} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
+        summary: `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
         owner: source.address,
         open: [],
         keys: await keysNow(),
@@ -374,7 +370,7 @@ export async function runAtomicReshard(
       const after = await countIn(runtime, target.address, n);
       phases.push({
         name: 'moving',
-        summary: `${name(source)} copies slot ${n} to ${name(target)} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
+        summary: `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
         owner: source.address,
         open: [],
         // As the command went out: the copy arriving on the target is not a client's to see until the end.
@@ -384,7 +380,7 @@ export async function runAtomicReshard(
       });
       phases.push({
         name: 'owner',
-        summary: `every node names ${name(target)} the owner of slot ${n}, ${move.ms} ms after MIGRATESLOTS`,
+        summary: `every node names ${target.name} the owner of slot ${n}, ${move.ms} ms after MIGRATESLOTS`,
         owner: target.address,
         open: [],
         keys: await keysNow(),
@@ -399,7 +395,7 @@ export async function runAtomicReshard(
       const back = await migrateAtomically(run, target, source);
       phases.push({
         name: 'back',
-        summary: `the slot moved back to ${name(source)} the same way, in ${back.ms} ms`,
+        summary: `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
         owner: source.address,
         open: [],
         keys: await keysNow(),
@@ -418,14 +414,9 @@ export async function runAtomicReshard(
       cluster.disconnect();
       const leftBehind = await cleanQueue(runtime, queue, n);
       cleaned = true;
-      return {
-        mode: 'atomic',
+      return migrationAnswer(plan, {
+        mode: 'atomic' as const,
         server: runtime.version,
-        queue,
-        slot: n,
-        nodes,
-        source: source.address,
-        target: target.address,
         jobs,
         phases,
         client: client!,
@@ -438,7 +429,7 @@ export async function runAtomicReshard(
           keys: { before, after, expected, leftOnSource, together: leftOnSource === 0 && after === expected },
           backMs: back.ms,
         },
-      };
+      });
     } finally {
       cluster.disconnect();
       if (!cleaned) await cleanQueue(runtime, queue, n).catch(() => {});

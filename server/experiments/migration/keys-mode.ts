@@ -27,6 +27,7 @@ import { withQueueSlot } from '../../explorer/cluster-run.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import { recordWire, type WireCommand } from '../../wire/recorder.ts';
 import { evalWords, nativeWords } from './call-words.ts';
+import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply, probe } from './probe.ts';
 
 /** The Valkey version a node reports (INFO server). */
@@ -50,14 +51,15 @@ export async function runKeysMigration(
       const at = views[0]!.owners.indexOf(id);
       return at < 0 ? Infinity : at;
     };
-    const nodes = [...views]
-      .sort((a, b) => firstSlot(a.id) - firstSlot(b.id))
-      .map((view, i) => ({ name: `node ${i + 1}`, address: view.address, id: view.id }));
     const ownerId = agreedOwner(views, n);
-    const owner = nodes.find((node) => node.id === ownerId);
-    if (!owner) throw new Error(`the nodes do not agree who owns slot ${n}`);
-    const source: (typeof nodes)[number] = owner;
-    const target = nodes[(nodes.indexOf(source) + 1) % nodes.length]!;
+    if (!ownerId) throw new Error(`the nodes do not agree who owns slot ${n}`);
+    const plan = planMove(
+      queue,
+      n,
+      [...views].sort((a, b) => firstSlot(a.id) - firstSlot(b.id)),
+      ownerId,
+    );
+    const { nodes, source, target } = plan;
     const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
     const admin = (address: string) => runtime.clusterAdminNode(address);
     const reader = (address: string) => runtime.clusterNode(address);
@@ -270,19 +272,14 @@ export async function runKeysMigration(
       );
 
       const check = await checkCluster(runtime.migrations.dial, runtime.migrations.seeds);
-      return {
+      return migrationAnswer(plan, {
         mode: 'keys' as const,
         server,
-        queue,
-        slot: n,
-        nodes,
-        source: source.address,
-        target: target.address,
         jobs,
         phases,
         client: retries,
         clean: check.problems.length === 0,
-      };
+      });
     }
   });
 }
