@@ -6,12 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IdMinter, jobKey, queueKey } from '../../server/keyspace/index.ts';
 import { useSandbox } from '../support/sandbox.ts';
-import { describeTransitionBehaviour, freshDatabases } from '../support/transition-behaviour.ts';
+import { describeTransitionBehaviour } from '../support/transition-behaviour.ts';
 
 const box = useSandbox({ cluster: false, native: false });
-describeTransitionBehaviour(box, 'scripted');
-
-const fresh = freshDatabases(box, 'scripted');
+const fresh = describeTransitionBehaviour(box, 'scripted');
 const minter = new IdMinter(2);
 
 describe('lane enqueue', () => {

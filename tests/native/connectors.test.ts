@@ -11,8 +11,8 @@ import { callFor } from '../../server/executors/calls.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import {
-  IdMinter,
   jobKey,
+  mintJobId,
   queueKey,
   versionKey,
   WIRE4_IDENTITY,
@@ -22,12 +22,9 @@ import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
-const minter = new IdMinter(65);
-let nextDb = 0;
 
 async function emptyDb(): Promise<{ db: number; url: string; admin: ReturnType<typeof box.standalone> }> {
-  const db = nextDb++ % 16;
-  const admin = box.standalone(db);
+  const { db, client: admin } = box.nextDatabase();
   await admin.flushdb();
   return { db, url: `${box.sandbox.standalone.url}/${db}`, admin };
 }
@@ -67,7 +64,7 @@ describe('the wire 6 connector', () => {
       assert.equal(connection.fence.outcome, 'verified');
       assert.deepEqual(connection.fence.steps, [{ command: 'GET {emq}:version', reply: WIRE6_IDENTITY }]);
       // Enqueued natively, claimed by script, completed natively: one keyspace, two executors.
-      const id = minter.mint();
+      const id = mintJobId();
       assert.equal(await connection.jobs.enqueue('orders', id, 'both'), 1);
       assert.deepEqual(await connection.scripted.claim('orders', 30_000), {
         id,
@@ -117,16 +114,16 @@ describe('the wire 4 connector against a native node', () => {
     const wire4 = await connectWire4(url);
     try {
       assert.equal(wire4.fence.outcome, 'claimed');
-      const held = minter.mint();
+      const held = mintJobId();
       await wire4.jobs.enqueue('orders', held, 'wire 4');
       await wire4.jobs.claim('orders', 30_000);
-      await wire4.jobs.enqueue('orders', minter.mint(), 'wire 4');
+      await wire4.jobs.enqueue('orders', mintJobId(), 'wire 4');
 
       const native = new NativeExecutor(admin);
       const before = await dumpKeyspace(admin);
       const calls = [
-        callFor('enqueue', 'orders', { id: minter.mint(), payload: 'native' }),
-        callFor('schedule', 'orders', { id: minter.mint(), payload: 'native', run_at_ms: 0 }),
+        callFor('enqueue', 'orders', { id: mintJobId(), payload: 'native' }),
+        callFor('schedule', 'orders', { id: mintJobId(), payload: 'native', run_at_ms: 0 }),
         callFor('claim', 'orders', { lease_ms: 1000 }),
         callFor('complete', 'orders', { id: held, token: 1 }),
         callFor('retry', 'orders', { id: held, token: 1, delay_ms: 0, max_attempts: 3, error: 'e' }),

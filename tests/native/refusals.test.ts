@@ -12,8 +12,8 @@ import { NativeExecutor } from '../../server/executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import {
-  IdMinter,
   jobKey,
+  mintJobId,
   queueKey,
   versionKey,
   WIRE4_IDENTITY,
@@ -30,8 +30,6 @@ import {
 } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
-const minter = new IdMinter(62);
-let nextDb = 0;
 
 const NOT_INSTALLED = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found none (not installed)`;
 const FOREIGN = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found '${WIRE4_IDENTITY}'`;
@@ -43,6 +41,10 @@ interface World {
   valid: Record<CoreTransition, Call>;
   /** The claimed job whose token is 1. */
   held: string;
+  /** The call is refused with exactly `message`, and the whole keyspace is as it was. */
+  refuses(call: Call, message: string): Promise<void>;
+  /** The call is accepted, and it writes (so "nothing written" above is not vacuous). */
+  accepts(call: Call): Promise<void>;
 }
 
 /**
@@ -50,44 +52,50 @@ interface World {
  * and a due scheduled id. Every verb's `valid` call would change something here.
  */
 async function populated(queue = 'orders'): Promise<World> {
-  const client = box.standalone(nextDb++ % 16);
+  const { client } = box.nextDatabase();
   await freshNative(client);
   const native = new NativeExecutor(client);
   const jobs = new Jobs(native);
-  const ids = [minter.mint(), minter.mint(), minter.mint(), minter.mint()];
+  const ids = [mintJobId(), mintJobId(), mintJobId(), mintJobId()];
   for (const id of ids) await jobs.enqueue(queue, id, `payload of ${id}`);
   await jobs.claim(queue, 0);
   const held = (await jobs.claim(queue, 60_000))!.id;
-  await jobs.schedule(queue, minter.mint(), 'due', 0);
+  await jobs.schedule(queue, mintJobId(), 'due', 0);
   const valid: Record<CoreTransition, Call> = {
-    enqueue: callFor('enqueue', queue, { id: minter.mint(), payload: 'new' }),
-    schedule: callFor('schedule', queue, { id: minter.mint(), payload: 'new', run_at_ms: 0 }),
+    enqueue: callFor('enqueue', queue, { id: mintJobId(), payload: 'new' }),
+    schedule: callFor('schedule', queue, { id: mintJobId(), payload: 'new', run_at_ms: 0 }),
     claim: callFor('claim', queue, { lease_ms: 30_000 }),
     complete: callFor('complete', queue, { id: held, token: 1 }),
     retry: callFor('retry', queue, { id: held, token: 1, delay_ms: 1000, max_attempts: 3, error: 'boom' }),
     promote: callFor('promote', queue, { batch: 10 }),
     reap: callFor('reap', queue, { batch: 10 }),
   };
-  return { client, native, valid, held };
+  return {
+    client,
+    native,
+    valid,
+    held,
+    async refuses(call, message) {
+      const before = await dumpKeyspace(client);
+      await assert.rejects(native.run(call), (error: unknown) => {
+        assert.ok(error instanceof WireError, `a WireError, not ${String(error)}`);
+        assert.equal(error.message, message);
+        return true;
+      });
+      assert.deepEqual(await dumpKeyspace(client), before, `${call.transition}: the refusal wrote`);
+    },
+    async accepts(call) {
+      const before = await dumpKeyspace(client);
+      const reply = await native.run(call);
+      assert.notEqual(reply, 0, `${call.transition} did its work`);
+      assert.notDeepEqual(await dumpKeyspace(client), before, `${call.transition} wrote`);
+    },
+  };
 }
 
-/** The call is refused with exactly `message`, and the whole keyspace is as it was. */
-async function refuses(world: World, call: Call, message: string): Promise<void> {
-  const before = await dumpKeyspace(world.client);
-  await assert.rejects(world.native.run(call), (error: unknown) => {
-    assert.ok(error instanceof WireError, `a WireError, not ${String(error)}`);
-    assert.equal(error.message, message);
-    return true;
-  });
-  assert.deepEqual(await dumpKeyspace(world.client), before, `${call.transition}: the refusal wrote`);
-}
-
-/** The call is accepted, and it writes (so "nothing written" above is not vacuous). */
-async function accepts(world: World, call: Call): Promise<void> {
-  const before = await dumpKeyspace(world.client);
-  const reply = await world.native.run(call);
-  assert.notEqual(reply, 0, `${call.transition} did its work`);
-  assert.notDeepEqual(await dumpKeyspace(world.client), before, `${call.transition} wrote`);
+/** The call with its key at `position` (1-based, as the refusals count keys) replaced by `key`. */
+function withKey(call: Call, position: number, key: string): Call {
+  return { ...call, keys: call.keys.map((k, i) => (i === position - 1 ? key : k)) };
 }
 
 describe('the key count', () => {
@@ -97,13 +105,11 @@ describe('the key count', () => {
       const call = world.valid[transition];
       const n = call.keys.length;
       const verb = VERB_OF[transition];
-      await refuses(
-        world,
+      await world.refuses(
         { ...call, keys: call.keys.slice(0, -1) },
         `EMQKEY ${verb} expects ${n} keys but found ${n - 1}`,
       );
-      await refuses(
-        world,
+      await world.refuses(
         { ...call, keys: [...call.keys, queueKey('orders', 'dead')] },
         `EMQKEY ${verb} expects ${n} keys but found ${n + 1}`,
       );
@@ -132,14 +138,12 @@ describe('the layout', () => {
     const world = await populated();
     for (const transition of CORE_TRANSITIONS) {
       const call = world.valid[transition];
-      for (let i = 1; i < call.keys.length; i += 1) {
-        const keys = [...call.keys];
-        const expected = keys[i]!;
-        keys[i] = expected.replace('{orders}', '{fills}');
-        await refuses(
-          world,
-          { ...call, keys },
-          `EMQKEY key ${i + 1} differs at byte 5: expected '${expected}' but found '${keys[i]}'`,
+      for (let position = 2; position <= call.keys.length; position += 1) {
+        const expected = call.keys[position - 1]!;
+        const found = expected.replace('{orders}', '{fills}');
+        await world.refuses(
+          withKey(call, position, found),
+          `EMQKEY key ${position} differs at byte 5: expected '${expected}' but found '${found}'`,
         );
       }
     }
@@ -147,28 +151,25 @@ describe('the layout', () => {
 
   it('refuses key 1 of another queue at key 2, since key 1 names the queue', async () => {
     const world = await populated();
-    await refuses(
-      world,
-      { ...world.valid.claim, keys: ['emq:{fills}:pending', ...world.valid.claim.keys.slice(1)] },
+    await world.refuses(
+      withKey(world.valid.claim, 1, 'emq:{fills}:pending'),
       "EMQKEY key 2 differs at byte 5: expected 'emq:{fills}:active' but found 'emq:{orders}:active'",
     );
   });
 
   it('refuses a row that is not the id argument’s row, and a row base that is a row', async () => {
     const world = await populated();
-    const other = minter.mint();
+    const other = mintJobId();
     const complete = world.valid.complete;
     const row = jobKey('orders', world.held);
     const offset = [...row].findIndex((ch, i) => ch !== jobKey('orders', other)[i]);
-    await refuses(
-      world,
-      { ...complete, keys: [complete.keys[0]!, jobKey('orders', other), complete.keys[2]!] },
+    await world.refuses(
+      withKey(complete, 2, jobKey('orders', other)),
       `EMQKEY key 2 differs at byte ${offset}: expected '${row}' but found '${jobKey('orders', other)}'`,
     );
     const reap = world.valid.reap;
-    await refuses(
-      world,
-      { ...reap, keys: [reap.keys[0]!, reap.keys[1]!, row] },
+    await world.refuses(
+      withKey(reap, 3, row),
       `EMQKEY key 3 differs at byte 17: expected 'emq:{orders}:job:' but found '${row}'`,
     );
   });
@@ -177,19 +178,16 @@ describe('the layout', () => {
     const world = await populated();
     const enqueue = world.valid.enqueue;
     const id = enqueue.args[0]!;
-    await refuses(
-      world,
-      { ...enqueue, keys: ['emq:{orders', enqueue.keys[1]!] },
+    await world.refuses(
+      withKey(enqueue, 1, 'emq:{orders'),
       `EMQKEY key 1 differs at byte 11: expected 'emq:{<queue>}:job:${id}' but found 'emq:{orders'`,
     );
-    await refuses(
-      world,
-      { ...enqueue, keys: ['EMQ:{orders}:job:' + id, enqueue.keys[1]!] },
+    await world.refuses(
+      withKey(enqueue, 1, 'EMQ:{orders}:job:' + id),
       `EMQKEY key 1 differs at byte 0: expected 'emq:{<queue>}:job:${id}' but found 'EMQ:{orders}:job:${id}'`,
     );
-    await refuses(
-      world,
-      { ...world.valid.promote, keys: ['emq', ...world.valid.promote.keys.slice(1)] },
+    await world.refuses(
+      withKey(world.valid.promote, 1, 'emq'),
       "EMQKEY key 1 differs at byte 3: expected 'emq:{<queue>}:schedule' but found 'emq'",
     );
   });
@@ -198,8 +196,7 @@ describe('the layout', () => {
     const world = await populated();
     for (const transition of CORE_TRANSITIONS) {
       const call = world.valid[transition];
-      await refuses(
-        world,
+      await world.refuses(
         { ...call, keys: call.keys.map((key) => key.replace('{orders}', '{}')) },
         "EMQKEY key 1 has an empty queue name at byte 5: expected at least one byte between '{' and '}'",
       );
@@ -209,8 +206,7 @@ describe('the layout', () => {
   it('escapes non-ASCII bytes, quote, backslash and NUL in its messages', async () => {
     const world = await populated();
     const call = world.valid.claim;
-    await refuses(
-      world,
+    await world.refuses(
       { ...call, keys: ["emq:{a'b\\c\u0000ç}:pending", "emq:{a'b\\c\u0000c}:active", 'emq:{x}:job:'] },
       "EMQKEY key 2 differs at byte 11: expected 'emq:{a\\x27b\\x5cc\\x00\\xc3\\xa7}:active' but found 'emq:{a\\x27b\\x5cc\\x00c}:active'",
     );
@@ -219,7 +215,7 @@ describe('the layout', () => {
   it('does not run the admission check: a name holding { or NUL passes when every key carries it', async () => {
     const world = await populated();
     for (const queue of ['a{b', 'nul\u0000inside']) {
-      const id = minter.mint();
+      const id = mintJobId();
       const keys = [`emq:{${queue}}:job:${id}`, `emq:{${queue}}:pending`];
       assert.equal(await world.native.run({ transition: 'enqueue', keys, args: [id, 'x'] }), 1, queue);
       assert.deepEqual(await world.client.zrange(keys[1]!, 0, -1), [id]);
@@ -231,13 +227,11 @@ describe('EMQKIND and EMQSTALE', () => {
   it('refuses an id that is not of kind JOB, on enqueue and schedule', async () => {
     const world = await populated();
     const id = 'USR0KHTOWnGLuC';
-    await refuses(
-      world,
+    await world.refuses(
       callFor('enqueue', 'orders', { id, payload: 'x' }),
       `EMQKIND expected an id of kind 'JOB' but found '${id}'`,
     );
-    await refuses(
-      world,
+    await world.refuses(
       callFor('schedule', 'orders', { id, payload: 'x', run_at_ms: 0 }),
       `EMQKIND expected an id of kind 'JOB' but found '${id}'`,
     );
@@ -246,19 +240,16 @@ describe('EMQKIND and EMQSTALE', () => {
   it('refuses a token that is not the row’s attempts, on complete and retry', async () => {
     const world = await populated();
     const { held } = world;
-    await refuses(
-      world,
+    await world.refuses(
       callFor('complete', 'orders', { id: held, token: 2 }),
       `EMQSTALE expected token '1' for '${held}' but found '2'`,
     );
-    await refuses(
-      world,
+    await world.refuses(
       callFor('retry', 'orders', { id: held, token: '01', delay_ms: 0, max_attempts: 1, error: 'e' }),
       `EMQSTALE expected token '1' for '${held}' but found '01'`,
     );
     await world.client.hdel(jobKey('orders', held), 'attempts');
-    await refuses(
-      world,
+    await world.refuses(
       callFor('complete', 'orders', { id: held, token: 1 }),
       `EMQSTALE expected token '' for '${held}' but found '1'`,
     );
@@ -269,21 +260,20 @@ describe('the wire identity', () => {
   it('refuses every verb when {emq}:version is absent, as not installed', async () => {
     const world = await populated();
     await world.client.del(versionKey());
-    for (const transition of CORE_TRANSITIONS) await refuses(world, world.valid[transition], NOT_INSTALLED);
+    for (const transition of CORE_TRANSITIONS) await world.refuses(world.valid[transition], NOT_INSTALLED);
   });
 
   it('refuses every verb on a foreign identity, naming found and expected', async () => {
     const world = await populated();
     await world.client.set(versionKey(), WIRE4_IDENTITY);
-    for (const transition of CORE_TRANSITIONS) await refuses(world, world.valid[transition], FOREIGN);
+    for (const transition of CORE_TRANSITIONS) await world.refuses(world.valid[transition], FOREIGN);
   });
 
   it('refuses an identity that is not a string, naming its type', async () => {
     const world = await populated();
     await world.client.del(versionKey());
     await world.client.hset(versionKey(), 'v', WIRE6_IDENTITY);
-    await refuses(
-      world,
+    await world.refuses(
       world.valid.enqueue,
       `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found a hash`,
     );
@@ -292,18 +282,17 @@ describe('the wire identity', () => {
   it('accepts every verb once the identity is installed again, and each one writes', async () => {
     const world = await populated();
     await world.client.set(versionKey(), WIRE4_IDENTITY);
-    await refuses(world, world.valid.enqueue, FOREIGN);
+    await world.refuses(world.valid.enqueue, FOREIGN);
     await world.client.set(versionKey(), WIRE6_IDENTITY);
     for (const transition of CORE_TRANSITIONS) {
       // complete and retry share the held claim; give retry one of its own.
       if (transition === 'retry') {
         const { id, attempts } = (await new Jobs(world.native).claim('orders', 60_000))!;
-        await accepts(
-          world,
+        await world.accepts(
           callFor('retry', 'orders', { id, token: attempts, delay_ms: 0, max_attempts: 3, error: 'e' }),
         );
       } else {
-        await accepts(world, world.valid[transition]);
+        await world.accepts(world.valid[transition]);
       }
     }
   });
@@ -315,17 +304,16 @@ describe('the check order: key count → layout → server mode → identity →
     await world.client.set(versionKey(), WIRE4_IDENTITY);
     const enqueue = callFor('enqueue', 'orders', { id: 'USR0KHTOWnGLuC', payload: 'x' });
     // Wrong count and wrong layout and foreign identity and wrong kind: the count speaks.
-    await refuses(world, { ...enqueue, keys: ['emq:{}:x'] }, 'EMQKEY EMQ.ENQUEUE expects 2 keys but found 1');
+    await world.refuses({ ...enqueue, keys: ['emq:{}:x'] }, 'EMQKEY EMQ.ENQUEUE expects 2 keys but found 1');
     // Wrong layout, foreign identity, wrong kind: the layout speaks.
-    await refuses(
-      world,
-      { ...enqueue, keys: [enqueue.keys[0]!, 'emq:{orders}:active'] },
+    await world.refuses(
+      withKey(enqueue, 2, 'emq:{orders}:active'),
       "EMQKEY key 2 differs at byte 13: expected 'emq:{orders}:pending' but found 'emq:{orders}:active'",
     );
     // Foreign identity, wrong kind: the identity speaks.
-    await refuses(world, enqueue, FOREIGN);
+    await world.refuses(enqueue, FOREIGN);
     // A stale token behind a foreign identity: the identity speaks.
-    await refuses(world, callFor('complete', 'orders', { id: world.held, token: 9 }), FOREIGN);
+    await world.refuses(callFor('complete', 'orders', { id: world.held, token: 9 }), FOREIGN);
   });
 });
 
@@ -344,7 +332,7 @@ describe('the fixture’s layout cases (the vectors cargo test reads)', () => {
     for (const c of cases) {
       const call: Call = { transition: transitionOf(c.verb), keys: c.keys, args: c.args };
       if (c.error !== null) {
-        await refuses(world, call, c.error);
+        await world.refuses(call, c.error);
         continue;
       }
       const reply = await world.native.run(call);

@@ -42,6 +42,10 @@ export function useNativeSandbox(options: SandboxOptions = {}): TestSandbox {
       loaded();
       return box.standalone(db);
     },
+    nextDatabase() {
+      loaded();
+      return box.nextDatabase();
+    },
     cluster() {
       return box.cluster();
     },

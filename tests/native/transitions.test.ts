@@ -4,13 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IdMinter, queueKey, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
-import { describeTransitionBehaviour, freshDatabases } from '../support/transition-behaviour.ts';
+import { describeTransitionBehaviour } from '../support/transition-behaviour.ts';
 import { useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
-describeTransitionBehaviour(box, 'native');
-
-const fresh = freshDatabases(box, 'native');
+const fresh = describeTransitionBehaviour(box, 'native');
 const minter = new IdMinter(62);
 
 describe('EMQ.CLAIM on the wire', () => {

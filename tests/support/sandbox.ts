@@ -11,8 +11,13 @@ import { boundedTeardown } from './teardown.ts';
 
 export interface TestSandbox {
   readonly sandbox: Sandbox;
-  /** A new client on the standalone node (a fresh logical database per call unless `db` is given). */
+  /** A new client on the standalone node, on database `db` (0 unless given). */
   standalone(db?: number): Valkey;
+  /**
+   * A new client on the standalone node's next database in turn (after the 16 a valkey-server has, the
+   * first again): each test of a file gets a database of its own to empty and fill.
+   */
+  nextDatabase(): { db: number; client: Valkey };
   /** A cluster client (iovalkey's Cluster) on the three-node cluster: it follows MOVED and ASK. */
   cluster(): Cluster;
   /** A plain connection to one node of the cluster (in slot order): it answers MOVED for others' slots. */
@@ -36,6 +41,7 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
     clients.push(client);
     return client;
   };
+  let next = 0;
   return {
     get sandbox() {
       if (!sandbox) throw new Error('the sandbox starts in before(); use it inside a test');
@@ -43,6 +49,10 @@ export function useSandbox(options: SandboxOptions = {}): TestSandbox {
     },
     standalone(db) {
       return open(this.sandbox.standalone.url, db);
+    },
+    nextDatabase() {
+      const db = next++ % 16;
+      return { db, client: this.standalone(db) };
     },
     cluster() {
       if (!this.sandbox.cluster) throw new Error('this sandbox has no cluster');

@@ -27,10 +27,9 @@ export interface Fresh {
  * Fresh databases of `box`'s standalone node, one per test; for the native executor each one holds the
  * installed wire identity (and nothing else), as an operator leaves it.
  */
-export function freshDatabases(box: TestSandbox, kind: Executor['kind']): () => Promise<Fresh> {
-  let nextDb = 0;
+function freshDatabases(box: TestSandbox, kind: Executor['kind']): () => Promise<Fresh> {
   return async () => {
-    const client = box.standalone(nextDb++ % 16);
+    const { client } = box.nextDatabase();
     await client.flushdb();
     if (kind === 'native') await installWireIdentity(client);
     const executor = kind === 'native' ? new NativeExecutor(client) : new ScriptedExecutor(client);
@@ -38,9 +37,18 @@ export function freshDatabases(box: TestSandbox, kind: Executor['kind']): () => 
   };
 }
 
-export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['kind']): void {
+/** Describes the shared suite; answers its fresh databases, for the tests only one executor has. */
+export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['kind']): () => Promise<Fresh> {
   const fresh = freshDatabases(box, kind);
   const minter = new IdMinter(kind === 'native' ? 61 : 1);
+  /** A fresh database holding one job, enqueued with payload x and claimed: its token is `attempts`. */
+  const claimedJob = async (leaseMs = 1000) => {
+    const world = await fresh();
+    const id = minter.mint();
+    await world.jobs.enqueue('orders', id, 'x');
+    const { attempts } = (await world.jobs.claim('orders', leaseMs))!;
+    return { ...world, id, attempts };
+  };
   /** What a fresh database holds before any transition. */
   const baseline = kind === 'native' ? [versionKey()] : [];
   const title = (transition: CoreTransition) =>
@@ -179,10 +187,7 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
 
   describe(title('complete'), () => {
     it('removes the id from active, deletes the row and counts it; then answers 0', async () => {
-      const { client, jobs } = await fresh();
-      const id = minter.mint();
-      await jobs.enqueue('orders', id, 'x');
-      const { attempts } = (await jobs.claim('orders', 1000))!;
+      const { client, jobs, id, attempts } = await claimedJob();
       assert.equal(await jobs.complete('orders', id, attempts), 1);
       assert.equal(await client.exists(jobKey('orders', id)), 0);
       assert.equal(await client.exists(queueKey('orders', 'active')), 0);
@@ -194,10 +199,7 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
 
   describe(title('retry'), () => {
     it('records the error and schedules the job at now + delay while attempts remain', async () => {
-      const { client, jobs } = await fresh();
-      const id = minter.mint();
-      await jobs.enqueue('orders', id, 'x');
-      const { attempts } = (await jobs.claim('orders', 1000))!;
+      const { client, jobs, id, attempts } = await claimedJob();
       const before = await serverMs(client);
       assert.equal(
         await jobs.retry('orders', id, attempts, { delayMs: 5000, maxAttempts: 3, error: 'boom' }),
@@ -217,10 +219,7 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
     });
 
     it('buries the job in dead at 0 when attempts reach max_attempts, and counts it', async () => {
-      const { client, jobs } = await fresh();
-      const id = minter.mint();
-      await jobs.enqueue('orders', id, 'x');
-      const { attempts } = (await jobs.claim('orders', 1000))!;
+      const { client, jobs, id, attempts } = await claimedJob();
       assert.equal(
         await jobs.retry('orders', id, attempts, { delayMs: 0, maxAttempts: 1, error: 'fatal' }),
         'dead',
@@ -313,10 +312,7 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
     });
 
     it('refuses a stale token on complete and retry with EMQSTALE, and writes nothing', async () => {
-      const { client, jobs } = await fresh();
-      const id = minter.mint();
-      await jobs.enqueue('orders', id, 'x');
-      await jobs.claim('orders', 60_000);
+      const { client, jobs, id } = await claimedJob(60_000);
       const before = await dumpKeyspace(client);
       await assert.rejects(jobs.complete('orders', id, 2), {
         message: `EMQSTALE expected token '1' for '${id}' but found '2'`,
@@ -327,4 +323,6 @@ export function describeTransitionBehaviour(box: TestSandbox, kind: Executor['ki
       assert.deepEqual(await dumpKeyspace(client), before);
     });
   });
+
+  return fresh;
 }
