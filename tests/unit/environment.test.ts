@@ -75,7 +75,7 @@ describe('the environment', () => {
     assert.equal(frontSettings({ EXPLORER_BURST: '1' }, 4).burst, 1);
   });
 
-  it('every number at its smallest (a millisecond, one) is taken; zero, negative and non-numbers are refused by name', () => {
+  it('every number at its smallest is taken; zero, negative and non-numbers are refused by name', () => {
     for (const name of NUMBERS) {
       assert.doesNotThrow(() => readAll({ [name]: '1' }), name);
       for (const bad of ['0', '-1', 'abc', 'Infinity', '1e999', '15s']) {

@@ -1,7 +1,8 @@
 // Every number the docs state about a limit is the number server/settings/ holds. docs/api.md's Limits
-// table is read row by row: each row's numbers after its first cell (outside code spans) must be, in order, the ones listed
-// here from the settings, and a row this test does not know fails until it is added. The README and
-// docs/deploy.md restate a few; each of those sentences is read for its number too.
+// table is read row by row: each row's numbers after its first cell (outside code spans) must be, in
+// order, the ones listed here from the settings, and a row this test does not know fails until it is
+// added. The README,
+// docs/deploy.md and docs/sandbox.md restate a few; each of those sentences is read for its number too.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -139,6 +140,13 @@ describe('the limits the docs state', () => {
     ],
     ['docs/deploy.md', /keeps for runs \((\d+)\)/, [CLUSTER_CLIENTS]],
     ['docs/deploy.md', /databases − 1, at most (\d+)\)/, [MAX_KEYSPACES]],
+    [
+      'docs/deploy.md',
+      /before the site's (\d+) s \(`KEEP_ALIVE_TIMEOUT_MS`\)/,
+      [s(DEFAULTS.KEEP_ALIVE_TIMEOUT_MS)],
+    ],
+    ['docs/sandbox.md', /No persistence, (\d+) MB each/, [mb(MAXMEMORY.clusterNode)]],
+    ['docs/sandbox.md', /at start and every (\d+) s/, [s(CLUSTER_CHECK_EVERY_MS)]],
   ];
 
   for (const [path, pattern, numbers] of SENTENCES) {
