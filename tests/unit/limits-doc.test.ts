@@ -1,15 +1,15 @@
 // Every number the docs state about a limit is the number server/settings/ holds. docs/api.md's Limits
 // table is read row by row: each row's numbers after its first cell (outside code spans) must be, in
 // order, the ones listed here from the settings, and a row this test does not know fails until it is
-// added. The README,
-// docs/deploy.md and docs/sandbox.md restate a few; each of those sentences is read for its number too.
+// added. The README, docs/deploy.md, docs/sandbox.md and the rest of docs/api.md restate some; each of
+// those sentences is read for its numbers too.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
-import { CONSOLE_LIMITS, LIMITS } from '../../server/settings/limits.ts';
+import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../../server/settings/limits.ts';
 import { DEFAULTS } from '../../server/settings/environment.ts';
 import {
   CLUSTER_CHECK_EVERY_MS,
@@ -106,6 +106,25 @@ describe('the limits the docs state', () => {
 
   /** Each sentence of a document that restates a setting: its pattern, and the number(s) it must hold. */
   const SENTENCES: Array<[path: string, pattern: RegExp, numbers: number[]]> = [
+    ['docs/api.md', /\| `keys` \| `queue` \(1–(\d+) bytes\)/, [LIMITS.queueBytes]],
+    ['docs/api.md', /either `key` \(any key, ≤ (\d+) bytes\)/, [LIMITS.keyBytes]],
+    ['docs/api.md', /optional `keys` \(≤ (\d+), (\d+) bytes each\)/, [LAYOUT_KEYS, LIMITS.keyBytes]],
+    ['docs/api.md', /\| `route` \| `queue` \(1–(\d+) bytes/, [LIMITS.queueBytes]],
+    ['docs/api.md', /optional `steps` \(≤ (\d+) of/, [LIMITS.steps]],
+    [
+      'docs/api.md',
+      /`lines` \(1–(\d+) commands as typed into redis-cli, each ≤ (\d+) bytes\)/,
+      [CONSOLE_LIMITS.lines, CONSOLE_LIMITS.lineBytes],
+    ],
+    ['docs/api.md', /with `COUNT` ≤ (\d+),/, [CONSOLE_CAPS.scanCount]],
+    ['docs/api.md', /<identity ≤ (\d+) bytes> NX/, [CONSOLE_CAPS.identityBytes]],
+    ['docs/api.md', /\(≤ (\d+) pairs\) and `DEL` \(≤ (\d+) keys\)/, [CONSOLE_CAPS.pairs, CONSOLE_CAPS.keys]],
+    [
+      'docs/api.md',
+      /More than (\d+) lines, a line over (\d+) bytes/,
+      [CONSOLE_LIMITS.lines, CONSOLE_LIMITS.lineBytes],
+    ],
+    ['docs/api.md', /name a key in \(at most (\d+); more is `BAD_INPUT`/, [CONSOLE_CAPS.clusterSlots]],
     ['README.md', /at start and every (\d+) s/, [s(CLUSTER_CHECK_EVERY_MS)]],
     ['README.md', /but\s+database 0, at most (\d+);/, [MAX_KEYSPACES]],
     ['README.md', /ends the start within (\d+) s/, [s(START_BUDGET_MS)]],
