@@ -1,5 +1,4 @@
-// The Lua of the scripted executor: one file per transition in ./lua (promote and reap share one, as they
-// share one function in the native module), shared fragments in ./lua/includes
+// The Lua of the scripted executor: one file per transition in ./lua, shared fragments in ./lua/includes
 // pulled in by `--- @include "<name>"`, assembled and hashed once by server/lua/lua-file.ts.
 
 import { join } from 'node:path';

@@ -43,14 +43,14 @@ export const TRANSITIONS = {
     args: ['id', 'token', 'delay_ms', 'max_attempts', 'error'],
   },
   promote: {
-    script: 'move-due-3.lua',
+    script: 'promote-3.lua',
     command: 'EMQ.PROMOTE',
     admits: false,
     keys: ['schedule', 'pending', 'job:'],
     args: ['batch'],
   },
   reap: {
-    script: 'move-due-3.lua',
+    script: 'reap-3.lua',
     command: 'EMQ.REAP',
     admits: false,
     keys: ['active', 'pending', 'job:'],

@@ -30,8 +30,8 @@ impl Layout {
             "EMQ.CLAIM" => "claim-3.lua",
             "EMQ.COMPLETE" => "complete-3.lua",
             "EMQ.RETRY" => "retry-5.lua",
-            // One script for both sweeps, as one `move_due` runs both commands.
-            "EMQ.PROMOTE" | "EMQ.REAP" => "move-due-3.lua",
+            "EMQ.PROMOTE" => "promote-3.lua",
+            "EMQ.REAP" => "reap-3.lua",
             verb => panic!("no script for {verb}"),
         }
     }
