@@ -63,7 +63,8 @@ async function primary(): Promise<void> {
 }
 
 async function serve(): Promise<Server> {
-  // Astro's entry would start its own server; we only want its handler.
+  // Astro's entry would start its own server; we only want its handler. Its island imports server/ from
+  // these same files (astro.config.mjs), so it runs on this process's one runtime.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   // @ts-ignore — dist/ exists only after `astro build`.
   const { handler } = (await import('../dist/server/entry.mjs')) as { handler: Handler };

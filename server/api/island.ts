@@ -3,7 +3,8 @@
 // through the same run as the API (runExperiment: the run deadline, then `classify`), so only the
 // sandbox's own outage reads as "down", a bug is logged like any API run's, and no run is left going
 // after the island has given up on it. A down sandbox is told at once (its health check is a ping
-// bounded at a second), so a page never waits on it.
+// bounded at a second), so a page never waits on it. Astro's server build imports this file from
+// server/ rather than copying it (astro.config.mjs): the island and the API share this process's runtime.
 
 import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
 import { classified, runExperiment } from './api.ts';

@@ -30,7 +30,7 @@ export interface AtomicRuntime {
   close(): Promise<void>;
 }
 
-const STATE = Symbol.for('the-owned-keyspace:atomic-runtime');
+/** This process's Valkey 9 cluster: one per process, as this module is (see runtime.ts). */
 interface Held {
   started?: Promise<AtomicRuntime>;
   failure?: string;
@@ -38,7 +38,7 @@ interface Held {
   failedAt?: number;
   watching?: NodeJS.Timeout;
 }
-const held = ((globalThis as { [STATE]?: Held })[STATE] ??= {});
+const held: Held = {};
 
 async function start(server: string, version: string): Promise<AtomicRuntime> {
   const password = newPassword();

@@ -64,18 +64,18 @@ export interface ExplorerRuntime {
 }
 
 /**
- * One runtime per process, kept on the process itself: the JSON API loads this file from server/, and
- * Astro's bundle of the server islands carries a copy of it; both must lease from one pool.
+ * One runtime per process, in this module: the JSON API and the server island both import this file
+ * from server/ (Astro's server build imports server/ instead of bundling a copy: astro.config.mjs), so
+ * both lease from one pool. A failed start is forgotten, and the next request tries again.
  */
-const RUNTIME = Symbol.for('the-owned-keyspace:explorer-runtime');
-const shared = globalThis as { [RUNTIME]?: Promise<ExplorerRuntime> };
+let running: Promise<ExplorerRuntime> | undefined;
 
 export function explorerRuntime(): Promise<ExplorerRuntime> {
-  shared[RUNTIME] ??= start().catch((error) => {
-    shared[RUNTIME] = undefined; // the next request tries again
+  running ??= start().catch((error) => {
+    running = undefined;
     throw error;
   });
-  return shared[RUNTIME];
+  return running;
 }
 
 /** `promise`, or past `deadline` (ms since the epoch) a StartRefusedError saying what did not answer. */
@@ -314,7 +314,7 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
         await pool.close();
         for (const client of opened) client.disconnect();
         await sandbox.stop();
-        shared[RUNTIME] = undefined;
+        running = undefined;
       },
     };
   } catch (error) {

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { COURSE_ROUTES, startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { launchBrowser } from '../support/site.ts';
+import { serversOf } from '../support/processes.ts';
+import { boundedTeardown } from '../support/teardown.ts';
 
 let site: Site;
 let browser: Browser;
@@ -18,10 +20,12 @@ before(async () => {
   });
   browser = await launchBrowser();
 });
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+after(() =>
+  boundedTeardown(async () => {
+    await browser?.close();
+    await site?.close();
+  }),
+);
 
 /** The site's own valkey-server children, by their command lines. */
 function sandboxChildren(): { standalone: number; cluster: number } {
@@ -63,6 +67,16 @@ test('the standalone sandbox dies mid-run: pages serve, the island says so, and 
   const root = page.locator('emq-explorer:defined:not([data-sandbox="loading"])');
   await root.waitFor();
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
+  // The island (rendered by Astro's server build) and the API (its status, asked above) use one
+  // runtime: a second copy of it would have started a second sandbox under the site.
+  const html = await (await fetch(`${site.url}/protocol/the-owned-keyspace/`)).text();
+  const island = /\/_server-islands\/[^"]+/.exec(html)?.[0]?.replaceAll('&amp;', '&');
+  assert.ok(island, 'the module page has a server island');
+  const islandAnswer = await fetch(site.url + island);
+  const islandHtml = await islandAnswer.text();
+  assert.equal(islandAnswer.status, 200, islandHtml);
+  assert.match(islandHtml, /data-sandbox="up"/);
+  assert.equal(serversOf(site.pid).length, 4, 'one standalone node and three cluster nodes');
 
   // the reader's run leaves the browser; on its way, the standalone server is SIGKILLed
   let killed = false;
