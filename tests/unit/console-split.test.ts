@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isGrammarKey, plan } from '../../server/experiments/console/allow-list.ts';
+import { CONSOLE_CAPS } from '../../server/settings/limits.ts';
 import { LineError, splitLine } from '../../server/experiments/console/split-line.ts';
 import { reprCommand } from '../../server/wire/repr.ts';
 
@@ -54,17 +55,27 @@ describe('the allow-list', () => {
     assert.ok(keyslot.ok && keyslot.node === 'cluster');
   });
 
-  it('bounds SCAN COUNT and the writes: at the cap and one past', () => {
-    assert.equal(plan(splitLine('SCAN 0 COUNT 100')).ok, true);
-    assert.equal(plan(splitLine('SCAN 0 COUNT 101')).ok, false);
+  it('bounds SCAN COUNT, the reads, the writes and a transition: at the cap and one past', () => {
+    const { scanCount, pairs: pairCap, keys: keyCap, identityBytes, transitionArgs } = CONSOLE_CAPS;
+    assert.equal(plan(splitLine(`SCAN 0 COUNT ${scanCount}`)).ok, true);
+    assert.equal(plan(splitLine(`SCAN 0 COUNT ${scanCount + 1}`)).ok, false);
     const pairs = (n: number) => Array.from({ length: n }, (_, i) => `f${i} v`).join(' ');
-    assert.equal(plan(splitLine(`HSET emq:{a}:meta ${pairs(8)}`)).ok, true);
-    assert.equal(plan(splitLine(`HSET emq:{a}:meta ${pairs(9)}`)).ok, false);
+    assert.equal(plan(splitLine(`HSET emq:{a}:meta ${pairs(pairCap)}`)).ok, true);
+    assert.equal(plan(splitLine(`HSET emq:{a}:meta ${pairs(pairCap + 1)}`)).ok, false);
     const keys = (n: number) => Array.from({ length: n }, () => 'emq:{a}:pending').join(' ');
-    assert.equal(plan(splitLine(`DEL ${keys(8)}`)).ok, true);
-    assert.equal(plan(splitLine(`DEL ${keys(9)}`)).ok, false);
-    assert.equal(plan(splitLine(`SET {emq}:version ${'x'.repeat(64)} NX`)).ok, true);
-    assert.equal(plan(splitLine(`SET {emq}:version ${'x'.repeat(65)} NX`)).ok, false);
+    for (const command of ['DEL', 'EXISTS']) {
+      assert.equal(plan(splitLine(`${command} ${keys(keyCap)}`)).ok, true, command);
+      assert.equal(plan(splitLine(`${command} ${keys(keyCap + 1)}`)).ok, false, command);
+    }
+    assert.equal(plan(splitLine(`SET {emq}:version ${'x'.repeat(identityBytes)} NX`)).ok, true);
+    assert.equal(plan(splitLine(`SET {emq}:version ${'x'.repeat(identityBytes + 1)} NX`)).ok, false);
+    const args = (n: number) =>
+      ['1 emq:{a}:pending', ...Array.from({ length: n - 2 }, (_, i) => `a${i}`)].join(' ');
+    for (const verb of ['EMQ.ENQUEUE', 'SCRIPT enqueue']) {
+      assert.equal(plan(splitLine(`${verb} ${args(transitionArgs)}`)).ok, true, verb);
+      const over = plan(splitLine(`${verb} ${args(transitionArgs + 1)}`));
+      assert.ok(!over.ok && over.code === 'BAD_ARGUMENTS', verb);
+    }
     for (const line of [
       'SET {emq}:version x',
       'SET emq:{a}:meta x NX',
