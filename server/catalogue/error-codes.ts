@@ -349,12 +349,14 @@ const ROWS = [
     },
     {
       code: 'SANDBOX_LIMIT',
+      variant: 'keyspaces',
       status: 503,
       when: 'the sandbox Valkey has fewer databases than the run needs keyspaces (a run needs one or two)',
       text: 'the sandbox Valkey cannot give this run its keyspace: it has <keyspaces> for runs and this run needs <count>',
     },
     {
       code: 'SANDBOX_LIMIT',
+      variant: 'refused',
       status: 503,
       when: 'the sandbox Valkey refused to enter a run’s database or to run the lease script (its leases were given back)',
       text: 'the sandbox Valkey cannot give this run its keyspace: <command> was refused (<reply>)',

@@ -105,16 +105,7 @@ export async function atomicRuntimeWithin(
   const started = atomicRuntime(env);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Valkey9UnavailableError(
-            'the Valkey 9.1 cluster is starting; try again in a few seconds',
-            'starting',
-          ),
-        ),
-      waitMs,
-    );
+    timer = setTimeout(() => reject(new Valkey9UnavailableError('starting')), waitMs);
   });
   try {
     return await Promise.race([started, late]);
@@ -132,22 +123,19 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
   const build = valkey9Build(env);
   if (build.state === 'building') {
     watchBuild(env);
-    throw new Valkey9UnavailableError(
-      'Valkey 9.1 is being built (scripts/valkey9.sh); try again in a minute',
-      'building',
-    );
+    throw new Valkey9UnavailableError('building');
   }
   if (build.state === 'absent') {
-    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${build.why}`, 'absent');
+    throw new Valkey9UnavailableError('absent', build.why);
   }
   if (held.failure && Date.now() - (held.failedAt ?? 0) < ATOMIC_RETRY_START_MS) {
-    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, 'absent');
+    throw new Valkey9UnavailableError('absent', held.failure);
   }
   held.started = start(build.server, build.version).catch((error: Error) => {
     held.started = undefined;
     held.failure = `its cluster did not start (${error.message.split('\n', 1)[0]})`;
     held.failedAt = Date.now();
-    throw new Valkey9UnavailableError(`Valkey 9.1 is not available: ${held.failure}`, 'absent');
+    throw new Valkey9UnavailableError('absent', held.failure);
   });
   return held.started;
 }

@@ -22,6 +22,7 @@ import { loadScriptsThrough } from '../executors/scripted.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { BusyError } from '../catalogue/busy.ts';
+import { catalogueText } from '../catalogue/catalogue-text.ts';
 import {
   KEYSPACE_CONNECT_MS,
   KEYSPACE_WAIT_MS,
@@ -39,7 +40,7 @@ export interface Lease {
 
 export class PoolBusyError extends BusyError {
   constructor(waitedMs: number) {
-    super(`every sandbox keyspace is in use; waited ${waitedMs} ms. Try again in a moment.`);
+    super(catalogueText('BUSY', { ms: waitedMs }, 'pool'));
     this.name = 'PoolBusyError';
   }
 }
@@ -49,8 +50,13 @@ export class PoolBusyError extends BusyError {
  * script or SELECT the server refuses (a database it does not have). A limit of the deployment, not a bug.
  */
 export class SandboxLimitError extends Error {
-  constructor(why: string) {
-    super(`the sandbox Valkey cannot give this run its keyspace: ${why}`);
+  /** Fewer keyspaces than the run needs (`keyspaces`, e.g. "1 keyspace"), or a refused `command`. */
+  constructor(limit: { keyspaces: string; count: number } | { command: string; reply: string }) {
+    super(
+      'command' in limit
+        ? catalogueText('SANDBOX_LIMIT', limit, 'refused')
+        : catalogueText('SANDBOX_LIMIT', limit, 'keyspaces'),
+    );
     this.name = 'SandboxLimitError';
   }
 }
@@ -160,8 +166,8 @@ export class KeyspacePool {
    */
   async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = KEYSPACE_WAIT_MS): Promise<T> {
     if (count > this.size) {
-      const has = `${this.size} keyspace${this.size === 1 ? '' : 's'}`;
-      throw new SandboxLimitError(`it has ${has} for runs and this run needs ${count}`);
+      const keyspaces = `${this.size} keyspace${this.size === 1 ? '' : 's'}`;
+      throw new SandboxLimitError({ keyspaces, count });
     }
     const token = `${PROCESS_TOKEN}:${(runs += 1)}`;
     const dbs = await this.acquire(count, token, waitMs);
@@ -340,9 +346,10 @@ export class KeyspacePool {
         unanswered,
       ]).finally(() => clearTimeout(timer));
       if (entered.status === 'rejected') {
-        throw new SandboxLimitError(
-          `SELECT ${db} was refused (${String(entered.reason?.message ?? entered.reason)})`,
-        );
+        throw new SandboxLimitError({
+          command: `SELECT ${db}`,
+          reply: String(entered.reason?.message ?? entered.reason),
+        });
       }
       if (became.status === 'rejected') throw became.reason;
       return client;
@@ -360,7 +367,7 @@ export class KeyspacePool {
 function refusedAsLimit(error: unknown): never {
   const message = String((error as Error)?.message ?? error);
   if ((error as Error)?.name === 'ReplyError' && /^(ERR|NOPERM) /.test(message)) {
-    throw new SandboxLimitError(`the lease script was refused (${message})`);
+    throw new SandboxLimitError({ command: 'the lease script', reply: message });
   }
   throw error;
 }

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { catalogueText } from '../catalogue/catalogue-text.ts';
 import { processRuns } from './process-runs.ts';
 
 export type Valkey9Build =
@@ -43,14 +44,26 @@ export function valkey9Build(env: NodeJS.ProcessEnv = process.env): Valkey9Build
   return { state: 'absent', why: failed ? `the build failed: ${failed[1]}` : `unreadable state ${state}` };
 }
 
+/** Why the atomic half cannot run now: still being built, its cluster still starting, or not available. */
+export type Valkey9Unavailable = 'building' | 'starting' | 'absent';
+
+/** The catalogue's row for each state: the error's text is that row's. */
+const ROW_OF = {
+  building: 'VALKEY9_BUILDING',
+  starting: 'VALKEY9_STARTING',
+  absent: 'VALKEY9_UNAVAILABLE',
+} as const;
+
 /**
  * Thrown when the atomic half cannot run, saying why: still being built, its cluster still starting
- * (both worth asking again soon), or not available at all.
+ * (both worth asking again soon), or not available at all (`why`).
  */
 export class Valkey9UnavailableError extends Error {
-  readonly state: 'building' | 'starting' | 'absent';
-  constructor(message: string, state: 'building' | 'starting' | 'absent') {
-    super(message);
+  readonly state: Valkey9Unavailable;
+  constructor(state: 'building' | 'starting');
+  constructor(state: 'absent', why: string);
+  constructor(state: Valkey9Unavailable, why?: string) {
+    super(state === 'absent' ? catalogueText(ROW_OF.absent, { why: why! }) : catalogueText(ROW_OF[state]));
     this.name = 'Valkey9UnavailableError';
     this.state = state;
   }

@@ -27,7 +27,8 @@ import {
   SinglePrimaryError,
 } from '../../server/explorer/slot-migration.ts';
 import { ClusterBusyError } from '../../server/wire/cluster-wire.ts';
-import { PoolBusyError } from '../../server/explorer/keyspace-pool.ts';
+import { PoolBusyError, SandboxLimitError } from '../../server/explorer/keyspace-pool.ts';
+import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { LockBusyError } from '../../server/explorer/run-lock.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -252,6 +253,54 @@ describe('the error-code catalogue', () => {
       catalogueText('BAD_PATH', { path: '"/x"' }, 'depth').includes(`${DECODE_ROUNDS} times`),
       true,
     );
+  });
+
+  it('builds the pool’s, the sandbox limit’s and Valkey 9.1’s failures from their rows, and the API sends that text', () => {
+    const limit = { keyspaces: '1 keyspace', count: 2 };
+    const refused = { command: 'SELECT 17', reply: 'ERR DB index is out of range' };
+    const why = 'it is not built (no /nowhere; scripts/valkey9.sh builds it)';
+    const cases: [Error, string, string][] = [
+      [new PoolBusyError(5000), 'BUSY', catalogueText('BUSY', { ms: 5000 }, 'pool')],
+      [new SandboxLimitError(limit), 'SANDBOX_LIMIT', catalogueText('SANDBOX_LIMIT', limit, 'keyspaces')],
+      [new SandboxLimitError(refused), 'SANDBOX_LIMIT', catalogueText('SANDBOX_LIMIT', refused, 'refused')],
+      [new Valkey9UnavailableError('building'), 'VALKEY9_BUILDING', catalogueText('VALKEY9_BUILDING')],
+      [new Valkey9UnavailableError('starting'), 'VALKEY9_STARTING', catalogueText('VALKEY9_STARTING')],
+      [
+        new Valkey9UnavailableError('absent', why),
+        'VALKEY9_UNAVAILABLE',
+        catalogueText('VALKEY9_UNAVAILABLE', { why }),
+      ],
+    ];
+    for (const [error, code, text] of cases) {
+      assert.equal(error.message, text);
+      const failure = classify(error);
+      assert.equal(failure.code, code, text);
+      assert.equal(failure.message, text);
+      assert.equal(rowsFor(code, text).length, 1, text);
+    }
+    assert.equal(
+      new SandboxLimitError(refused).message,
+      'the sandbox Valkey cannot give this run its keyspace: SELECT 17 was refused (ERR DB index is out of range)',
+    );
+  });
+
+  it('no API row’s text is written by hand in server/: each is built from its row', () => {
+    let looked = 0;
+    const sources = files('server', '.ts')
+      .filter((file) => !file.endsWith('catalogue/error-codes.ts'))
+      .map((file) => [file, read(file)] as const);
+    for (const row of ERROR_CODES.filter((e) => e.by.includes('API'))) {
+      // The text up to its first value, as a string literal would start with it.
+      const head = row.text.split('<', 1)[0]!;
+      if (head.length < 16) continue;
+      looked += 1;
+      for (const [file, text] of sources) {
+        for (const quote of ["'", '"', '`']) {
+          assert.ok(!text.includes(quote + head), `${file} writes ${row.code}'s text by hand: ${head}`);
+        }
+      }
+    }
+    assert.ok(looked >= 20, `looked for ${looked} texts`);
   });
 
   it('is published by GET /api/experiments with the EMQ.* arity table', async () => {
