@@ -2,7 +2,8 @@
 // table is read row by row: each row's numbers after its first cell (outside code spans) must be, in
 // order, the ones listed here from the settings, and a row this test does not know fails until it is
 // added. The README, docs/deploy.md, docs/sandbox.md and the rest of docs/api.md restate some; each of
-// those sentences is read for its numbers too.
+// those sentences is read for its numbers too. docs/nginx-site.conf is held to the site's own limits:
+// it closes an idle connection before the site does, takes the largest body, and outwaits a run.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import {
   MAX_KEYSPACES,
   MAXMEMORY,
   RESERVED_DESCRIPTORS,
+  RUN_ANSWER_MARGIN_MS,
   START_BUDGET_MS,
 } from '../../server/settings/bounds.ts';
 
@@ -165,6 +167,19 @@ describe('the limits the docs state', () => {
       [s(DEFAULTS.KEEP_ALIVE_TIMEOUT_MS)],
     ],
     ['docs/sandbox.md', /No persistence, (\d+) MB each/, [mb(MAXMEMORY.clusterNode)]],
+    [
+      'docs/nginx-site.conf',
+      /\(MAX_CONNECTIONS_PER_ADDRESS, (\d+)\)/,
+      [DEFAULTS.MAX_CONNECTIONS_PER_ADDRESS],
+    ],
+    ['docs/nginx-site.conf', /limit_conn per_reader (\d+);/, [DEFAULTS.MAX_CONNECTIONS_PER_ADDRESS]],
+    ['docs/nginx-site.conf', /\(KEEP_ALIVE_TIMEOUT_MS, (\d+) s\)/, [s(DEFAULTS.KEEP_ALIVE_TIMEOUT_MS)]],
+    [
+      'docs/nginx-site.conf',
+      /client_header_timeout (\d+)s; client_body_timeout (\d+)s; keepalive_timeout (\d+)s;/,
+      [s(DEFAULTS.HEADERS_TIMEOUT_MS), s(DEFAULTS.REQUEST_TIMEOUT_MS), s(DEFAULTS.KEEP_ALIVE_TIMEOUT_MS)],
+    ],
+    ['docs/nginx-site.conf', /the console's ([\d,]+) bytes/, [CONSOLE_LIMITS.bodyBytes]],
     ['docs/sandbox.md', /at start and every (\d+) s/, [s(CLUSTER_CHECK_EVERY_MS)]],
   ];
 
@@ -178,4 +193,14 @@ describe('the limits the docs state', () => {
       );
     });
   }
+
+  it("nginx's template closes before the site, takes every body the site takes, and outwaits a run", () => {
+    const conf = read('docs/nginx-site.conf');
+    const seconds = (pattern: RegExp) => Number(pattern.exec(conf)![1]);
+    const upstreamIdle = seconds(/upstream owned_keyspace \{[\s\S]*?keepalive_timeout (\d+)s;/);
+    assert.ok(upstreamIdle * 1000 < DEFAULTS.KEEP_ALIVE_TIMEOUT_MS, `${upstreamIdle} s`);
+    assert.ok(seconds(/client_max_body_size (\d+)k;/) * 1024 >= CONSOLE_LIMITS.bodyBytes);
+    const runAnswered = DEFAULTS.RUN_DEADLINE_MS + RUN_ANSWER_MARGIN_MS;
+    assert.ok(seconds(/proxy_read_timeout (\d+)s;/) * 1000 > runAnswered);
+  });
 });
