@@ -22,8 +22,6 @@ import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-proce
 import { MAX_KEYSPACES, START_BUDGET_MS } from '../settings/bounds.ts';
 import { runSettings } from '../settings/environment.ts';
 
-/** The most keyspaces a site uses (fewer when its Valkey has fewer databases: standalone-offer.ts). */
-export const POOL_SIZE = MAX_KEYSPACES;
 /** A run's deadline, and how long past it a lease may outlive a run whose process died. */
 const RUN = runSettings();
 
@@ -154,7 +152,7 @@ export function explorerPasswordFor(env: NodeJS.ProcessEnv): string {
 export function siteSandboxOptions(password: string): SandboxOptions {
   const native = nativeModulePath() !== null;
   return {
-    databases: POOL_SIZE + 1,
+    databases: MAX_KEYSPACES + 1,
     standaloneArgs: explorerUserArgs(password, native),
     clusterOptions: { args: explorerUserArgs(password, native, true) },
   };

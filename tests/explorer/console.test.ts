@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
-import { POOL_SIZE } from '../../server/explorer/runtime.ts';
+import { MAX_KEYSPACES } from '../../server/settings/bounds.ts';
 import { slot } from '../../server/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
 
@@ -54,7 +54,7 @@ const REFUSED = [
 describe('the console refuses', () => {
   it('every command outside the allow-list by name, saying what is allowed, and none reaches a server', async () => {
     // Every pooled connection is up (its handshake SELECTs its database) before the counts are read.
-    await Promise.all(Array.from({ length: POOL_SIZE }, () => run({ lines: ['PING'] })));
+    await Promise.all(Array.from({ length: MAX_KEYSPACES }, () => run({ lines: ['PING'] })));
     const before = await commandStats();
     const lines: any[] = [];
     let runs = 0;
