@@ -6,8 +6,9 @@
 // work the wall-clock figures move with the load, the CPU per run far less. Prints figures; asserts nothing.
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
+import { processTreeOf } from '../tests/support/processes.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
 
@@ -60,36 +61,9 @@ async function load(
 
 /** CPU ms (user + system) so far of `root` and every process under it, split into Node and valkey-server. */
 function cpuBelow(root: number): { node: number; valkey: number } | null {
-  const processes: Array<{ pid: number; ppid: number; comm: string; ms: number }> = [];
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        // After the name: state, ppid, …, utime (12th), stime (13th), in clock ticks of 10 ms.
-        const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-        processes.push({ pid: Number(entry), ppid: Number(fields[1]), comm, ms });
-      } catch {
-        // The process ended while we read.
-      }
-    }
-  } catch {
-    return null; // no /proc: not Linux
-  }
-  const below = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of processes)
-      if (below.has(p.ppid) && !below.has(p.pid)) {
-        below.add(p.pid);
-        grew = true;
-      }
-  }
+  if (!existsSync('/proc')) return null; // not Linux
   const total = { node: 0, valkey: 0 };
-  for (const p of processes)
-    if (below.has(p.pid)) total[p.comm.startsWith('valkey') ? 'valkey' : 'node'] += p.ms;
+  for (const p of processTreeOf(root)) total[p.comm.startsWith('valkey') ? 'valkey' : 'node'] += p.cpuMs;
   return total;
 }
 

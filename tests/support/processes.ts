@@ -1,5 +1,6 @@
 // The processes a test watches: whether one still runs, the valkey-servers a site started (its
-// children, told apart by their command lines), and a whole process tree read from /proc.
+// children, told apart by their command lines), and a whole process tree read from /proc, with the CPU
+// each process used (bench/ reads it).
 
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -35,6 +36,8 @@ export interface ProcessEntry {
   comm: string;
   /** The command line, its arguments joined by spaces. */
   cmdline: string;
+  /** The CPU it has used so far, user and system, in ms. */
+  cpuMs: number;
 }
 
 /** Every process on the machine, from /proc (one that ends while it is read is left out). */
@@ -46,9 +49,11 @@ export function processTable(): ProcessEntry[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // The name sits in parentheses and may itself hold spaces or parentheses: cut at the last ')'.
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      // After the name: state, ppid, …, utime (12th), stime (13th), in clock ticks of 10 ms.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      out.push({ pid: Number(entry), ppid, comm, cmdline });
+      out.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cmdline, cpuMs });
     } catch {
       // ended while read
     }
