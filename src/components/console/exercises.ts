@@ -47,6 +47,22 @@ function slotBetween(low: number, high: number) {
 
 const noBraces = (answer: string) => answer !== '' && !/[{}\s]/.test(answer);
 
+/** The part of an exercise that asks for a queue name whose keys land on a slot from `low` to `high`. */
+function queueOnSlots(low: number, high: number): Pick<Exercise, 'placeholder' | 'node' | 'lines' | 'check'> {
+  return {
+    placeholder: 'a queue name',
+    node: 'standalone',
+    lines: (answer) => [`CLUSTER KEYSLOT ${arg(`emq:{${answer}}:pending`)}`],
+    check: (result, answer) =>
+      noBraces(answer)
+        ? slotBetween(low, high)(result)
+        : {
+            ok: false,
+            why: 'A queue name has at least one byte and no braces (spaces make it hard to type here).',
+          },
+  };
+}
+
 export const EXERCISES: Record<string, Exercise[]> = {
   [`${MODULE}braced-grammar/`]: [
     {
@@ -96,16 +112,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
     {
       id: 'slot-low-queue',
       question: 'Find a queue name whose keys land on a slot from 0 to 100.',
-      placeholder: 'a queue name',
-      node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT ${arg(`emq:{${answer}}:pending`)}`],
-      check: (result, answer) =>
-        noBraces(answer)
-          ? slotBetween(0, 100)(result)
-          : {
-              ok: false,
-              why: 'A queue name has at least one byte and no braces (spaces make it hard to type here).',
-            },
+      ...queueOnSlots(0, 100),
     },
     {
       id: 'slot-same-as-vector',
@@ -196,13 +203,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
     {
       id: 'reserve-shared-slot',
       question: 'Type a queue name whose keys share the reserve’s slot (but never its keys).',
-      placeholder: 'a queue name',
-      node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT ${arg(`emq:{${answer}}:pending`)}`],
-      check: (result, answer) =>
-        noBraces(answer)
-          ? slotBetween(9051, 9051)(result)
-          : { ok: false, why: 'A queue name has at least one byte and no braces.' },
+      ...queueOnSlots(9051, 9051),
     },
   ],
 };
