@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { utf8 } from '../../server/keyspace/index.ts';
 import { LIMITS } from '../../server/settings/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
@@ -37,6 +37,13 @@ async function noElementMade(page: Page, dialogs: string[], where: string): Prom
   assert.deepEqual(dialogs, [], `${where}: a script ran`);
 }
 
+/** The experiment's section, with the hostile name typed as its queue name. */
+async function withHostileQueue(page: Page, experiment: string): Promise<Locator> {
+  const section = page.locator(`[data-experiment="${experiment}"]`);
+  await section.getByLabel('Queue name', { exact: true }).fill(HOSTILE);
+  return section;
+}
+
 test('the hostile name is within the queue cap, so it reaches every experiment', () => {
   assert.ok(utf8(HOSTILE).length <= LIMITS.queueBytes);
 });
@@ -44,8 +51,7 @@ test('the hostile name is within the queue cap, so it reaches every experiment',
 test('braced grammar page: keys, the layout check and the console show the name as text', async () => {
   const { page, dialogs } = await open(GRAMMAR);
 
-  const keys = page.locator('[data-experiment="keys"]');
-  await keys.getByLabel('Queue name', { exact: true }).fill(HOSTILE);
+  const keys = await withHostileQueue(page, 'keys');
   await keys.getByRole('button', { name: 'Enqueue on the sandbox' }).click();
   await keys.locator('.xp-accepted').waitFor();
   assert.equal(await keys.locator('.xp-accepted code').nth(1).textContent(), HOSTILE);
@@ -53,8 +59,7 @@ test('braced grammar page: keys, the layout check and the console show the name 
   await noElementMade(page, dialogs, 'keys');
 
   // the layout check puts the name into its key fields' value attributes, then into a marked key
-  const layout = page.locator('[data-experiment="layout"]');
-  await layout.getByLabel('Queue name', { exact: true }).fill(HOSTILE);
+  const layout = await withHostileQueue(page, 'layout');
   assert.equal(await layout.getByLabel('Key 2').inputValue(), `emq:{${HOSTILE}}:pending`);
   await layout.getByRole('button', { name: 'One byte changed' }).click();
   await layout.getByRole('button', { name: 'Call EMQ.ENQUEUE' }).click();
@@ -81,8 +86,7 @@ test('braced grammar page: keys, the layout check and the console show the name 
 test('hashtag page: the slot, route and reshard views show the name as text', async () => {
   const { page, dialogs } = await open(HASHTAG);
 
-  const slot = page.locator('[data-experiment="slot"]');
-  await slot.getByLabel('Queue name', { exact: true }).fill(HOSTILE);
+  const slot = await withHostileQueue(page, 'slot');
   assert.equal(await slot.locator('[data-field="key"]').textContent(), `emq:{${HOSTILE}}:pending`);
   assert.equal(await slot.locator('[data-field="hashtag"]').textContent(), HOSTILE);
   await slot.locator('[data-field="agree"]', { hasText: 'the same slot' }).waitFor();
@@ -91,8 +95,7 @@ test('hashtag page: the slot, route and reshard views show the name as text', as
   assert.ok((await slot.locator('[data-crossslot]').textContent())!.includes(`emq:{${HOSTILE}}:`));
   await noElementMade(page, dialogs, 'slot');
 
-  const route = page.locator('[data-experiment="route"]');
-  await route.getByLabel('Queue name', { exact: true }).fill(HOSTILE);
+  const route = await withHostileQueue(page, 'route');
   assert.ok((await route.locator('[data-node-map]').textContent())!.includes(`emq:{${HOSTILE}}:*`));
   await route.getByRole('button', { name: 'Route it on the cluster' }).click();
   await route.locator('[data-route="served"]').waitFor();
@@ -109,8 +112,7 @@ test('hashtag page: the slot, route and reshard views show the name as text', as
 
 test('module page: the two executors show the name as text in every step', async () => {
   const { page, dialogs } = await open(MODULE);
-  const section = page.locator('[data-experiment="two-executors"]');
-  await section.getByLabel('Queue name', { exact: true }).fill(HOSTILE);
+  const section = await withHostileQueue(page, 'two-executors');
   await section.getByRole('button', { name: 'Run both executors' }).click();
   await section.locator('[data-verdict]').waitFor();
   assert.equal(await section.locator('[data-verdict]').getAttribute('data-verdict'), 'same');

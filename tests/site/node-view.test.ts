@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Valkey } from 'iovalkey';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, useBrowser } from '../support/site.ts';
@@ -24,6 +24,17 @@ async function open(javaScript = true): Promise<Page> {
   return page;
 }
 
+/** The strip as the sandbox lays the cluster out: three even ranges, orders on node 1, the reserve on node 2. */
+async function showsTheLayout(section: Locator): Promise<void> {
+  assert.deepEqual(await section.locator('[data-node-slots]').allTextContents(), [
+    '0–5460',
+    '5461–10922',
+    '10923–16383',
+  ]);
+  assert.equal(await section.locator('[data-owner="queue"]').textContent(), 'node 1');
+  assert.equal(await section.locator('[data-owner="reserve"]').textContent(), 'node 2');
+}
+
 test('route: the nodes, the owner, MOVED word for word, one node served, scattered CROSSSLOT, native answers', async () => {
   const admin = new Valkey(explorer.sandbox.cluster!.url.split(',')[0]!);
   const shards = await readShards(admin);
@@ -36,14 +47,8 @@ test('route: the nodes, the owner, MOVED word for word, one node served, scatter
     await section.locator('[data-node-address]').allTextContents(),
     shards.map((s) => s.address),
   );
-  assert.deepEqual(await section.locator('[data-node-slots]').allTextContents(), [
-    '0–5460',
-    '5461–10922',
-    '10923–16383',
-  ]);
+  await showsTheLayout(section);
   assert.equal(await section.locator('[data-pin="queue"]').textContent(), '105');
-  assert.equal(await section.locator('[data-owner="queue"]').textContent(), 'node 1');
-  assert.equal(await section.locator('[data-owner="reserve"]').textContent(), 'node 2');
   assert.equal(
     await section.locator('[data-route="moved"] [data-reply]').textContent(),
     `MOVED 105 ${shards[0]!.address}`,
@@ -72,13 +77,6 @@ test('route: the nodes, the owner, MOVED word for word, one node served, scatter
 
 test('without JavaScript the node view already shows the three ranges and where orders and the reserve live', async () => {
   const page = await open(false);
-  const section = page.locator('[data-experiment="route"]').first();
-  assert.deepEqual(await section.locator('[data-node-slots]').allTextContents(), [
-    '0–5460',
-    '5461–10922',
-    '10923–16383',
-  ]);
-  assert.equal(await section.locator('[data-owner="queue"]').textContent(), 'node 1');
-  assert.equal(await section.locator('[data-owner="reserve"]').textContent(), 'node 2');
+  await showsTheLayout(page.locator('[data-experiment="route"]').first());
   await page.close();
 });
