@@ -29,6 +29,7 @@ import {
   LEASE_GIVE_RETRY_MS,
   LEASE_GIVE_TRIES,
   LEASE_POLL_MS,
+  reconnectAfter,
 } from '../settings/bounds.ts';
 import { DEFAULTS } from '../settings/environment.ts';
 
@@ -76,8 +77,6 @@ export interface PoolOptions {
 const LEASE_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const TAKE = luaScript(LEASE_LUA, 'lease-take-n.lua');
 const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
-
-const reconnect = (times: number) => Math.min(times * 100, 1000);
 
 /** Whose a lease is: this host and process (a random part, as pids are reused), then a run number. */
 const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
@@ -130,7 +129,7 @@ export class KeyspacePool {
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
       autoResendUnfulfilledCommands: false,
-      retryStrategy: reconnect,
+      retryStrategy: reconnectAfter,
     };
     this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true, enableAutoPipelining: true });
     this.admin.on('error', () => {});

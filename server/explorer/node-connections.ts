@@ -5,6 +5,7 @@
  */
 import { Valkey, type RedisOptions } from 'iovalkey';
 import { splitAddress } from '../sandbox/cluster-topology.ts';
+import { reconnectAfter } from '../settings/bounds.ts';
 
 export interface NodeConnections {
   /** The connection to `address` (host:port), opened on first use. */
@@ -24,7 +25,7 @@ export function nodeConnections(options: RedisOptions): NodeConnections {
           ...options,
           // A node that went away fails the one command quickly instead of queueing it.
           maxRetriesPerRequest: 1,
-          retryStrategy: (times) => Math.min(times * 100, 1000),
+          retryStrategy: reconnectAfter,
         });
         // Errors surface on the command that failed; the event would otherwise crash the process.
         client.on('error', () => {});

@@ -19,7 +19,13 @@ import type { ClusterAdmin } from './slot-migration.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
 import { describeOffer, readKeyspaceOffer, StartRefusedError } from '../sandbox/standalone-offer.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
-import { MAX_KEYSPACES, START_BUDGET_MS } from '../settings/bounds.ts';
+import {
+  ADMIN_CONNECT_MS,
+  HEALTH_PING_MS,
+  MAX_KEYSPACES,
+  reconnectAfter,
+  START_BUDGET_MS,
+} from '../settings/bounds.ts';
 import { runSettings } from '../settings/environment.ts';
 
 /** A run's deadline, and how long past it a lease may outlive a run whose process died. */
@@ -100,8 +106,8 @@ function addressOf(url: string): string {
 function adminFor(url: string, password: string) {
   const admin = new Valkey(url, {
     maxRetriesPerRequest: 0,
-    connectTimeout: 3000,
-    retryStrategy: (times) => Math.min(times * 100, 1000),
+    connectTimeout: ADMIN_CONNECT_MS,
+    retryStrategy: reconnectAfter,
   });
   let lastError = 'no answer yet';
   admin.on('error', (error: Error) => (lastError = error.message));
@@ -303,7 +309,7 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
         const ping = (client: Valkey) =>
           Promise.race([
             client.ping().then(() => true),
-            new Promise<boolean>((r) => setTimeout(() => r(false), 1000)),
+            new Promise<boolean>((r) => setTimeout(() => r(false), HEALTH_PING_MS)),
           ]);
         const answers = await Promise.all(admins.map(({ admin }) => ping(admin))).catch(() => [false]);
         return answers.every(Boolean);

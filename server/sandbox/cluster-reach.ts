@@ -7,7 +7,7 @@ import { Valkey } from 'iovalkey';
 import type { NodeAddress } from './cluster.ts';
 import { StartRefusedError } from './standalone-offer.ts';
 import type { AdminCredentials } from './valkey-process.ts';
-import { CLUSTER_ANSWER_MS, CLUSTER_CONNECT_MS } from '../settings/bounds.ts';
+import { ADMIN_ANSWER_MS, ADMIN_CONNECT_MS } from '../settings/bounds.ts';
 
 export interface ClusterMember {
   /** `host:port`. */
@@ -44,8 +44,8 @@ async function membersSeenBy(seed: NodeAddress, admin: AdminCredentials | null):
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
-    connectTimeout: CLUSTER_CONNECT_MS,
-    commandTimeout: CLUSTER_ANSWER_MS,
+    connectTimeout: ADMIN_CONNECT_MS,
+    commandTimeout: ADMIN_ANSWER_MS,
   });
   // What the connection itself heard (a refused connect, a refused AUTH) says more than the
   // "Connection is closed" or NOAUTH a command then gets.
@@ -96,7 +96,7 @@ export function whatWentWrong(error: unknown): string {
   const message = String((error as Error)?.message ?? error);
   if (/cluster support disabled/i.test(message)) return 'it is not a cluster node (cluster-enabled is no)';
   if (/ECONNREFUSED/.test(message)) return 'connection refused (nothing listens there)';
-  if (/timed? ?out|ETIMEDOUT/i.test(message)) return `no answer within ${CLUSTER_CONNECT_MS / 1000} s`;
+  if (/timed? ?out|ETIMEDOUT/i.test(message)) return `no answer within ${ADMIN_CONNECT_MS / 1000} s`;
   if (/^(NOAUTH|WRONGPASS)/.test(message)) {
     return `${message} — give the admin's user and password in the URL (redis://user:password@host:port)`;
   }

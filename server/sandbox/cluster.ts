@@ -13,7 +13,7 @@ import { runDir } from './run-dir.ts';
 import { useAddressReachedAt } from './cluster-reached-at.ts';
 import { superviseValkeyNode, type SupervisedNode } from './supervisor.ts';
 import type { AdminCredentials, ValkeyNodeOptions } from './valkey-process.ts';
-import { MAXMEMORY } from '../settings/bounds.ts';
+import { MAXMEMORY, reconnectAfter } from '../settings/bounds.ts';
 
 /** The three ranges `valkey-cli --cluster create` gives three primaries. */
 export const SLOT_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -94,7 +94,7 @@ export function clusterClient(seeds: NodeAddress[], options: ClusterOptions = {}
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
     slotsRefreshTimeout: 2000,
-    clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
+    clusterRetryStrategy: reconnectAfter,
     ...options,
     redisOptions: { maxRetriesPerRequest: 1, ...options.redisOptions },
   });

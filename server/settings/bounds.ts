@@ -4,9 +4,15 @@
 
 /** Every start step together is bounded by this: a sandbox that cannot be used fails the start. */
 export const START_BUDGET_MS = 12_000;
-/** A node of a deployer's cluster, at start: time to connect, and to answer one command. */
-export const CLUSTER_CONNECT_MS = 3000;
-export const CLUSTER_ANSWER_MS = 3000;
+/** An admin's connection to a server (at start, and each reconnect): time to connect, and to answer. */
+export const ADMIN_CONNECT_MS = 3000;
+export const ADMIN_ANSWER_MS = 3000;
+/** A dropped connection tries again 100 ms later, then 100 ms more each try, at most a second apart. */
+export function reconnectAfter(tries: number): number {
+  return Math.min(tries * 100, 1000);
+}
+/** The sandbox is up only while every server it reaches answers a PING within this. */
+export const HEALTH_PING_MS = 1000;
 
 /** The most keyspaces a site leases, whatever its Valkey offers (fewer when it has fewer databases). */
 export const MAX_KEYSPACES = 24;

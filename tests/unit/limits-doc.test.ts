@@ -16,7 +16,7 @@ import {
   CLUSTER_CHECK_EVERY_MS,
   CLUSTER_CLIENT_WAIT_MS,
   CLUSTER_CLIENTS,
-  CLUSTER_CONNECT_MS,
+  ADMIN_CONNECT_MS,
   KEYSPACE_WAIT_MS,
   MAX_KEYSPACES,
   MAXMEMORY,
@@ -65,7 +65,7 @@ const ROWS: Record<string, number[]> = {
   'cluster clients kept for runs; waiting for one': [CLUSTER_CLIENTS, s(CLUSTER_CLIENT_WAIT_MS)],
   // Databases 1 and up are keyspaces; fewer than 2 leaves none.
   keyspaces: [1, MAX_KEYSPACES, 1, 2],
-  'a start on servers that cannot be used': [s(START_BUDGET_MS), s(CLUSTER_CONNECT_MS), 1],
+  'a start on servers that cannot be used': [s(START_BUDGET_MS), s(ADMIN_CONNECT_MS), 1],
   'sandbox memory': [mb(MAXMEMORY.standalone), mb(MAXMEMORY.clusterNode), mb(MAXMEMORY.atomicNode)],
   "a value's size": [LIMITS.bodyBytes / 1024],
   'site processes': [DEFAULTS.WORKERS],
