@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import { connectWire4 } from '../../server/connectors/wire4.ts';
 import { connectWire6 } from '../../server/connectors/wire6.ts';
@@ -19,7 +20,7 @@ import {
   WIRE6_IDENTITY,
 } from '../../server/keyspace/index.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
-import { useNativeSandbox } from './support.ts';
+import { claimAsWire4, FOREIGN, useNativeSandbox } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
 
@@ -27,6 +28,24 @@ async function emptyDb(): Promise<{ db: number; url: string; admin: ReturnType<t
   const { db, client: admin } = box.nextDatabase();
   await admin.flushdb();
   return { db, url: `${box.sandbox.standalone.url}/${db}`, admin };
+}
+
+const CONNECTORS = {
+  'wire 4': { connect: connectWire4, identity: WIRE4_IDENTITY, other: WIRE6_IDENTITY },
+  'wire 6': { connect: connectWire6, identity: WIRE6_IDENTITY, other: WIRE4_IDENTITY },
+};
+
+/** The connector refuses a keyspace holding the other wire's identity, naming both, and leaves it there. */
+async function refusesTheOtherWire(
+  wire: keyof typeof CONNECTORS,
+  { url, admin }: { url: string; admin: Valkey },
+): Promise<void> {
+  const { connect, identity, other } = CONNECTORS[wire];
+  await assert.rejects(connect(url), {
+    name: 'FenceError',
+    message: `the ${wire} connector refuses this server: expected wire identity "${identity}" at {emq}:version but found "${other}"`,
+  });
+  assert.equal(await admin.get(versionKey()), other);
 }
 
 describe('the wire 6 connector', () => {
@@ -42,14 +61,10 @@ describe('the wire 6 connector', () => {
   });
 
   it('refuses a foreign identity (echomq:4.0.0), naming found and expected, and changes nothing', async () => {
-    const { url, admin } = await emptyDb();
-    await admin.set(versionKey(), WIRE4_IDENTITY);
-    await assert.rejects(connectWire6(url), {
-      name: 'FenceError',
-      message: `the wire 6 connector refuses this server: expected wire identity "${WIRE6_IDENTITY}" at {emq}:version but found "${WIRE4_IDENTITY}"`,
-    });
-    assert.equal(await admin.get(versionKey()), WIRE4_IDENTITY);
-    assert.equal(await admin.dbsize(), 1);
+    const db = await emptyDb();
+    await claimAsWire4(db.admin);
+    await refusesTheOtherWire('wire 6', db);
+    assert.equal(await db.admin.dbsize(), 1);
   });
 
   it('goes on after installWireIdentity, reading only, and runs the verbs on either executor', async () => {
@@ -81,7 +96,7 @@ describe('the wire 6 connector', () => {
 
   it('installs idempotently, and will not overwrite a foreign identity unless told to', async () => {
     const { url, admin } = await emptyDb();
-    await admin.set(versionKey(), WIRE4_IDENTITY);
+    await claimAsWire4(admin);
     await assert.rejects(installWireIdentity(admin), /already holds "echomq:4\.0\.0", not "echomq:6\.0\.0"/);
     assert.equal(await admin.get(versionKey()), WIRE4_IDENTITY);
     assert.deepEqual(await installWireIdentity(admin, { replace: true }), {
@@ -100,13 +115,9 @@ describe('the wire 6 connector', () => {
 
 describe('the wire 4 connector against a native node', () => {
   it('refuses a node with the native identity installed, and does not claim over it', async () => {
-    const { url, admin } = await emptyDb();
-    await installWireIdentity(admin);
-    await assert.rejects(connectWire4(url), {
-      name: 'FenceError',
-      message: `the wire 4 connector refuses this server: expected wire identity "${WIRE4_IDENTITY}" at {emq}:version but found "${WIRE6_IDENTITY}"`,
-    });
-    assert.equal(await admin.get(versionKey()), WIRE6_IDENTITY);
+    const db = await emptyDb();
+    await installWireIdentity(db.admin);
+    await refusesTheOtherWire('wire 4', db);
   });
 
   it('claims an empty keyspace; native writes there are then refused with the exact EMQWIRE, writing nothing', async () => {
@@ -132,10 +143,7 @@ describe('the wire 4 connector against a native node', () => {
       ];
       for (const verdict of await native.runMany(calls)) {
         assert.ok(verdict instanceof WireError);
-        assert.equal(
-          verdict.message,
-          `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found '${WIRE4_IDENTITY}'`,
-        );
+        assert.equal(verdict.message, FOREIGN);
       }
       assert.deepEqual(await dumpKeyspace(admin), before);
       // The wire 4 speaker itself goes on, on its scripts.

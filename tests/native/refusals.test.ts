@@ -11,28 +11,21 @@ import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
-import {
-  jobKey,
-  mintJobId,
-  queueKey,
-  versionKey,
-  WIRE4_IDENTITY,
-  WIRE6_IDENTITY,
-} from '../../server/keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import {
+  claimAsWire4,
   expectedLayoutRefusal,
+  FOREIGN,
   freshNative,
   layoutCases,
+  NOT_INSTALLED,
   transitionOf,
   useNativeSandbox,
   VERB_OF,
 } from './support.ts';
 
 const box = useNativeSandbox({ cluster: false });
-
-const NOT_INSTALLED = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found none (not installed)`;
-const FOREIGN = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found '${WIRE4_IDENTITY}'`;
 
 interface World {
   client: Valkey;
@@ -265,7 +258,7 @@ describe('the wire identity', () => {
 
   it('refuses every verb on a foreign identity, naming found and expected', async () => {
     const world = await populated();
-    await world.client.set(versionKey(), WIRE4_IDENTITY);
+    await claimAsWire4(world.client);
     for (const transition of CORE_TRANSITIONS) await world.refuses(world.valid[transition], FOREIGN);
   });
 
@@ -281,7 +274,7 @@ describe('the wire identity', () => {
 
   it('accepts every verb once the identity is installed again, and each one writes', async () => {
     const world = await populated();
-    await world.client.set(versionKey(), WIRE4_IDENTITY);
+    await claimAsWire4(world.client);
     await world.refuses(world.valid.enqueue, FOREIGN);
     await world.client.set(versionKey(), WIRE6_IDENTITY);
     for (const transition of CORE_TRANSITIONS) {
@@ -301,7 +294,7 @@ describe('the wire identity', () => {
 describe('the check order: key count → layout → server mode → identity → transition', () => {
   it('answers the earliest failing check', async () => {
     const world = await populated();
-    await world.client.set(versionKey(), WIRE4_IDENTITY);
+    await claimAsWire4(world.client);
     const enqueue = callFor('enqueue', 'orders', { id: 'USR0KHTOWnGLuC', payload: 'x' });
     // Wrong count and wrong layout and foreign identity and wrong kind: the count speaks.
     await world.refuses({ ...enqueue, keys: ['emq:{}:x'] }, 'EMQKEY EMQ.ENQUEUE expects 2 keys but found 1');

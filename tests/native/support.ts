@@ -1,5 +1,5 @@
 // Shared by the native module's tests: a sandbox that must have the module loaded, fresh databases
-// with the wire identity installed, a keyspace digest, and an independent model of the layout check
+// with the wire identity installed or a foreign one claimed, the identity refusals, a keyspace digest, and an independent model of the layout check
 // (docs/wire.md) that names the exact EMQKEY refusal a call must get — checked against the fixture's
 // `layout` cases, so it cannot drift from the vectors the Rust tests read.
 
@@ -13,7 +13,7 @@ import {
   type Call,
   type CoreTransition,
 } from '../../server/executors/transitions.ts';
-import { quoteBytes } from '../../server/keyspace/index.ts';
+import { quoteBytes, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import type { SandboxOptions } from '../../server/sandbox/sandbox.ts';
 import { useSandbox, type TestSandbox } from '../support/sandbox.ts';
@@ -62,6 +62,16 @@ export async function freshNative(client: Valkey): Promise<void> {
 }
 
 export { serverMs } from '../support/sandbox.ts';
+
+/** Puts the wire 4 identity at {emq}:version, as a wire 4 connector's claim leaves it: foreign to wire 6. */
+export async function claimAsWire4(client: Valkey): Promise<void> {
+  await client.set(versionKey(), WIRE4_IDENTITY);
+}
+
+/** The module's refusal where no identity is installed (docs/wire.md). */
+export const NOT_INSTALLED = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found none (not installed)`;
+/** The module's refusal where a wire 4 connector claimed the keyspace (docs/wire.md). */
+export const FOREIGN = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found '${WIRE4_IDENTITY}'`;
 
 /** A digest of every key, type and value on the server (all databases): equal digests, equal data. */
 export async function digest(client: Valkey): Promise<string> {
