@@ -10,6 +10,7 @@ import { ERROR_CODES } from '../catalogue/error-codes.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
 import { apiRoute } from './routes.ts';
 import { logLimited } from '../log.ts';
+import { withinDeadline } from '../run-deadline.ts';
 import { atomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import { InputError } from '../input/fields.ts';
@@ -90,25 +91,19 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
 /**
  * One run, as every way into a run makes it — the API above and the server island (island.ts): on
  * this process's runtime, ended at the run deadline (the pool cancels a leased run's commands and
- * flushes its keyspace; this bound covers runs that lease nothing). Failures are the caller's to
- * classify (`classify`, failures.ts).
+ * flushes its keyspace; this bound covers runs that lease nothing, and its deadline cuts what such a
+ * run holds: run-deadline.ts). Failures are the caller's to classify (`classify`, failures.ts).
  */
 export async function runExperiment<I>(
   experiment: { run(runtime: ExplorerRuntime, input: I): Promise<unknown> },
   input: I,
 ): Promise<unknown> {
   const runtime = await explorerRuntime();
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      experiment.run(runtime, input),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RunTimeoutError(RUN_TIMEOUT_MS)), RUN_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withinDeadline(
+    RUN_TIMEOUT_MS,
+    () => new RunTimeoutError(RUN_TIMEOUT_MS),
+    () => experiment.run(runtime, input),
+  );
 }
 
 /** What a failed run was, by `classify`; a bug of ours is logged (rate-limited) here, once. */

@@ -6,6 +6,7 @@
 import { queueKey, slot } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { isRestarting } from '../catalogue/restarting.ts';
+import { runDeadline } from '../run-deadline.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ClusterRunContext {
@@ -68,6 +69,8 @@ export async function withQueueSlot<T>(
         if (isRestarting(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
         await cleanUp(runtime, queue, n).catch(() => {});
         if (attempt >= 2 || !isRestarting(error)) throw error;
+        // No second attempt after the run's deadline: it would run behind the answer.
+        runDeadline()?.throwIfAborted();
       }
     }
   });

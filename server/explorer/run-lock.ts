@@ -17,6 +17,7 @@ import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { processRuns } from '../sandbox/process-runs.ts';
+import { runDeadline } from '../run-deadline.ts';
 import { TURN_WAIT_MS } from '../settings/bounds.ts';
 
 export class LockBusyError extends BusyError {
@@ -61,18 +62,27 @@ export class RunLocks {
   /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
   async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
     const deadline = Date.now() + waitMs;
+    // A run whose own deadline passes while it waits leaves the line: its turn would come after its
+    // answer (run-deadline.ts).
+    const run = runDeadline();
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
     const previous = this.local.get(name) ?? Promise.resolve();
     let done!: () => void;
     const mine = new Promise<void>((resolve) => (done = resolve));
     const tail = previous.then(() => mine);
     this.local.set(name, tail);
+    let leave: (() => void) | undefined;
     try {
       await Promise.race([
         previous,
         new Promise((_, reject) => setTimeout(() => reject(new LockBusyError(name, waitMs)), waitMs).unref()),
+        new Promise((_, reject) => {
+          leave = () => reject(run!.reason);
+          run?.addEventListener('abort', leave, { once: true });
+        }),
       ]);
-      const token = await this.acquire(name, deadline, waitMs);
+      if (leave) run?.removeEventListener('abort', leave);
+      const token = await this.acquire(name, deadline, waitMs, run);
       const key = RunLocks.key(name);
       let held = true;
       const renewal = setInterval(() => {
@@ -83,21 +93,24 @@ export class RunLocks {
       }, this.ttlMs / 3);
       renewal.unref();
       try {
+        run?.throwIfAborted();
         return await work({ held: () => held });
       } finally {
         clearInterval(renewal);
         await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, token]).catch(() => {});
       }
     } finally {
+      if (leave) run?.removeEventListener('abort', leave);
       done();
       if (this.local.get(name) === tail) this.local.delete(name);
     }
   }
 
-  private async acquire(name: string, deadline: number, waitMs: number): Promise<string> {
+  private async acquire(name: string, deadline: number, waitMs: number, run?: AbortSignal): Promise<string> {
     const token = `${hostname()}:${process.pid}:${randomBytes(12).toString('base64url')}`;
     const key = RunLocks.key(name);
     for (let delay = 5, first = true; ; delay = Math.min(delay * 2, 50), first = false) {
+      run?.throwIfAborted();
       const set = await this.admin.set(key, token, 'PX', this.ttlMs, 'NX');
       if (set === 'OK') return token;
       // Once per wait: a holder on this host whose process is gone left the key; free it (only that value).

@@ -6,6 +6,7 @@
 import { catalogueText } from '../catalogue/catalogue-text.ts';
 import type { Cluster, Valkey } from 'iovalkey';
 import { BusyError } from '../catalogue/busy.ts';
+import { runDeadline } from '../run-deadline.ts';
 import {
   CLIENT_INFO_BYTES,
   clientCounters,
@@ -96,13 +97,20 @@ function giveClient(shared: Cluster, clients: RunClients, client: Cluster, keep:
 export async function withOwnCluster<T>(shared: Cluster, work: (cluster: Cluster) => Promise<T>): Promise<T> {
   const clients = runClients(shared);
   const cluster = await takeClient(shared, clients);
+  // Past the run's deadline its client is cut: every command it has out, or sends, fails at once, so
+  // the run ends instead of going on after its answer (run-deadline.ts).
+  const deadline = runDeadline();
+  const cut = () => cluster.disconnect();
+  deadline?.addEventListener('abort', cut, { once: true });
   let keep = false;
   try {
+    deadline?.throwIfAborted();
     const result = await work(cluster);
     // Only a client that finished its run cleanly and is still connected serves the next one.
     keep = cluster.status === 'ready' && shared.status !== 'end';
     return result;
   } finally {
+    deadline?.removeEventListener('abort', cut);
     giveClient(shared, clients, cluster, keep);
   }
 }

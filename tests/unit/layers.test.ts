@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
 
 const TIERS: readonly (readonly string[])[] = [
-  ['(root)', 'settings'], // the project root, the log, a seeded random; every limit
+  ['(root)', 'settings'], // the project root, the log, a seeded random, a run's deadline; every limit
   ['keyspace'], // the host keyspace: every key (ships to the browser too)
   ['lua'], // the one loader of .lua files
   ['executors'], // the transition table and the two executors
