@@ -8,6 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
+import { CONSOLE_LIMITS, LIMITS } from '../../server/settings/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
 
@@ -214,7 +215,7 @@ describe('compression', () => {
 });
 
 describe('the body limit of an experiment, at it and one past it', () => {
-  const LIMIT = 4096; // LIMITS.bodyBytes
+  const LIMIT = LIMITS.bodyBytes;
   const body = (bytes: number) => {
     const json = JSON.stringify({ queue: 'orders' });
     return json + ' '.repeat(bytes - json.length); // JSON allows trailing whitespace
@@ -259,7 +260,7 @@ describe('the body limit of an experiment, at it and one past it', () => {
       assert.match(past.head, /^HTTP\/1\.1 413 /, past.head);
       assert.match(past.head, /content-type: application\/json/i);
       assert.equal(JSON.parse(past.body).error.code, 'TOO_LARGE');
-      assert.match(JSON.parse(past.body).error.message, /over 4096 bytes/);
+      assert.match(JSON.parse(past.body).error.message, new RegExp(`over ${LIMIT} bytes`));
     });
   }
   for (const chunked of [false, true]) {
@@ -272,4 +273,16 @@ describe('the body limit of an experiment, at it and one past it', () => {
       assert.ok(!missing.closed, 'kept alive');
     });
   }
+  it(`the console's own: ${CONSOLE_LIMITS.bodyBytes} bytes run, ${CONSOLE_LIMITS.bodyBytes + 1} are refused`, async () => {
+    const padded = (bytes: number) => {
+      const json = JSON.stringify({ lines: ['PING'] });
+      return json + ' '.repeat(bytes - json.length);
+    };
+    const at = await post('127.0.4.9', padded(CONSOLE_LIMITS.bodyBytes), false, 'console');
+    assert.match(at.head, /^HTTP\/1\.1 200 /, at.head);
+    assert.equal(JSON.parse(at.body).result.lines[0].reply, 'PONG');
+    const past = await post('127.0.4.10', padded(CONSOLE_LIMITS.bodyBytes + 1), false, 'console');
+    assert.match(past.head, /^HTTP\/1\.1 413 /, past.head);
+    assert.match(JSON.parse(past.body).error.message, new RegExp(`over ${CONSOLE_LIMITS.bodyBytes} bytes`));
+  });
 });
