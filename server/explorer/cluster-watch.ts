@@ -9,7 +9,11 @@ import { checkCluster } from '../sandbox/cluster-check.ts';
 import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
 import { LockBusyError } from './run-lock.ts';
 import { MIGRATION_LOCK, type ClusterAdmin } from './slot-migration.ts';
-import { CLUSTER_CHECK_EVERY_MS } from '../settings/bounds.ts';
+import {
+  CLUSTER_CHECK_EVERY_MS,
+  CLUSTER_START_CHECK_WAIT_MS,
+  CLUSTER_STATUS_CACHE_MS,
+} from '../settings/bounds.ts';
 
 export interface ClusterWatch {
   /** What is wrong with the cluster right now (empty when every run would be served). */
@@ -28,7 +32,11 @@ export interface WatchOptions {
 }
 
 export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = {}): Promise<ClusterWatch> {
-  const { everyMs = CLUSTER_CHECK_EVERY_MS, startWaitMs = 25_000, cacheMs = 1000 } = options;
+  const {
+    everyMs = CLUSTER_CHECK_EVERY_MS,
+    startWaitMs = CLUSTER_START_CHECK_WAIT_MS,
+    cacheMs = CLUSTER_STATUS_CACHE_MS,
+  } = options;
   const say = (line: string) => admin.log(line);
   let running: Promise<RepairReport | null> | null = null;
 

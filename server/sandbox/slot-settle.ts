@@ -9,6 +9,7 @@
 // is done only when every node has named that owner, with nothing open, several reads in a row.
 
 import { checkCluster, type NodeDialer } from './cluster-check.ts';
+import { SLOT_SETTLE_MS } from '../settings/bounds.ts';
 
 export interface SettleOptions {
   /** How long the whole settling may take. */
@@ -104,7 +105,7 @@ export async function settleOwner(
   ownerAddress: string,
   options: SettleOptions = {},
 ): Promise<{ epoch: number; bumps: number }> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.timeoutMs ?? SLOT_SETTLE_MS);
   const order = [ownerAddress, ...everyone.filter((address) => address !== ownerAddress)];
   for (const address of order) {
     const node = dial(address);

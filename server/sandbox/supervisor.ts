@@ -4,6 +4,7 @@
 // admin connection's `ready`, which also covers servers this process did not start.
 
 import { startValkeyNode, type ValkeyNode, type ValkeyNodeOptions } from './valkey-process.ts';
+import { RESTART_FIRST_MS, RESTART_MOST_MS } from '../settings/bounds.ts';
 
 export interface SupervisedNode {
   readonly url: string;
@@ -30,7 +31,7 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
     await dead.stop();
     // A pause before the first attempt: clients see the outage (and fail fast) instead of racing a
     // half-set-up server whose accounts and scripts are still being installed.
-    for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 4000)) {
+    for (let delay = RESTART_FIRST_MS; !stopping; delay = Math.min(delay * 2, RESTART_MOST_MS)) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       try {
         const fresh = await startValkeyNode({ ...options, port });

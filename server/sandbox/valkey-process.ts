@@ -8,7 +8,7 @@ import { Valkey } from 'iovalkey';
 import { projectRoot } from '../project-root.ts';
 import { freePort } from './free-port.ts';
 import { recordServer, runDir } from './run-dir.ts';
-import { MAXMEMORY } from '../settings/bounds.ts';
+import { MAXMEMORY, SERVER_BOOT_MS } from '../settings/bounds.ts';
 
 export interface ValkeyNodeOptions {
   /** A cluster-enabled node; `cluster.ts` joins such nodes and gives them their slots. */
@@ -170,7 +170,7 @@ async function waitReady(url: string): Promise<void> {
   // Refused connections while the server boots are expected; untilAnswers retries them.
   client.on('error', () => {});
   try {
-    await untilAnswers(client, 10_000, 20);
+    await untilAnswers(client, SERVER_BOOT_MS, 20);
   } finally {
     client.disconnect();
   }

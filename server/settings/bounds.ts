@@ -42,6 +42,18 @@ export const TURN_WAIT_MS = 10_000;
 export const CONSOLE_TURN_WAIT_MS = 5000;
 /** How often the cluster is checked (and a half-done move finished or undone). */
 export const CLUSTER_CHECK_EVERY_MS = 10_000;
+/** How long the check at start waits for the migration turn: a killed site's turn must expire first. */
+export const CLUSTER_START_CHECK_WAIT_MS = 25_000;
+/** How long one reading of the cluster's problems is reused: a status poll must not cost a check each. */
+export const CLUSTER_STATUS_CACHE_MS = 1000;
+/** How long every node may take to name a slot's new owner after a move. */
+export const SLOT_SETTLE_MS = 10_000;
+
+/** A server the sandbox starts must answer a PING within this. */
+export const SERVER_BOOT_MS = 10_000;
+/** A killed server is started again after the first pause, doubled each failed try up to the most. */
+export const RESTART_FIRST_MS = 1000;
+export const RESTART_MOST_MS = 4000;
 
 /** The API waits this long past a run's deadline for the run to end before it answers TIMEOUT itself. */
 export const RUN_ANSWER_MARGIN_MS = 1000;
