@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
 import { MAX_KEYSPACES } from '../../server/settings/bounds.ts';
+import { CONSOLE_LIMITS } from '../../server/settings/limits.ts';
 import { slot } from '../../server/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
 
@@ -112,26 +113,28 @@ describe('the console refuses', () => {
 });
 
 describe('the console limits', () => {
-  it('takes 16 lines and refuses 17', async () => {
-    const ok = await run({ lines: Array(16).fill('PING') });
+  const { lines: LINES, lineBytes: LINE_BYTES } = CONSOLE_LIMITS;
+
+  it(`takes ${LINES} lines and refuses ${LINES + 1}`, async () => {
+    const ok = await run({ lines: Array(LINES).fill('PING') });
     assert.equal(ok.status, 200);
-    assert.equal(ok.body.result.lines.length, 16);
-    const over = await run({ lines: Array(17).fill('PING') });
+    assert.equal(ok.body.result.lines.length, LINES);
+    const over = await run({ lines: Array(LINES + 1).fill('PING') });
     assert.equal(over.status, 400);
     assert.equal(over.body.error.field, 'lines');
-    assert.match(over.body.error.message, /17 lines; at most 16/);
+    assert.match(over.body.error.message, new RegExp(`${LINES + 1} lines; at most ${LINES}`));
   });
 
-  it('takes a line of 512 bytes and refuses 513', async () => {
+  it(`takes a line of ${LINE_BYTES} bytes and refuses ${LINE_BYTES + 1}`, async () => {
     const line = (bytes: number) => `ECHO ${'é'.repeat((bytes - 5) >> 1)}${'x'.repeat((bytes - 5) & 1)}`;
-    assert.equal(new TextEncoder().encode(line(512)).length, 512);
-    const ok = await run({ lines: [line(512), line(512)] });
+    assert.equal(new TextEncoder().encode(line(LINE_BYTES)).length, LINE_BYTES);
+    const ok = await run({ lines: [line(LINE_BYTES), line(LINE_BYTES)] });
     assert.equal(ok.status, 200);
-    assert.equal(ok.body.result.lines[0].reply, line(512).slice(5));
-    const over = await run({ lines: ['PING', line(513)] });
+    assert.equal(ok.body.result.lines[0].reply, line(LINE_BYTES).slice(5));
+    const over = await run({ lines: ['PING', line(LINE_BYTES + 1)] });
     assert.equal(over.status, 400);
     assert.equal(over.body.error.field, 'lines[1]');
-    assert.match(over.body.error.message, /513 bytes long; at most 512/);
+    assert.match(over.body.error.message, new RegExp(`${LINE_BYTES + 1} bytes long; at most ${LINE_BYTES}`));
   });
 
   it('refuses a line with broken quoting by itself, and runs the others', async () => {
