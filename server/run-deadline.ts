@@ -33,3 +33,11 @@ export async function withinDeadline<T>(ms: number, late: () => Error, work: () 
     clearTimeout(timer);
   }
 }
+
+/**
+ * `work` outside any run: what a process starts once and shares (a runtime, its watchers and timers)
+ * must not take on the deadline of the run that happened to start it.
+ */
+export function outsideRun<T>(work: () => T): T {
+  return current.exit(work);
+}

@@ -9,6 +9,7 @@ import { clusterClient, startCluster, type SandboxCluster } from '../sandbox/clu
 import { nodeConnections } from './node-connections.ts';
 import { EXPLORER_USER, explorerUserArgs, newPassword } from './explorer-user.ts';
 import { RunLocks } from './run-lock.ts';
+import { outsideRun } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath } from '../sandbox/valkey-process.ts';
@@ -131,7 +132,7 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
   if (held.failure && Date.now() - (held.failedAt ?? 0) < ATOMIC_RETRY_START_MS) {
     throw new Valkey9UnavailableError('absent', held.failure);
   }
-  held.started = start(build.server, build.version).catch((error: Error) => {
+  held.started = outsideRun(() => start(build.server, build.version)).catch((error: Error) => {
     held.started = undefined;
     held.failure = `its cluster did not start (${error.message.split('\n', 1)[0]})`;
     held.failedAt = Date.now();

@@ -13,6 +13,7 @@ import { reachCluster } from '../sandbox/cluster-reach.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
+import { outsideRun } from '../run-deadline.ts';
 import { RunLocks } from './run-lock.ts';
 import { watchCluster } from './cluster-watch.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
@@ -75,7 +76,7 @@ export interface ExplorerRuntime {
 let running: Promise<ExplorerRuntime> | undefined;
 
 export function explorerRuntime(): Promise<ExplorerRuntime> {
-  running ??= start().catch((error) => {
+  running ??= outsideRun(start).catch((error) => {
     running = undefined;
     throw error;
   });

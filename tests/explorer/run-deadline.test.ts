@@ -10,6 +10,7 @@ import { before, describe, it } from 'node:test';
 import { RunTimeoutError } from '../../server/catalogue/run-timeout.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../../server/explorer/runtime.ts';
 import { withOwnCluster } from '../../server/wire/cluster-wire.ts';
+import { outsideRun, runDeadline, withinDeadline } from '../../server/run-deadline.ts';
 import { useApi } from '../support/api.ts';
 
 useApi();
@@ -70,5 +71,16 @@ describe('a run past its deadline', () => {
     // Had the run stayed in line, it would have had the turn before this one.
     await runtime.locks.with(lock, async () => {});
     assert.equal(started, false, 'the timed-out run did not take its turn');
+  });
+
+  it('what a run starts for the whole process (a runtime, its watchers) takes on no deadline', async () => {
+    const late = () => new RunTimeoutError(50);
+    const [inside, outside] = await withinDeadline(50, late, async () => [
+      runDeadline(),
+      outsideRun(runDeadline),
+    ]);
+    assert.ok(inside instanceof AbortSignal);
+    assert.equal(outside, undefined);
+    assert.equal(runDeadline(), undefined);
   });
 });
