@@ -1,7 +1,9 @@
-// Styles a component owns live in its .astro file (Exercises.astro's <style>), global.css keeps the tokens
-// and the page chrome. Held here in Chromium, in both themes: every stylesheet the page links loads, the
-// exercises still get their own look, and the verdict's <b>, which exercises-panel.ts writes after the
-// build (so it carries no scope attribute), still takes the theme's colour for a right answer.
+// Styles a component owns live in its .astro file's <style> (scoped), global.css keeps the tokens and the
+// page chrome. Held here in Chromium, in both themes: each page makes one render-blocking stylesheet
+// request — the base sheet, the one that defines the tokens — however many components bring their own
+// styles (astro.config.mjs inlines every other sheet); the exercises and the console still get their
+// own look; the verdict's <b>, which exercises-panel.ts writes after the build (so it carries no scope),
+// takes the theme's colour for a right answer and the refusal colour for a wrong one.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -19,8 +21,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
     const sheets = await page.$$eval('link[rel="stylesheet"]', (links) =>
       links.map((link) => (link as HTMLLinkElement).href),
     );
-    assert.ok(sheets.length >= 2, `the page links global.css and the exercises' styles: ${sheets.join(' ')}`);
-    for (const href of sheets) assert.equal((await page.request.get(href)).status(), 200, href);
+    assert.equal(sheets.length, 1, `one render-blocking stylesheet, the base: ${sheets.join(' ')}`);
+    const base = await page.request.get(sheets[0]!);
+    assert.equal(base.status(), 200, sheets[0]);
+    assert.match(await base.text(), /--bg:/, 'the linked sheet is the one that defines the tokens');
+    const inline = await page.$$eval('head style', (styles) => styles.map((s) => s.textContent ?? ''));
+    assert.ok(
+      inline.some((css) => css.includes('.ex-panel')) && inline.some((css) => css.includes('.cn-panel')),
+      "the exercises' and the console's own styles are inlined in the head",
+    );
 
     await page.locator('emq-exercises button:not([disabled])').first().waitFor();
     const look = await page.evaluate(() => {
@@ -52,6 +61,25 @@ for (const colorScheme of ['light', 'dark'] as const) {
       return [getComputedStyle(b).color, getComputedStyle(probe).color];
     });
     assert.equal(verdict, solved);
+
+    // a wrong answer: "Not yet." in the refusal colour, which the exercises read from the site's tokens
+    const wrong = page.locator('[data-exercise="grammar-byte-7"]');
+    await wrong.locator('input').first().fill('no such answer');
+    await wrong.getByRole('button', { name: 'Check' }).click();
+    await wrong.getByRole('status').filter({ hasText: 'Not yet.' }).waitFor();
+    const [notYet, refused, text] = await page.evaluate(() => {
+      const probe = document.createElement('span');
+      probe.style.color = 'var(--refused)';
+      document.body.append(probe);
+      const b = document.querySelector('[data-exercise="grammar-byte-7"] .ex-verdict b')!;
+      return [
+        getComputedStyle(b).color,
+        getComputedStyle(probe).color,
+        getComputedStyle(document.body).color,
+      ];
+    });
+    assert.equal(notYet, refused);
+    assert.notEqual(notYet, text, '"Not yet." stands out from the text');
     await page.close();
   });
 }

@@ -40,9 +40,9 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const crossslot = section.querySelector<HTMLElement>('[data-crossslot]')!;
   const subject = form.elements.namedItem('subject') as HTMLInputElement;
   const other = form.elements.namedItem('other') as HTMLInputElement;
-  const otherField = section.querySelector<HTMLElement>('[data-other-field]')!;
-  const subjectLabel = section.querySelector<HTMLElement>('[data-subject-label]')!;
-  const subjectCap = section.querySelector<HTMLElement>('[data-subject-cap]')!;
+  const otherField = other.closest<HTMLElement>('.xp-field')!;
+  const subjectLabel = form.querySelector<HTMLElement>(`label[for="${subject.id}"]`)!;
+  const subjectCap = form.querySelector<HTMLElement>(`#${subject.id}-cap`)!;
   let timer: number | undefined;
   let asked = 0;
 
@@ -52,10 +52,9 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
     const byKey = mode() === 'key';
     otherField.hidden = byKey;
     subjectLabel.textContent = byKey ? 'Any key' : 'Queue name';
-    subjectCap.textContent = byKey
-      ? `at most ${LIMITS.keyBytes} bytes`
-      : `at most ${LIMITS.queueBytes} bytes`;
-    subject.dataset.maxBytes = String(byKey ? LIMITS.keyBytes : LIMITS.queueBytes);
+    const cap = byKey ? LIMITS.keyBytes : LIMITS.queueBytes;
+    subjectCap.textContent = `at most ${cap} bytes of UTF-8`;
+    subject.dataset.maxBytes = String(cap);
     region.replaceChildren();
     let key = subject.value;
     crossslot.hidden = byKey;
