@@ -28,7 +28,7 @@ export interface KeysInput {
 
 export function parseKeysInput(body: unknown): KeysInput {
   const input: Body = fields(body, ['queue', 'id']);
-  return { queue: text(input, 'queue', LIMITS.queueBytes), id: text(input, 'id', 14 * 4, true) };
+  return { queue: text(input, 'queue', LIMITS.queueBytes), id: text(input, 'id', LIMITS.idBytes, true) };
 }
 
 export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput) {

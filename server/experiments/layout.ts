@@ -29,7 +29,7 @@ export function parseLayoutInput(body: unknown): LayoutInput {
   const input = fields(body, ['verb', 'queue', 'id', 'keys']);
   const verb = oneOf(input, 'verb', CORE_TRANSITIONS, 'enqueue');
   const queue = queueName(input, 'queue', 'orders');
-  const id = text(input, 'id', 64, true) ?? mintJobId();
+  const id = text(input, 'id', LIMITS.idBytes, true) ?? mintJobId();
   if (!isBrandedId(id) || !id.startsWith('JOB')) {
     throw new InputError(
       'id',

@@ -11,6 +11,8 @@ export const LIMITS = {
   queueBytes: 64,
   /** Bytes of any one key a reader types or edits. */
   keyBytes: 256,
+  /** Bytes of a job id a reader types: a branded id is 14; a longer one reaches the keyspace's refusal. */
+  idBytes: 64,
   /** Bytes of a job payload. */
   payloadBytes: 256,
   /** Steps in a two-executors sequence. */

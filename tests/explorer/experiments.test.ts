@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { slot } from '../../server/keyspace/index.ts';
+import { LIMITS } from '../../server/settings/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 
 // The runs here are not about the rate limit (tests/front/ is): lifted, as in the other explorer tests.
@@ -194,4 +195,42 @@ describe('isolation', () => {
   it('leaves no run’s keyspace behind', async () => {
     assert.deepEqual(await explorer.allKeys(), []);
   });
+});
+
+describe('the byte caps of typed fields, at the cap and one past', () => {
+  const cases: Array<{
+    experiment: string;
+    field: string;
+    cap: number;
+    body: (value: string) => object;
+    run?: false;
+  }> = [
+    { experiment: 'keys', field: 'queue', cap: LIMITS.queueBytes, body: (queue) => ({ queue }) },
+    { experiment: 'keys', field: 'id', cap: LIMITS.idBytes, body: (id) => ({ queue: 'orders', id }) },
+    // Past its length, the layout's id is read as a branded id: refused for its form, not its size.
+    {
+      experiment: 'layout',
+      field: 'id',
+      cap: LIMITS.idBytes,
+      body: (id) => ({ verb: 'claim', id }),
+      run: false,
+    },
+    { experiment: 'slot', field: 'key', cap: LIMITS.keyBytes, body: (key) => ({ key }) },
+  ];
+  for (const { experiment, field, cap, body, run = true } of cases) {
+    it(`${experiment}.${field}: ${cap} bytes reach the run, ${cap + 1} are refused saying the cap`, async () => {
+      // Two-byte characters, so the cap is counted in bytes, not characters.
+      const atCap = 'é'.repeat(cap / 2);
+      const at = await explorer.post(experiment, body(atCap));
+      if (run) assert.equal(at.status, 200, JSON.stringify(at.body));
+      else assert.match(at.body.error.message, /expected a branded job id/);
+      const past = await explorer.post(experiment, body(atCap + 'x'));
+      assert.equal(past.status, 400);
+      assert.equal(past.body.error.code, 'BAD_INPUT');
+      assert.match(
+        past.body.error.message,
+        new RegExp(`${field}.*${cap + 1} bytes long; at most ${cap} are allowed`),
+      );
+    });
+  }
 });

@@ -53,9 +53,10 @@ const ROWS: Record<string, number[]> = {
   'whose `x-forwarded-for` is believed': [],
   'open files (soft `nofile`)': [RESERVED_DESCRIPTORS],
   'request body': [LIMITS.bodyBytes, CONSOLE_LIMITS.bodyBytes],
-  'queue name / any key / payload / steps': [
+  'queue name / any key / job id / payload / steps': [
     LIMITS.queueBytes,
     LIMITS.keyBytes,
+    LIMITS.idBytes,
     LIMITS.payloadBytes,
     LIMITS.steps,
   ],
