@@ -45,7 +45,9 @@ async function load(route: string): Promise<Run> {
     requests += 1;
   });
   await page.goto(site.url + route, { waitUntil: 'load' });
-  if (route !== '/') await page.locator('[data-explorer][data-wired]').waitFor({ timeout: 60_000 });
+  // the island has arrived once an explorer no longer shows the fallback's "loading" state
+  const arrived = page.locator('[data-explorer]:not([data-sandbox="loading"])').first();
+  if (route !== '/') await arrived.waitFor({ timeout: 60_000 });
   await page.waitForTimeout(1000); // late shifts and long tasks settle
   const metrics = await readMetrics(page);
   await context.close();
