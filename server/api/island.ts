@@ -3,7 +3,8 @@
 // through the same run as the API (runExperiment: the run deadline, then `classify`), so only the
 // sandbox's own outage reads as "down", a bug is logged like any API run's, and no run is left going
 // after the island has given up on it. A down sandbox is told at once (its health check is a ping
-// bounded at a second), so a page never waits on it. Astro's server build imports this file from
+// bounded at a second), so a page never waits on it. A cluster the watch could not repair reads as
+// "degraded", with its problems: standalone runs still work, and the cluster parts say what is wrong. Astro's server build imports this file from
 // server/ rather than copying it (astro.config.mjs): the island and the API share this process's runtime.
 
 import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
@@ -13,13 +14,15 @@ import { explorerRuntime } from '../explorer/runtime.ts';
 import type { SlotResult } from '../experiments/slot.ts';
 
 export interface LiveState {
-  sandbox: 'up' | 'down';
+  sandbox: 'up' | 'down' | 'degraded';
   native: boolean;
+  /** what the cluster check found and could not repair (GET /api/sandbox's `problems`); empty when up */
+  problems: string[];
   /** CLUSTER KEYSLOT of emq:{orders}:pending and the two claims, as the cluster node answered */
   slot: { serverSlot: number; single: SlotCall; mixed: SlotCall } | null;
 }
 
-const DOWN: LiveState = { sandbox: 'down', native: false, slot: null };
+const DOWN: LiveState = { sandbox: 'down', native: false, problems: [], slot: null };
 const SLOT_EXAMPLE = { queue: 'orders', other: 'fills' };
 
 export async function liveState(withSlot: boolean): Promise<LiveState> {
@@ -30,7 +33,9 @@ export async function liveState(withSlot: boolean): Promise<LiveState> {
   } catch {
     return DOWN;
   }
-  const up: LiveState = { sandbox: 'up', native: runtime.native(), slot: null };
+  const problems = await runtime.clusterProblems();
+  if (problems.length > 0) return { sandbox: 'degraded', native: runtime.native(), problems, slot: null };
+  const up: LiveState = { sandbox: 'up', native: runtime.native(), problems: [], slot: null };
   if (!withSlot) return up;
   const slot = EXPERIMENTS.slot!;
   try {

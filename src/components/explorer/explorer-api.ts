@@ -38,7 +38,9 @@ export class ExplorerApi {
       return { ok: false, code: `HTTP ${response.status}`, message: 'the site answered without JSON' };
     }
     if (response.ok && payload.result !== undefined) {
-      if (this.#root.dataset.sandbox !== 'up') this.#up();
+      // a degraded cluster stays said: a standalone run served is no news about the cluster
+      const state = this.#root.dataset.sandbox;
+      if (state !== 'up' && state !== 'degraded') this.#up();
       return { ok: true, result: payload.result };
     }
     const error = payload.error ?? { code: `HTTP ${response.status}`, message: 'no message' };

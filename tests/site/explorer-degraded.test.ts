@@ -1,0 +1,101 @@
+// A degraded sandbox read as what it is, in Chromium: a half-done slot move with one key on both sides
+// (a MIGRATE COPY, so the watch's own MIGRATE meets BUSYKEY and cannot finish it) keeps the cluster
+// degraded. The cluster parts then say so in plain words with the check's own lines, the status line says
+// standalone runs work, and a standalone run is still served — the page never claims "up" or "down".
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Valkey } from 'iovalkey';
+import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { readShards } from '../../server/sandbox/cluster-topology.ts';
+import { useExplorer } from '../support/explorer.ts';
+import { openPage, useBrowser } from '../support/site.ts';
+
+const explorer = useExplorer({ EXPLORER_BURST: '10000', EXPLORER_RATE: '10000' });
+const chromium = useBrowser();
+const MODULE = '/protocol/the-owned-keyspace/';
+
+async function sandboxStatus(): Promise<{ sandbox: string; problems?: string[] }> {
+  return (await fetch(`${explorer.site.url}/api/sandbox`)).json() as Promise<{
+    sandbox: string;
+    problems?: string[];
+  }>;
+}
+
+/** Leaves `fills`' slot open on both sides with a key on both: a repair can neither finish nor undo it. */
+async function breakCluster(): Promise<number> {
+  const cluster = explorer.sandbox.cluster!;
+  const nodes = cluster.url.split(',').map((url) => new Valkey(url));
+  try {
+    const shards = await readShards(nodes[0]!);
+    const n = slot(queueKey('fills', 'pending'));
+    const s = shards.findIndex((shard) => shard.slots.some(([a, b]) => n >= a && n <= b));
+    const t = (s + 1) % 3;
+    const key = '{fills}:left:both';
+    await nodes[s]!.set(key, 'source');
+    await nodes[t]!.call('CLUSTER', 'SETSLOT', n, 'IMPORTING', shards[s]!.id);
+    await nodes[s]!.call('CLUSTER', 'SETSLOT', n, 'MIGRATING', shards[t]!.id);
+    const [host, port] = shards[t]!.address.split(':') as [string, string];
+    const { username, password } = cluster.admin!;
+    await nodes[s]!.call(
+      'MIGRATE',
+      host,
+      port,
+      '',
+      0,
+      5000,
+      'COPY',
+      'AUTH2',
+      username,
+      password,
+      'KEYS',
+      key,
+    );
+    return n;
+  } finally {
+    for (const node of nodes) node.disconnect();
+  }
+}
+
+test('a degraded cluster: the cluster parts say what is wrong, standalone runs still work', async () => {
+  const n = await breakCluster();
+  let status = await sandboxStatus();
+  for (let i = 0; i < 40 && status.sandbox !== 'degraded'; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    status = await sandboxStatus();
+  }
+  assert.equal(status.sandbox, 'degraded');
+
+  // The hashtag part runs on the cluster: the note, in words, then the check's lines as text.
+  const page = await openPage(chromium.browser, `${explorer.site.url}${MODULE}hashtag-and-slot/`, {
+    width: 360,
+  });
+  await page.locator('[data-explorer][data-sandbox="degraded"]').waitFor({ timeout: 30_000 });
+  const note = page.locator('[data-cluster-degraded]');
+  assert.match(await note.innerText(), /The sandbox’s cluster is degraded\./);
+  assert.match(await note.innerText(), /standalone runs work as usual/);
+  assert.match(
+    await note
+      .locator('li')
+      .allInnerTexts()
+      .then((l) => l.join('\n')),
+    new RegExp(`slot ${n} is left MIGRATING`),
+  );
+  assert.match(
+    await page.locator('[data-status-text]').innerText(),
+    /for standalone runs; its cluster is degraded/,
+  );
+  await page.close();
+
+  // The grammar part runs only standalone: no note, the status says degraded, and a run is served.
+  const grammar = await openPage(chromium.browser, `${explorer.site.url}${MODULE}braced-grammar/`, {
+    width: 360,
+  });
+  await grammar.locator('[data-explorer][data-sandbox="degraded"]').waitFor({ timeout: 30_000 });
+  assert.equal(await grammar.locator('[data-cluster-degraded]').count(), 0);
+  const keys = grammar.locator('[data-experiment="keys"]');
+  await keys.locator('button[type="submit"]').click();
+  await keys.locator('[data-result] .xp-proof').waitFor({ timeout: 30_000 });
+  // a standalone run served is no news about the cluster: the status line still says degraded
+  assert.equal(await grammar.locator('[data-explorer]').getAttribute('data-sandbox'), 'degraded');
+  await grammar.close();
+});
