@@ -8,6 +8,7 @@ import './reserve-experiment.ts';
 import './route-experiment.ts';
 import './slot-experiment.ts';
 import './two-executors-experiment.ts';
+import './byte-count.ts';
 
 /** The module page's explorer views and the part picker's parts: one state, kept in the hash #part-<id>. */
 const PART_OF_VIEW: Record<string, string> = { keys: 'grammar', slot: 'hashtag', reserve: 'reserve' };
