@@ -1,6 +1,7 @@
 // The island's one way to the sandbox: POST an experiment, and keep the status line honest. A 503
 // SANDBOX_DOWN (or no answer at all) marks the sandbox down and polls /api/sandbox until it answers
-// again; every other refusal comes back as the API's own code and message.
+// again; every other refusal comes back as the API's own code and message. A degraded cluster is polled
+// the same way, so the note beside the cluster experiments goes once the site has repaired it.
 
 import { keepState } from './experiment-state.ts';
 
@@ -17,6 +18,8 @@ export class ExplorerApi {
     this.#root = root;
     this.#status = root.querySelector<HTMLElement>('[data-status-text]')!;
     if (root.dataset.sandbox === 'down') this.#down();
+    if (root.dataset.sandbox === 'degraded')
+      this.#polling = window.setInterval(() => void this.#poll(), POLL_MS);
   }
 
   async run<T>(name: string, body: unknown): Promise<Outcome<T>> {
@@ -62,6 +65,7 @@ export class ExplorerApi {
     window.clearInterval(this.#polling);
     this.#polling = undefined;
     const module = native === false ? ' (no native module)' : '';
+    for (const note of this.#root.querySelectorAll('[data-cluster-degraded]')) note.remove();
     this.#say(
       'up',
       `Live on the sandbox Valkey${module}: a standalone run gets a keyspace of its own; cluster runs share one and take turns per slot.`,
