@@ -5,5 +5,5 @@
 import { markup, type SafeHtml } from '../../lib/html.ts';
 
 export function degradedNote(problems: readonly string[]): SafeHtml {
-  return markup`<div class="xp-degraded" data-cluster-degraded role="note"><p><b>The sandbox’s cluster is degraded.</b> Its three nodes no longer agree on where some keys live — usually a slot left half-moved from one node to another — and the site could not put it right by itself. The experiments below that run on the cluster may be refused until it is fixed; the standalone runs work as usual.</p><p>What the cluster check found:</p><ul>${problems.map((problem) => markup`<li>${problem}</li>`)}</ul></div>`;
+  return markup`<div class="xp-degraded" data-cluster-degraded role="note"><p><b>The sandbox’s cluster is degraded.</b> Its check found something the site could not put right by itself: most often a slot whose move from one node to another was left half-done, else a node not answering, or nodes that disagree about which of them owns a slot. The experiments below that run on the cluster may be refused until it is fixed; the standalone runs work as usual.</p><p>What the cluster check found:</p><ul>${problems.map((problem) => markup`<li>${problem}</li>`)}</ul></div>`;
 }
