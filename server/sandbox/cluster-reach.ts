@@ -5,6 +5,7 @@
 
 import { Valkey } from 'iovalkey';
 import type { NodeAddress } from './cluster.ts';
+import { asRecord } from './cluster-topology.ts';
 import { StartRefusedError } from './standalone-offer.ts';
 import type { AdminCredentials } from './valkey-process.ts';
 import { ADMIN_ANSWER_MS, ADMIN_CONNECT_MS } from '../settings/bounds.ts';
@@ -73,22 +74,16 @@ async function membersSeenBy(seed: NodeAddress, admin: AdminCredentials | null):
 export function readMembers(reply: unknown, asked: NodeAddress): ClusterMember[] {
   const members: ClusterMember[] = [];
   for (const shard of reply as unknown[][]) {
-    const nodes = field(shard, 'nodes') as unknown[][];
-    for (const node of nodes) {
-      const port = Number(field(node, 'port'));
-      const ip = String(field(node, 'ip') || field(node, 'endpoint') || '');
+    for (const node of (asRecord(shard).nodes as unknown[][]).map(asRecord)) {
+      const port = Number(node.port);
+      const ip = String(node.ip || node.endpoint || '');
       if (!ip && port !== asked.port) continue; // a node nobody can reach by name
-      if (field(node, 'health') === 'failed') continue;
-      const role = field(node, 'role') === 'master' ? 'primary' : 'replica';
+      if (node.health === 'failed') continue;
+      const role = node.role === 'master' ? 'primary' : 'replica';
       members.push({ address: `${ip || asked.host}:${port}`, role });
     }
   }
   return members;
-}
-
-function field(flat: unknown[], name: string): unknown {
-  for (let i = 0; i + 1 < flat.length; i += 2) if (String(flat[i]) === name) return flat[i + 1];
-  return undefined;
 }
 
 /** One clause for the start log: the server's own reply, or what the connection did. */

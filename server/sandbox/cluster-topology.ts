@@ -45,7 +45,8 @@ function readyFirst(nodes: Valkey[]): Valkey | undefined {
   return nodes.find((node) => node.status === 'ready') ?? nodes[0];
 }
 
-function asRecord(flat: unknown[]): Record<string, unknown> {
+/** A RESP2 map (a flat name/value array, as CLUSTER SHARDS answers) as a record. */
+export function asRecord(flat: unknown[]): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
   return record;
