@@ -2,7 +2,8 @@
 // run inside `withinDeadline`, and what a run holds that can be let go early — its own cluster client,
 // its place in line for a slot's turn — listens to `runDeadline()` and lets go when the deadline
 // passes, so a run the reader was told had ended does not go on behind the answer. A slot move is never
-// cut part-way: it finishes, or fails and is repaired, under its own deadlines.
+// cut part-way: it finishes, or fails and is repaired, under its own deadlines. Beside it, the bound
+// on one wait (`settledWithin`), which a start and a run's own steps put on what they wait for.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -11,6 +12,22 @@ const current = new AsyncLocalStorage<AbortSignal>();
 /** The deadline of the run this code is part of (aborted once it passed); undefined outside a run. */
 export function runDeadline(): AbortSignal | undefined {
   return current.getStore();
+}
+
+/**
+ * `promise`, or past `ms` a rejection with `late()` (called then, so it may cut what is late first);
+ * the timer goes when either settles.
+ */
+export async function settledWithin<T>(ms: number, late: () => Error, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { clusterClient, startCluster, type SandboxCluster } from '../sandbox/clu
 import { nodeConnections } from './node-connections.ts';
 import { EXPLORER_USER, explorerUserArgs, newPassword } from './explorer-user.ts';
 import { RunLocks } from './run-lock.ts';
-import { outsideRun } from '../run-deadline.ts';
+import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath } from '../sandbox/valkey-process.ts';
@@ -103,16 +103,7 @@ export async function atomicRuntimeWithin(
   waitMs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<AtomicRuntime> {
-  const started = atomicRuntime(env);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Valkey9UnavailableError('starting')), waitMs);
-  });
-  try {
-    return await Promise.race([started, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return settledWithin(waitMs, () => new Valkey9UnavailableError('starting'), atomicRuntime(env));
 }
 
 /**

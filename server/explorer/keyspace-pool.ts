@@ -21,6 +21,7 @@ import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { loadScriptsThrough } from '../executors/scripted.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
+import { settledWithin } from '../run-deadline.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { catalogueText } from '../catalogue/catalogue-text.ts';
 import {
@@ -170,20 +171,18 @@ export class KeyspacePool {
     }
     const token = `${PROCESS_TOKEN}:${(runs += 1)}`;
     const dbs = await this.acquire(count, token, waitMs);
-    const leases: Lease[] = [];
-    let timer: NodeJS.Timeout | undefined;
     try {
-      leases.push(...(await Promise.all(dbs.map((db) => this.lease(db)))));
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
+      const leases = await Promise.all(dbs.map((db) => this.lease(db)));
+      return await settledWithin(
+        this.deadlineMs,
+        () => {
           // Cut the run's connections: what it had in flight fails, and nothing more of it is sent.
           for (const lease of leases) lease.client.disconnect();
-          reject(new RunTimeoutError(this.deadlineMs));
-        }, this.deadlineMs);
-      });
-      return await Promise.race([work(leases), deadline]);
+          return new RunTimeoutError(this.deadlineMs);
+        },
+        work(leases),
+      );
     } finally {
-      clearTimeout(timer);
       await this.giveBack(dbs, token);
     }
   }
@@ -327,23 +326,14 @@ export class KeyspacePool {
     try {
       await client.connect();
       // Bounded: valkey-server 8.0 may leave a failed AUTH on a logged-in connection unanswered.
-      let timer: NodeJS.Timeout | undefined;
-      const unanswered = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new Error(`Connection is closed: SELECT and AUTH unanswered after ${KEYSPACE_CONNECT_MS} ms`),
-            ),
-          KEYSPACE_CONNECT_MS,
-        );
-      });
-      const [entered, became] = await Promise.race([
+      const [entered, became] = await settledWithin(
+        KEYSPACE_CONNECT_MS,
+        () => new Error(`Connection is closed: SELECT and AUTH unanswered after ${KEYSPACE_CONNECT_MS} ms`),
         Promise.allSettled([
           client.select(db),
           client.call('AUTH', this.explorer.username, this.explorer.password),
         ]),
-        unanswered,
-      ]).finally(() => clearTimeout(timer));
+      );
       if (entered.status === 'rejected') {
         throw new SandboxLimitError({
           command: `SELECT ${db}`,

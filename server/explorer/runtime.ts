@@ -13,7 +13,7 @@ import { reachCluster } from '../sandbox/cluster-reach.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
-import { outsideRun } from '../run-deadline.ts';
+import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { RunLocks } from './run-lock.ts';
 import { watchCluster } from './cluster-watch.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
@@ -85,11 +85,7 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
 
 /** `promise`, or past `deadline` (ms since the epoch) a StartRefusedError saying what did not answer. */
 function by<T>(deadline: number, promise: Promise<T>, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StartRefusedError(what())), Math.max(0, deadline - Date.now()));
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  return settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), promise);
 }
 
 /** `host:port` of a URL, never its credentials (for the log). */
