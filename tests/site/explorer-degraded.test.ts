@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { Valkey } from 'iovalkey';
 import { queueKey, slot } from '../../server/keyspace/index.ts';
-import { readShards } from '../../server/sandbox/cluster-topology.ts';
+import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, useBrowser } from '../support/site.ts';
 
@@ -33,7 +33,7 @@ async function breakCluster(): Promise<{ n: number; finish(): Promise<void> }> {
   try {
     const shards = await readShards(nodes[0]!);
     const n = slot(queueKey('fills', 'pending'));
-    const s = shards.findIndex((shard) => shard.slots.some(([a, b]) => n >= a && n <= b));
+    const s = shards.indexOf(ownerOf(shards, n)!);
     const t = (s + 1) % 3;
     const key = '{fills}:left:both';
     await nodes[s]!.set(key, 'source');
