@@ -17,6 +17,7 @@ import {
 } from '../../server/sandbox/standalone-offer.ts';
 import { startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
 import { boundedTeardown } from '../support/teardown.ts';
+import { until } from '../support/until.ts';
 
 const ADMIN = { username: 'admin', password: newPassword() };
 let sixteen: ValkeyNode; // the default configuration's 16 databases
@@ -49,14 +50,6 @@ async function everyKey(): Promise<string[]> {
   }
   client.disconnect();
   return keys;
-}
-
-async function until(condition: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    assert.ok(Date.now() < deadline, what);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 before(async () => {
@@ -196,8 +189,9 @@ describe('every failure of a run gives its lease back', () => {
       await root.call('CLIENT', 'KILL', 'USER', ADMIN.username, 'SKIPME', 'yes');
     });
     await until(
-      async () => (await everyKey()).length === 0,
       'the leases came back once the admin reconnected',
+      async () => (await everyKey()).length === 0,
+      10_000,
     );
   });
 

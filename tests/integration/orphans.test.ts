@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { alive, serversOf } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 /** The watchdog of `site`'s run directory (its $0 names the directory). */
 function watchdogOf(site: Site): number | undefined {
@@ -32,14 +33,6 @@ async function siteWithServers(): Promise<{ site: Site; servers: number[] }> {
     if (status.sandbox === 'up' && servers.length === 4) return { site, servers };
     if (Date.now() > deadline) throw new Error(`the site's sandbox never came up: ${JSON.stringify(status)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function until(what: string, done: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -11,22 +11,9 @@ import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { alive, serversOf } from '../support/processes.ts';
 import { useSandbox } from '../support/sandbox.ts';
+import { until } from '../support/until.ts';
 
 const box = useSandbox({ native: false });
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('a site killed mid-migration', () => {
   it('leaves nothing running, and the next start repairs the cluster and logs it', async () => {
@@ -45,10 +32,14 @@ describe('a site killed mid-migration', () => {
     let next: Site | undefined;
     try {
       const first = await startSite(env);
-      await until('the first site up', async () => {
-        const status = (await (await fetch(`${first.url}/api/sandbox`)).json()) as { sandbox: string };
-        return status.sandbox === 'up' ? true : undefined;
-      });
+      await until(
+        'the first site up',
+        async () => {
+          const status = (await (await fetch(`${first.url}/api/sandbox`)).json()) as { sandbox: string };
+          return status.sandbox === 'up';
+        },
+        60_000,
+      );
       const ownServers = serversOf(first.pid);
       assert.equal(ownServers.length, 1, 'the first site runs its own standalone node');
 
@@ -65,8 +56,9 @@ describe('a site killed mid-migration', () => {
       }).catch(() => {});
       await until(
         'a key of the queue on the target',
-        async () => (Number(await watcher.call('CLUSTER', 'COUNTKEYSINSLOT', 105)) > 0 ? true : undefined),
+        async () => Number(await watcher.call('CLUSTER', 'COUNTKEYSINSLOT', 105)) > 0,
         30_000,
+        5,
       );
       await target.call('CLIENT', 'PAUSE', 1500, 'ALL');
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -86,16 +78,20 @@ describe('a site killed mid-migration', () => {
       assert.ok(split[0]! > 0 && split[1]! > 0, `the queue split across both nodes: ${split}`);
       await until(
         'the killed site’s own server stopped',
-        () => (ownServers.every((pid) => !alive(pid)) ? true : undefined),
+        () => ownServers.every((pid) => !alive(pid)),
         15_000,
       );
 
       next = await startSite(env);
       const site = next;
-      await until('the next site up', async () => {
-        const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
-        return status.sandbox === 'up' ? true : undefined;
-      });
+      await until(
+        'the next site up',
+        async () => {
+          const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
+          return status.sandbox === 'up';
+        },
+        60_000,
+      );
       const log = site.output();
       assert.match(log, /cluster: check at start: .*slot 105 is left (MIGRATING|IMPORTING)/);
       assert.match(log, /cluster: slot 105: finished its migration 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+/);

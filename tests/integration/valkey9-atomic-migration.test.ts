@@ -17,6 +17,7 @@ import { startCluster, type SandboxCluster } from '../../server/sandbox/cluster.
 import { ownerOf, readShards, type ShardNode } from '../../server/sandbox/cluster-topology.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
 import { boundedTeardown } from '../support/teardown.ts';
+import { until } from '../support/until.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
 const { build, skip } = await valkey9ForTests();
@@ -69,16 +70,6 @@ async function dumpSlot(node: Valkey): Promise<Map<string, string>> {
   const keys = (await node.call('CLUSTER', 'GETKEYSINSLOT', SLOT, 100_000)) as string[];
   const dumps = await Promise.all(keys.map((key) => node.dumpBuffer(key)));
   return new Map(keys.map((key, i) => [key, dumps[i]!.toString('hex')]));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('atomic slot migration on Valkey 9.1 with trafikey', { skip }, () => {
@@ -189,26 +180,36 @@ describe('atomic slot migration on Valkey 9.1 with trafikey', { skip }, () => {
       const reply = await owner.call('CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', SLOT, SLOT, 'NODE', target.id);
       assert.equal(reply, 'OK');
       const states = new Set<string>();
-      await until('the export to end', async () => {
-        const jobs = (await owner.call('CLUSTER', 'GETSLOTMIGRATIONS')) as string[][];
-        const job = jobs.find((fields) => fields[fields.indexOf('slot_ranges') + 1] === `${SLOT}-${SLOT}`);
-        const state = job?.[job.indexOf('state') + 1];
-        if (state) states.add(state);
-        return state && ['success', 'failed', 'cancelled'].includes(state) ? state : null;
-      });
+      await until(
+        'the export to end',
+        async () => {
+          const jobs = (await owner.call('CLUSTER', 'GETSLOTMIGRATIONS')) as string[][];
+          const job = jobs.find((fields) => fields[fields.indexOf('slot_ranges') + 1] === `${SLOT}-${SLOT}`);
+          const state = job?.[job.indexOf('state') + 1];
+          if (state) states.add(state);
+          return state && ['success', 'failed', 'cancelled'].includes(state) ? state : null;
+        },
+        30_000,
+      );
       assert.ok(states.has('success'), `the export ended ${[...states].join(' → ')}`);
-      await until('every node to name the target', async () => {
-        for (const node of all) {
-          if (ownerOf(await readShards(nodes.node(node.address)), SLOT)?.id !== target.id) return null;
-        }
-        return true;
-      });
+      await until(
+        'every node to name the target',
+        async () => {
+          for (const node of all) {
+            if (ownerOf(await readShards(nodes.node(node.address)), SLOT)?.id !== target.id) return null;
+          }
+          return true;
+        },
+        30_000,
+      );
 
       const moved = await dumpSlot(nodes.node(target.address));
       assert.deepEqual([...moved.keys()].sort(), [...before.keys()].sort(), 'the same keys');
       for (const [key, hex] of before) assert.equal(moved.get(key), hex, `${key} byte for byte`);
-      await until('the source to drop the slot', async () =>
-        Number(await owner.call('CLUSTER', 'COUNTKEYSINSLOT', SLOT)) === 0 ? true : null,
+      await until(
+        'the source to drop the slot',
+        async () => Number(await owner.call('CLUSTER', 'COUNTKEYSINSLOT', SLOT)) === 0,
+        30_000,
       );
       // The source now redirects, and the target serves, the same read.
       await assert.rejects(
