@@ -16,12 +16,16 @@ import { startSandbox } from './sandbox/sandbox.ts';
 
 const { host, port, workers, valkey9AtStart } = siteSettings();
 
-/** Starts the explorer's runtime, or ends this process with one line saying why it cannot. */
-async function explorerOrExit() {
+/**
+ * Starts the explorer's runtime, or ends this process with one line saying why it cannot (after
+ * `cleanUp`: the primary stops the sandbox it started).
+ */
+async function explorerOrExit(cleanUp: () => Promise<void> = async () => {}) {
   try {
     return await explorerRuntime();
   } catch (error) {
     console.error(`the owned keyspace cannot start: ${(error as Error)?.message ?? String(error)}`);
+    await cleanUp();
     process.exit(1);
   }
 }
@@ -38,11 +42,7 @@ async function primary(): Promise<void> {
   // The workers' sandbox checked once, here, before any of them starts: what cannot be used ends the
   // start now rather than in a worker restarted every half second.
   Object.assign(process.env, env);
-  const check = await explorerRuntime().catch(async (error: Error) => {
-    console.error(`the owned keyspace cannot start: ${error.message}`);
-    await sandbox.stop();
-    process.exit(1);
-  });
+  const check = await explorerOrExit(() => sandbox.stop());
   await check.close();
   let stopping = false;
   const fork = () => cluster.fork(env);
