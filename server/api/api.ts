@@ -121,24 +121,38 @@ export function failed(what: string, error: unknown): Answer {
   return refusalSaying(failure.code, failure.message, {}, headers);
 }
 
+/** What the sandbox is now, as GET /api/sandbox and the server island (island.ts) both tell it. */
+export interface SandboxState {
+  sandbox: 'up' | 'down' | 'degraded';
+  native: boolean;
+  /** What the cluster check found and could not repair; empty unless `degraded`. */
+  problems: string[];
+}
+
 /**
- * Whether the sandbox answers, for the island's status line: `down` when a node does not answer,
- * `degraded` (with `problems`) when the cluster's slot map would fail runs, else `up`; and where the
- * Valkey 9.1 cluster of the reshard's atomic mode stands (`atomic`: up, starting, being built, or not
- * available and why).
+ * `down` when a node does not answer, `degraded` (with `problems`) when the cluster's slot map would
+ * fail runs, else `up`.
+ */
+export async function sandboxState(): Promise<SandboxState> {
+  try {
+    const runtime = await explorerRuntime();
+    if (!(await runtime.health())) return { sandbox: 'down', native: runtime.native(), problems: [] };
+    const problems = await runtime.clusterProblems();
+    return { sandbox: problems.length > 0 ? 'degraded' : 'up', native: runtime.native(), problems };
+  } catch {
+    return { sandbox: 'down', native: false, problems: [] };
+  }
+}
+
+/**
+ * Whether the sandbox answers, for the island's status line (`sandboxState`, with `problems` only when
+ * degraded); and where the Valkey 9.1 cluster of the reshard's atomic mode stands (`atomic`: up,
+ * starting, being built, or not available and why).
  */
 export async function sandboxStatus(): Promise<Answer> {
   const atomic = await atomicStatus();
-  try {
-    const runtime = await explorerRuntime();
-    if (!(await runtime.health())) return json(200, { sandbox: 'down', native: runtime.native(), atomic });
-    const problems = await runtime.clusterProblems();
-    if (problems.length > 0)
-      return json(200, { sandbox: 'degraded', native: runtime.native(), problems, atomic });
-    return json(200, { sandbox: 'up', native: runtime.native(), atomic });
-  } catch {
-    return json(200, { sandbox: 'down', native: false, atomic });
-  }
+  const { problems, ...state } = await sandboxState();
+  return json(200, { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic });
 }
 
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */

@@ -8,16 +8,11 @@
 // server/ rather than copying it (astro.config.mjs): the island and the API share this process's runtime.
 
 import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
-import { classified, runExperiment } from './api.ts';
+import { classified, runExperiment, sandboxState, type SandboxState } from './api.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { explorerRuntime } from '../explorer/runtime.ts';
 import type { SlotResult } from '../experiments/slot.ts';
 
-export interface LiveState {
-  sandbox: 'up' | 'down' | 'degraded';
-  native: boolean;
-  /** what the cluster check found and could not repair (GET /api/sandbox's `problems`); empty when up */
-  problems: string[];
+export interface LiveState extends SandboxState {
   /** CLUSTER KEYSLOT of emq:{orders}:pending and the two claims, as the cluster node answered */
   slot: { serverSlot: number; single: SlotCall; mixed: SlotCall } | null;
 }
@@ -26,16 +21,10 @@ const DOWN: LiveState = { sandbox: 'down', native: false, problems: [], slot: nu
 const SLOT_EXAMPLE = { queue: 'orders', other: 'fills' };
 
 export async function liveState(withSlot: boolean): Promise<LiveState> {
-  let runtime;
-  try {
-    runtime = await explorerRuntime();
-    if (!(await runtime.health())) return DOWN;
-  } catch {
-    return DOWN;
-  }
-  const problems = await runtime.clusterProblems();
-  if (problems.length > 0) return { sandbox: 'degraded', native: runtime.native(), problems, slot: null };
-  const up: LiveState = { sandbox: 'up', native: runtime.native(), problems: [], slot: null };
+  const state = await sandboxState();
+  if (state.sandbox === 'down') return DOWN;
+  if (state.sandbox === 'degraded') return { ...state, slot: null };
+  const up: LiveState = { ...state, slot: null };
   if (!withSlot) return up;
   const slot = EXPERIMENTS.slot!;
   try {
