@@ -34,8 +34,8 @@ export function capConnections(
   heldBy: (socket: Socket) => number,
 ): CapCounts {
   const open = new Set<Socket>();
-  /** Sockets not inside a request, oldest first (a Map keeps insertion order). */
-  const waiting = new Map<Socket, true>();
+  /** Sockets not inside a request, oldest first (a Set keeps insertion order). */
+  const waiting = new Set<Socket>();
   /** Requests a socket has in hand (more than one when a client pipelines). */
   const inside = new Map<Socket, number>();
   let shedCount = 0;
@@ -55,7 +55,7 @@ export function capConnections(
       shedCount += 1;
     }
     open.add(socket);
-    waiting.set(socket, true);
+    waiting.add(socket);
     socket.once('close', () => {
       open.delete(socket);
       waiting.delete(socket);
@@ -77,7 +77,7 @@ export function capConnections(
       if (left > 0) return void inside.set(socket, left);
       inside.delete(socket);
       // Idle on keep-alive from now: the newest of the waiting ones.
-      if (open.has(socket) && !socket.destroyed) waiting.set(socket, true);
+      if (open.has(socket) && !socket.destroyed) waiting.add(socket);
     };
     response.once('finish', answered);
     response.once('close', answered);
