@@ -101,7 +101,8 @@ export function fileLimit(): number {
 /** The front's settings for one process; with `workers` processes behind one port, each takes its share. */
 export function frontSettings(env: Env = process.env, workers = 1): FrontSettings {
   // HTTP sockets may use what is left after the reserve, and never more than half the limit.
-  const byFiles = Math.max(64, Math.min(fileLimit() - RESERVED_DESCRIPTORS, fileLimit() / 2));
+  const files = fileLimit();
+  const byFiles = Math.max(64, Math.min(files - RESERVED_DESCRIPTORS, files / 2));
   const share = (n: number) => Math.max(1, Math.ceil(n / workers));
   return {
     maxConnections: Math.floor(Math.min(positive(env, 'MAX_CONNECTIONS'), byFiles)),
