@@ -59,6 +59,12 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
   const adminNodes = nodeConnections(adminOptions);
   const explorerNodes = nodeConnections(asExplorer);
   const cluster = clusterClient(sandbox.seeds, { redisOptions: asExplorer });
+  const close = async () => {
+    cluster.disconnect();
+    clusterAdmin.disconnect();
+    for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
+    await sandbox.stop();
+  };
   try {
     // Connected first: a cluster client knows its nodes (where the scripts go) only once it is ready.
     await Promise.all([cluster.ping(), clusterAdmin.ping()]);
@@ -78,18 +84,10 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
       clusterAdmin,
       clusterAdminNode: adminNodes.get,
       locks: new RunLocks(clusterAdmin),
-      close: async () => {
-        cluster.disconnect();
-        clusterAdmin.disconnect();
-        for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
-        await sandbox.stop();
-      },
+      close,
     };
   } catch (error) {
-    cluster.disconnect();
-    clusterAdmin.disconnect();
-    for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
-    await sandbox.stop();
+    await close();
     throw error;
   }
 }
