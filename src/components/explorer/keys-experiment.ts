@@ -1,15 +1,11 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
 import type { KeysResult } from '../../../server/experiments/keys.ts';
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
-import { markup, show, type SafeHtml } from '../../lib/html.ts';
-import { wireView } from './wire-view.ts';
+import { markup, show } from '../../lib/html.ts';
+import { reachedView, wireView } from './wire-view.ts';
 import { keyText } from './key-text.ts';
 import { keyList, refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
-
-function proofText(proof: KeysResult['proof']): SafeHtml {
-  return markup`<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
-}
 
 export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -43,7 +39,7 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
             : 'The server refused the call.';
         return show(
           region,
-          markup`${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${proofText(r.proof)}${wireView(r.wire, r.proof)}`,
+          markup`${refusalText(r.refusal.code, r.refusal.message)}<p>${who}</p>${reachedView(r.proof)}${wireView(r.wire, r.proof)}`,
         );
       }
       const live = r.live.map(
@@ -52,7 +48,7 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
       show(
         region,
         markup`<p class="xp-accepted"><span class="xp-badge is-ok">enqueued</span> job <code>${r.id}</code> on <code>${r.queue}</code></p>
-${proofText(r.proof)}
+${reachedView(r.proof)}
 ${wireView(r.wire, r.proof)}
 <p class="xp-note">What the server holds after the enqueue — the keys the grammar built, nothing else:</p>
 <ul class="xp-live">${live}</ul>

@@ -8,7 +8,7 @@ import { LIMITS } from '../../../server/settings/limits.ts';
 import type { WireProof } from '../../../server/wire/recorder.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
-import { wireView } from './wire-view.ts';
+import { reachedView, wireView } from './wire-view.ts';
 
 export interface QueueRefusal {
   queue: string;
@@ -69,8 +69,6 @@ export function queueRefusedView(refusal: QueueRefusal, measured?: WireProof): S
     refusal.code === 'BAD_INPUT'
       ? 'The API refuses a queue name over its byte cap before the wire.'
       : 'The host refused the queue name before the wire.';
-  const proof =
-    measured &&
-    markup`<p class="xp-proof" data-reached="${measured.reached}">Commands that reached the server during the run: <b>${measured.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${measured.bytesReceived})</span></p>`;
+  const proof = measured && reachedView(measured);
   return markup`${refusalText(refusal.code, refusal.message)}<p data-refused-by>${who}</p>${wouldBe(refusal.queue, refusal.code)}${proof}${wireView([], measured ?? NOTHING_SENT)}`;
 }

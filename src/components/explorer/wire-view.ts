@@ -82,6 +82,11 @@ export function proofText(proof: WireProof | null): string {
   return `the server received ${proof.bytesReceived} bytes — ${proof.listed === 1 ? 'exactly this command' : `exactly these ${proof.listed} commands`}${extra}`;
 }
 
+/** The server's own count of what reached it during a run, as a line of its own under the result. */
+export function reachedView(proof: WireProof): SafeHtml {
+  return markup`<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
+}
+
 /** The commands a run sent, collapsible, redis-cli style, each with its reply (and its node on a cluster). */
 export function wireView(
   wire: WireCommand[] | undefined,
