@@ -32,10 +32,10 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
       if (!r.accepted && r.refusal.code !== 'BAD_ID' && r.refusal.by === 'host')
         return show(region, queueRefusedView({ queue: r.queue, ...r.refusal }, r.proof));
       if (!r.accepted) {
-        const what = r.refusal.code === 'BAD_ID' ? 'job id' : 'queue name';
+        // a queue name the host refused was shown above: the host's refusal here is the job id's
         const who =
           r.refusal.by === 'host'
-            ? `The host refused the ${what} before the wire.`
+            ? 'The host refused the job id before the wire.'
             : 'The server refused the call.';
         return show(
           region,
