@@ -18,8 +18,7 @@ export class ExplorerApi {
     this.#root = root;
     this.#status = root.querySelector<HTMLElement>('[data-status-text]')!;
     if (root.dataset.sandbox === 'down') this.#down();
-    if (root.dataset.sandbox === 'degraded')
-      this.#polling = window.setInterval(() => void this.#poll(), POLL_MS);
+    if (root.dataset.sandbox === 'degraded') this.#pollUntilUp();
   }
 
   async run<T>(name: string, body: unknown): Promise<Outcome<T>> {
@@ -58,6 +57,11 @@ export class ExplorerApi {
 
   #down() {
     this.#say('down', 'The sandbox is down. It restarts by itself; this reconnects.');
+    this.#pollUntilUp();
+  }
+
+  /** One poll at a time, whether the sandbox is down or its cluster degraded; #up stops it. */
+  #pollUntilUp() {
     this.#polling ??= window.setInterval(() => void this.#poll(), POLL_MS);
   }
 
