@@ -4,7 +4,6 @@ import {
   crc16,
   hashtag,
   hashtagBytes,
-  KeyspaceError,
   queueKey,
   reserveSlot,
   slot,
@@ -21,15 +20,10 @@ import { LIMITS } from '../../../server/settings/limits.ts';
 
 const DEBOUNCE_MS = 250;
 
-/** The claim's keys before the cluster node answers (nothing when a name is refused). */
+/** The claim's keys before the cluster node answers; only for names queueRefusal let through. */
 function waiting(queue: string, other: string): SafeHtml {
-  try {
-    const { single, mixed } = crossSlotClaims(queue, other);
-    return crossSlot(slotsOf(single), slotsOf(mixed));
-  } catch (error) {
-    if (error instanceof KeyspaceError) return markup``;
-    throw error;
-  }
+  const { single, mixed } = crossSlotClaims(queue, other);
+  return crossSlot(slotsOf(single), slotsOf(mixed));
 }
 
 export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
