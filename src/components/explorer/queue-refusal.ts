@@ -48,7 +48,7 @@ export function queueRefusal(queue: string): QueueRefusal | null {
  * it (the bytes from the first { to the first } after it): a}b would hash on a; a{b on a{b, the whole
  * name, and is refused all the same, since the grammar admits no brace at all.
  */
-export function wouldBe(queue: string, code: string): SafeHtml | '' {
+function wouldBe(queue: string, code: string): SafeHtml | '' {
   if (code !== 'BRACE') return '';
   const key = `emq:{${queue}}:pending`;
   const tag = hashtag(key);
