@@ -1,11 +1,10 @@
 // Upgrades the part picker's links to ARIA tabs: click, arrow keys, Home/End, and the URL hash. The
 // module page's explorer shows the same parts: the hash (#part-<id>) is the one state both follow, and
-// each tells the other through an `emq:part` event on the document.
+// each tells the other through an `emq:part` event on the document (part-event.ts).
 
-/** Says which part the reader picked, so the page's other picker follows. */
-function announce(part: string): void {
-  document.dispatchEvent(new CustomEvent('emq:part', { detail: { part, from: 'picker' } }));
-}
+import { announcePart, followPart } from './part-event.ts';
+
+const announce = (part: string) => announcePart(part, 'picker');
 
 for (const root of document.querySelectorAll<HTMLElement>('[data-part-picker]')) {
   const list = root.querySelector<HTMLElement>('.part-tabs')!;
@@ -81,9 +80,8 @@ for (const root of document.querySelectorAll<HTMLElement>('[data-part-picker]'))
   });
 
   // The explorer's own picker changed the part: follow it (it has already written the hash).
-  document.addEventListener('emq:part', (event) => {
-    const { part, from } = (event as CustomEvent<{ part: string; from: string }>).detail;
+  followPart('picker', (part) => {
     const i = tabs.findIndex((t) => t.dataset.partTab === part);
-    if (from !== 'picker' && i >= 0) select(i, false);
+    if (i >= 0) select(i, false);
   });
 }

@@ -9,6 +9,7 @@ import './route-experiment.ts';
 import './slot-experiment.ts';
 import './two-executors-experiment.ts';
 import './byte-count.ts';
+import { announcePart, followPart } from '../blocks/part-event.ts';
 
 /** The module page's explorer views and the part picker's parts: one state, kept in the hash #part-<id>. */
 const PART_OF_VIEW: Record<string, string> = { keys: 'grammar', slot: 'hashtag', reserve: 'reserve' };
@@ -37,18 +38,15 @@ class ExplorerElement extends HTMLElement {
       radio.addEventListener('change', () => {
         showView(this, radio.value);
         history.replaceState(null, '', `#part-${PART_OF_VIEW[radio.value]}`);
-        document.dispatchEvent(
-          new CustomEvent('emq:part', { detail: { part: PART_OF_VIEW[radio.value], from: 'explorer' } }),
-        );
+        announcePart(PART_OF_VIEW[radio.value]!, 'explorer');
       });
     }
     // The part picker's choice, now (from the link) and whenever the reader picks another.
     const initial = viewOfPart(location.hash.replace(/^#part-/, ''));
     if (initial) showView(this, initial);
-    document.addEventListener('emq:part', (event) => {
-      const { part, from } = (event as CustomEvent<{ part: string; from: string }>).detail;
+    followPart('explorer', (part) => {
       const view = viewOfPart(part);
-      if (from !== 'explorer' && view) showView(this, view);
+      if (view) showView(this, view);
     });
   }
 }
