@@ -29,7 +29,8 @@ import type {
 import { evalWords, nativeWords } from './migration/call-words.ts';
 import { migrationAnswer, planMove } from './migration/plan.ts';
 import { asProbeReply } from './migration/probe.ts';
-import { recordWire, type WireCommand } from '../wire/recorder.ts';
+import type { WireCommand } from '../wire/recorder.ts';
+import { recordEachNode } from '../wire/cluster-wire.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
 
 /** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
@@ -209,9 +210,7 @@ async function clientClaims(cluster: Cluster, claim: Call, done: () => boolean):
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   while (Date.now() < deadline) {
     const sink: WireCommand[] = [];
-    const recordings = cluster
-      .nodes('master')
-      .map((n) => recordWire(n, { sink, node: `${n.options.host}:${n.options.port}` }));
+    const recordings = recordEachNode(cluster.nodes('master'), sink);
     reply = await executor.run(claim).then(asProbeReply, (error: Error) => ({ error: error.message }));
     for (const recording of recordings) recording.stop();
     const claims = sink.filter((entry) => entry.line.startsWith('EVALSHA'));

@@ -115,8 +115,14 @@ export async function withOwnCluster<T>(shared: Cluster, work: (cluster: Cluster
   }
 }
 
-function address(node: Valkey): string {
-  return `${node.options.host}:${node.options.port}`;
+/** Resolves once `cluster` is connected to every primary, with the slot map read. */
+export async function whenReady(cluster: Cluster): Promise<void> {
+  if (cluster.status !== 'ready') await new Promise((resolve) => cluster.once('ready', resolve));
+}
+
+/** Records what each of `nodes` writes into one `sink`, each line labelled with its node (`host:port`). */
+export function recordEachNode(nodes: Valkey[], sink: WireCommand[]): Array<ReturnType<typeof recordWire>> {
+  return nodes.map((node) => recordWire(node, { sink, node: `${node.options.host}:${node.options.port}` }));
 }
 
 export async function clusterWireDuring(
@@ -124,11 +130,11 @@ export async function clusterWireDuring(
   act: () => Promise<void>,
 ): Promise<{ wire: WireCommand[]; proof: WireProof }> {
   // Connected to every primary, with the slot map read, before anything is recorded.
-  if (cluster.status !== 'ready') await new Promise((resolve) => cluster.once('ready', resolve));
+  await whenReady(cluster);
   const nodes = cluster.nodes('master');
   const before = await Promise.all(nodes.map(countersNow));
   const wire: WireCommand[] = [];
-  const recordings = nodes.map((node) => recordWire(node, { sink: wire, node: address(node) }));
+  const recordings = recordEachNode(nodes, wire);
   try {
     await act();
   } finally {

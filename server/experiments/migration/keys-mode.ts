@@ -25,7 +25,8 @@ import type {
 } from '../browser-safe/migration.ts';
 import { withQueueSlot } from '../../explorer/cluster-run.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
-import { recordWire, type WireCommand } from '../../wire/recorder.ts';
+import type { WireCommand } from '../../wire/recorder.ts';
+import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
 import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply, probe } from './probe.ts';
@@ -64,10 +65,6 @@ export async function runKeysMigration(
     const admin = (address: string) => runtime.clusterAdminNode(address);
     const reader = (address: string) => runtime.clusterNode(address);
     const server = await versionOf(admin(source.address));
-    const ready = (cluster: { status: string; once(event: 'ready', listener: () => void): unknown }) =>
-      cluster.status === 'ready'
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => cluster.once('ready', resolve));
 
     // Three jobs, enqueued through the scripted executor on the cluster client.
     const scripted = new ScriptedExecutor(runtime.cluster);
@@ -134,7 +131,7 @@ export async function runKeysMigration(
     const cluster = runtime.cluster.duplicate([], { maxRedirections: 1000 });
     cluster.on('error', () => {});
     try {
-      await ready(cluster);
+      await whenReady(cluster);
       return await migrateWith(cluster);
     } finally {
       cluster.disconnect();
@@ -144,9 +141,7 @@ export async function runKeysMigration(
       let client: Promise<ClientRetries> | null = null;
       const sendClaim = async (): Promise<void> => {
         const sink: WireCommand[] = [];
-        const recordings = cluster
-          .nodes('master')
-          .map((node) => recordWire(node, { sink, node: `${node.options.host}:${node.options.port}` }));
+        const recordings = recordEachNode(cluster.nodes('master'), sink);
         client = new ScriptedExecutor(cluster)
           .run(claim)
           .then(asProbeReply, (error: Error) => ({ error: error.message }))
