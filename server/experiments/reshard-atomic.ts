@@ -16,15 +16,16 @@ import type { Call } from '../executors/transitions.ts';
 import { jobKey, mintJobId, queueKey, rowBase, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import type { AtomicRuntime } from '../explorer/atomic-runtime.ts';
-import type {
-  ClientRetries,
-  MigrationCommand,
-  MigrationNode,
-  MigrationPhase,
-  MigrationProbe,
-  MigrationResult,
-  ProbeReply,
-  SlotMigrationState,
+import {
+  isErrorReply,
+  type ClientRetries,
+  type MigrationCommand,
+  type MigrationNode,
+  type MigrationPhase,
+  type MigrationProbe,
+  type MigrationResult,
+  type ProbeReply,
+  type SlotMigrationState,
 } from './browser-safe/migration.ts';
 import { evalWords, nativeWords } from './migration/call-words.ts';
 import { migrationAnswer, planMove } from './migration/plan.ts';
@@ -45,8 +46,7 @@ interface Runner {
   everyone: ShardNode[];
 }
 
-const errorText = (reply: ProbeReply): string =>
-  reply !== null && typeof reply === 'object' && !Array.isArray(reply) ? reply.error : '';
+const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
 
 /** Sends `command` as the reader to one node on a plain connection; an error reply is the answer. */

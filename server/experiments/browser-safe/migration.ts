@@ -112,7 +112,7 @@ export interface MigrationResult {
 
 /** A reply as one line: an error reply's exact text, or the value as JSON. */
 export function replyLine(reply: ProbeReply): string {
-  if (reply !== null && typeof reply === 'object' && !Array.isArray(reply)) return reply.error;
+  if (isErrorReply(reply)) return reply.error;
   return JSON.stringify(reply);
 }
 
