@@ -13,9 +13,10 @@ import { callFor } from '../executors/calls.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
 import type { Call } from '../executors/transitions.ts';
-import { jobKey, mintJobId, queueKey, rowBase, slot as slotOf } from '../keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import type { AtomicRuntime } from '../explorer/atomic-runtime.ts';
+import { queuePrefix } from '../explorer/cluster-run.ts';
 import {
   isErrorReply,
   type ClientRetries,
@@ -253,7 +254,7 @@ export async function cleanQueue(runtime: AtomicRuntime, queue: string, n: numbe
   const owner = ownerOf(await readShards(runtime.clusterAdmin), n);
   if (!owner) return 0;
   const admin = runtime.clusterAdminNode(owner.address);
-  const prefix = rowBase(queue).slice(0, -'job:'.length);
+  const prefix = queuePrefix(queue);
   const ours = async () =>
     ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).filter((key) =>
       key.startsWith(prefix),

@@ -21,7 +21,7 @@ export function slotLock(n: number): string {
 }
 
 /** What every key of `queue` starts with (`emq:{queue}:`). */
-function queuePrefix(queue: string): string {
+export function queuePrefix(queue: string): string {
   return queueKey(queue, 'pending').slice(0, -'pending'.length);
 }
 

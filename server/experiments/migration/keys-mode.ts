@@ -23,7 +23,7 @@ import type {
   MigrationProbe,
   MigrationResult,
 } from '../browser-safe/migration.ts';
-import { withQueueSlot } from '../../explorer/cluster-run.ts';
+import { queuePrefix, withQueueSlot } from '../../explorer/cluster-run.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
@@ -73,7 +73,7 @@ export async function runKeysMigration(
       await scripted.run(callFor('enqueue', queue, { id, payload: `{"job":${i + 1}}` }));
     const pending = queueKey(queue, 'pending');
     const rows = jobs.map((id) => jobKey(queue, id));
-    const prefix = pending.slice(0, -'pending'.length);
+    const prefix = queuePrefix(queue);
 
     const keysOn = async (address: string) =>
       ((await admin(address).call('CLUSTER', 'GETKEYSINSLOT', n, 100)) as string[])
