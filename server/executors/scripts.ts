@@ -6,8 +6,6 @@ import { assemble as assembleIn, luaScript, type Script } from '../lua/lua-file.
 import { projectRoot } from '../project-root.ts';
 import { TRANSITIONS, type TransitionName } from './transitions.ts';
 
-export type { Script };
-
 export const LUA_DIR = join(projectRoot(), 'server', 'executors', 'lua');
 
 /** A transition script's text as sent (server/lua/lua-file.ts resolves the includes). */
