@@ -10,6 +10,7 @@
 
 import type { Cluster } from 'iovalkey';
 import { callFor } from '../executors/calls.ts';
+import { callCommand, send } from '../executors/routed.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
 import type { Call } from '../executors/transitions.ts';
@@ -239,7 +240,7 @@ async function fill(run: Runner, owner: MigrationNode, queue: string, jobs: numb
       const id = mintJobId();
       if (first.length < 3) first.push(id);
       const call = callFor('enqueue', queue, { id, payload: `{"n":${done + i}}` });
-      batch.call('EVALSHA', sha, '2', ...call.keys, ...call.args);
+      void send(batch, callCommand('EVALSHA', call, [sha]));
     }
     const replies = (await batch.exec()) ?? [];
     const failed = replies.find(([error]) => error);
