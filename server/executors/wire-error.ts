@@ -17,6 +17,11 @@ export class WireError extends Error {
   }
 }
 
+/** Whether `error` is the server's error reply: iovalkey's ReplyError, or one wrapped as a WireError. */
+export function isReplyError(error: unknown): error is Error {
+  return error instanceof Error && (error.name === 'ReplyError' || error instanceof WireError);
+}
+
 /**
  * What `run` resolves to, or the WireError the server refused it with, as a value (the way `runMany`
  * reports each call); anything else is not a refusal and is thrown on.

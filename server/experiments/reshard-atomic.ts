@@ -13,6 +13,7 @@ import { callFor } from '../executors/calls.ts';
 import { callCommand, send } from '../executors/routed.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
+import { isReplyError } from '../executors/wire-error.ts';
 import type { Call } from '../executors/transitions.ts';
 import { jobKey, mintJobId, queueKey, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
@@ -62,7 +63,7 @@ async function ask(
   try {
     reply = asProbeReply(await runtime.clusterNode(node).call(command[0]!, ...command.slice(1)));
   } catch (error) {
-    if (!(error instanceof Error && error.name === 'ReplyError')) throw error;
+    if (!isReplyError(error)) throw error;
     reply = { error: error.message };
   }
   return { label, command, node, reply };

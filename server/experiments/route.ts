@@ -10,7 +10,7 @@ import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
 import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
-import { WireError } from '../executors/wire-error.ts';
+import { isReplyError } from '../executors/wire-error.ts';
 import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { withQueueSlot } from '../explorer/cluster-run.ts';
@@ -108,8 +108,7 @@ async function errorOf(run: () => Promise<unknown>): Promise<string> {
   } catch (error) {
     // A node restarting answers CLUSTERDOWN: not the answer being shown, so the run goes again.
     if (isRestarting(error)) throw error;
-    if (error instanceof Error && (error.name === 'ReplyError' || error instanceof WireError))
-      return error.message;
+    if (isReplyError(error)) return error.message;
     throw error;
   }
 }

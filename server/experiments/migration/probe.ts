@@ -3,7 +3,7 @@
 // exactly as the node sent it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure.
 
 import type { Valkey } from 'iovalkey';
-import { WireError } from '../../executors/wire-error.ts';
+import { isReplyError } from '../../executors/wire-error.ts';
 import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
 import { isRestarting } from '../../catalogue/restarting.ts';
 
@@ -18,8 +18,7 @@ export function asProbeReply(value: unknown): ProbeReply {
 
 function replyError(error: unknown): { error: string } {
   // TRYAGAIN is this probe's answer, not a restarting node; a dropped connection is not an answer.
-  if (error instanceof Error && (error.name === 'ReplyError' || error instanceof WireError))
-    return { error: error.message };
+  if (isReplyError(error)) return { error: error.message };
   throw error;
 }
 
