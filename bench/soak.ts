@@ -132,17 +132,13 @@ try {
     const client = new KeepAliveClient(site.url);
     while (now() < endAt) {
       const run = mixedRun(next++);
-      let outcome: Outcome;
+      // The part it ran on is added once, below.
+      let outcome: Omit<Outcome, 'part'>;
       try {
         const answer = await client.post(`/api/experiments/${run.kind}`, JSON.stringify(run.body));
         const body = answer.body as { result?: unknown; error?: { code: string } };
         if (answer.status !== 200) {
-          outcome = {
-            at: now(),
-            ok: false,
-            what: `${answer.status} ${body.error?.code} (${run.kind})`,
-            part: partOf(run.kind),
-          };
+          outcome = { at: now(), ok: false, what: `${answer.status} ${body.error?.code} (${run.kind})` };
         } else {
           let wrong: string | null;
           try {
@@ -150,22 +146,12 @@ try {
           } catch (error) {
             wrong = `unreadable answer (${(error as Error).message})`;
           }
-          outcome = {
-            at: now(),
-            ok: !wrong,
-            what: wrong ? `wrong ${run.kind}: ${wrong}` : '200',
-            part: partOf(run.kind),
-          };
+          outcome = { at: now(), ok: !wrong, what: wrong ? `wrong ${run.kind}: ${wrong}` : '200' };
         }
       } catch (error) {
-        outcome = {
-          at: now(),
-          ok: false,
-          what: `connection: ${(error as Error).message} (${run.kind})`,
-          part: partOf(run.kind),
-        };
+        outcome = { at: now(), ok: false, what: `connection: ${(error as Error).message} (${run.kind})` };
       }
-      outcomes.push(outcome);
+      outcomes.push({ ...outcome, part: partOf(run.kind) });
       await sleep(outcome.ok ? PAUSE_MS : 4 * PAUSE_MS);
     }
     client.close();
