@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
 import { processTreeOf } from '../tests/support/processes.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
+import { sandboxUp } from './sandbox-up.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);
@@ -75,12 +76,7 @@ for (const workers of WORKER_COUNTS) {
     WORKERS: String(workers),
   });
   try {
-    for (let i = 0; ; i++) {
-      const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
-      if (status.sandbox === 'up') break;
-      if (i > 200) throw new Error('the sandbox did not come up');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await sandboxUp(site.url, 20_000);
     console.log(
       `\nexplorer load, WORKERS=${workers}: ${REQUESTS} requests per experiment and concurrency level, own sandbox\n`,
     );

@@ -8,6 +8,7 @@
 
 import { EXPERIMENTS } from '../server/api/registry.ts';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
+import { sandboxUp } from './sandbox-up.ts';
 
 const STARTS = Math.max(1, Number(process.env.FIRST_RUN_STARTS ?? 3));
 const WORKERS = process.env.FIRST_RUN_WORKERS ?? '1';
@@ -23,15 +24,6 @@ async function post(url: string, name: string, body: unknown): Promise<{ ms: num
   return { ms: performance.now() - started, status: response.status };
 }
 
-async function untilUp(url: string): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    const answer = (await (await fetch(`${url}/api/sandbox`)).json()) as { sandbox: string };
-    if (answer.sandbox === 'up') return performance.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const names = Object.keys(EXPERIMENTS);
 const first = new Map<string, number[]>(names.map((name) => [name, []]));
 const second = new Map<string, number[]>(names.map((name) => [name, []]));
@@ -42,7 +34,7 @@ for (let start = 1; start <= STARTS; start += 1) {
     EXPLORER_RATE: '10000',
   });
   try {
-    const upMs = await untilUp(site.url);
+    const upMs = await sandboxUp(site.url, 120_000, 50);
     console.log(`start ${start}: the site answered, then said up after ${upMs.toFixed(0)} ms more`);
     for (const [round, into] of [first, second].entries()) {
       for (const name of names) {

@@ -19,6 +19,7 @@ import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { mixedRun } from '../tests/support/mixed-runs.ts';
 import { processTable, processTreeOf } from '../tests/support/processes.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
+import { sandboxUp } from './sandbox-up.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -116,12 +117,7 @@ const now = () => Date.now() - t0;
 const endAt = MINUTES * 60_000;
 
 try {
-  for (let i = 0; ; i++) {
-    const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
-    if (status.sandbox === 'up') break;
-    if (i > 300) throw new Error('the sandbox did not come up');
-    await sleep(100);
-  }
+  await sandboxUp(site.url, 30_000);
   console.log(
     `soak: ${MINUTES} min, ${READERS} readers, WORKERS=${WORKERS}, a node killed every ${KILL_EVERY_S} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   );
