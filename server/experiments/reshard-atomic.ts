@@ -34,7 +34,8 @@ import { evalWords, nativeWords } from './migration/call-words.ts';
 import { migrationAnswer, planMove } from './migration/plan.ts';
 import { asProbeReply } from './migration/probe.ts';
 import type { WireCommand } from '../wire/recorder.ts';
-import { recordEachNode } from '../wire/cluster-wire.ts';
+import { recordEachNode, whenReady } from '../wire/cluster-wire.ts';
+import { settledWithin } from '../run-deadline.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
 
 /** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
@@ -349,17 +350,11 @@ export async function runAtomicReshard(
       });
       const before = await countIn(runtime, source.address, n);
 
-      await new Promise<void>((resolve, reject) => {
-        if (cluster.status === 'ready') return resolve();
-        const late = setTimeout(
-          () => reject(new Error('the run’s cluster client did not connect in 5 s')),
-          5000,
-        );
-        cluster.once('ready', () => {
-          clearTimeout(late);
-          resolve();
-        });
-      });
+      await settledWithin(
+        5000,
+        () => new Error('the run’s cluster client did not connect in 5 s'),
+        whenReady(cluster),
+      );
       let moving: MigrationProbe[] = [];
       let client: ClientRetries | undefined;
       const move = await migrateAtomically(run, source, target, async (done) => {
