@@ -1,6 +1,17 @@
 use super::*;
 use crate::fixtures::{bytes, vectors};
 
+/// The id every call below names.
+const ID: &[u8] = b"JOB0Nb1VTbfnu4";
+
+/// A call's arguments: the id, then `0` for every other argument.
+fn call_args(layout: &Layout) -> Vec<&'static [u8]> {
+    std::iter::once(ID)
+        .chain(std::iter::repeat(&b"0"[..]))
+        .take(layout.args.len())
+        .collect()
+}
+
 fn spec_name(spec: KeySpec) -> String {
     match spec {
         KeySpec::Queue(t) => String::from_utf8(t.to_vec()).unwrap(),
@@ -49,14 +60,14 @@ fn a_valid_call_passes_for_every_verb_and_name() {
     for name in vectors()["queueNames"]["valid"].as_array().unwrap() {
         let q = bytes(name);
         for layout in LAYOUTS {
-            let id: &[u8] = b"JOB0Nb1VTbfnu4";
             let keys: Vec<Vec<u8>> = (0..layout.numkeys())
-                .map(|i| layout.expected_key(i, &q, id))
+                .map(|i| layout.expected_key(i, &q, ID))
                 .collect();
             let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-            let mut args: Vec<&[u8]> = vec![b"0"; layout.args.len()];
-            args[0] = id;
-            assert_eq!(layout.check(&key_refs, &args), Ok(Queue::new(&q)));
+            assert_eq!(
+                layout.check(&key_refs, &call_args(layout)),
+                Ok(Queue::new(&q))
+            );
         }
     }
 }
@@ -64,15 +75,11 @@ fn a_valid_call_passes_for_every_verb_and_name() {
 #[test]
 fn every_single_byte_change_is_caught() {
     let q = b"orders".to_vec();
-    let id: &[u8] = b"JOB0Nb1VTbfnu4";
     for layout in LAYOUTS {
         let keys: Vec<Vec<u8>> = (0..layout.numkeys())
-            .map(|i| layout.expected_key(i, &q, id))
+            .map(|i| layout.expected_key(i, &q, ID))
             .collect();
-        let args: Vec<&[u8]> = std::iter::once(id)
-            .chain(std::iter::repeat(&b"0"[..]))
-            .take(layout.args.len())
-            .collect();
+        let args = call_args(layout);
         for pos in 0..keys.len() {
             for offset in 0..keys[pos].len() {
                 let mut bent = keys.clone();
@@ -93,7 +100,6 @@ fn every_single_byte_change_is_caught() {
 fn the_check_reads_its_queue_with_from_key_and_nothing_else() {
     // Whatever key 1 holds, the check's queue is `Queue::from_key`'s, and a key 1 that
     // `from_key` refuses is refused as key 1 (the empty name by its own message).
-    let id: &[u8] = b"JOB0Nb1VTbfnu4";
     let mut firsts: Vec<Vec<u8>> = vectors()["layout"]
         .as_array()
         .unwrap()
@@ -111,14 +117,11 @@ fn the_check_reads_its_queue_with_from_key_and_nothing_else() {
         .map(<[u8]>::to_vec),
     );
     for layout in LAYOUTS {
-        let args: Vec<&[u8]> = std::iter::once(id)
-            .chain(std::iter::repeat(&b"0"[..]))
-            .take(layout.args.len())
-            .collect();
+        let args = call_args(layout);
         for first in &firsts {
             let Ok(queue) = Queue::from_key(first) else {
                 let mut keys = vec![first.clone()];
-                keys.extend((1..layout.numkeys()).map(|i| layout.expected_key(i, b"q", id)));
+                keys.extend((1..layout.numkeys()).map(|i| layout.expected_key(i, b"q", ID)));
                 let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
                 match layout.check(&refs, &args).unwrap_err() {
                     LayoutError::EmptyName => {
@@ -130,7 +133,7 @@ fn the_check_reads_its_queue_with_from_key_and_nothing_else() {
                 continue;
             };
             let keys: Vec<Vec<u8>> = (0..layout.numkeys())
-                .map(|i| layout.expected_key(i, queue.name(), id))
+                .map(|i| layout.expected_key(i, queue.name(), ID))
                 .collect();
             let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
             assert_eq!(
