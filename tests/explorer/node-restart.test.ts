@@ -66,22 +66,28 @@ interface Sample {
 }
 
 /**
- * Kills `pid`, then runs `name` four at a time and reads the status, until runs have been served for a
- * second in a row; answers when they were first failing and first served again, and every sample.
+ * Kills `pid`, then makes four runs at a time (`attempt`) and reads the status (`isUp`), until runs have
+ * been served for `steadyMs` in a row; answers when they were served again for good (0 if never), and
+ * every sample.
  */
-async function killUnderLoad(pid: number, name: 'keys' | 'route') {
+async function killUnderLoad(
+  pid: number,
+  attempt: () => Promise<string>,
+  isUp: () => Promise<boolean>,
+  steadyMs = 1000,
+) {
   const killedAt = Date.now();
   process.kill(pid, 'SIGKILL');
   const samples: Sample[] = [];
   let servedSince = 0;
   while (Date.now() - killedAt < BACK_WITHIN_MS + 5000) {
-    const status = await runtime.health();
-    const outcomes = await Promise.all([run(name), run(name), run(name), run(name)]);
+    const status = await isUp();
+    const outcomes = await Promise.all([attempt(), attempt(), attempt(), attempt()]);
     const at = Date.now() - killedAt;
     for (const outcome of outcomes) samples.push({ at, outcome, status });
     if (outcomes.every((outcome) => outcome === 'ok')) {
       servedSince ||= at;
-      if (at - servedSince > 1000) break;
+      if (at - servedSince > steadyMs) break;
     } else servedSince = 0;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -128,7 +134,11 @@ describe('a node SIGKILLed under load', () => {
   it('the standalone: runs back within 10 s, status truthful, no run connection left the admin', async () => {
     assert.equal(await run('keys'), 'ok');
     const port = Number(new URL(sandbox.standalone.url).port);
-    const { samples, backAt } = await killUnderLoad(serverPid(port), 'keys');
+    const { samples, backAt } = await killUnderLoad(
+      serverPid(port),
+      () => run('keys'),
+      () => runtime.health(),
+    );
     assertTruthful(samples, backAt);
     assert.ok(
       samples.some((sample) => sample.outcome !== 'ok' && !sample.status),
@@ -147,7 +157,11 @@ describe('a node SIGKILLed under load', () => {
   it('a cluster node: runs back within 10 s, status truthful', async () => {
     assert.equal(await run('route'), 'ok');
     const victim = sandbox.cluster!.nodes[1]!;
-    const { samples, backAt } = await killUnderLoad(serverPid(victim.port), 'route');
+    const { samples, backAt } = await killUnderLoad(
+      serverPid(victim.port),
+      () => run('route'),
+      () => runtime.health(),
+    );
     assertTruthful(samples, backAt);
     // Runs on the cluster mostly wait through the restart (the cluster client retries) rather than fail.
     const failed = samples.filter((sample) => sample.outcome !== 'ok').length;
@@ -190,21 +204,12 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
     }
     assert.deepEqual(await Promise.all([post(), post(), post(), post()]), ['ok', 'ok', 'ok', 'ok']);
     const port = Number(new URL(standaloneUrlOf(site.pid)).port);
-    const killedAt = Date.now();
-    process.kill(serverPid(port, site.pid), 'SIGKILL');
-    const samples: Sample[] = [];
-    let servedSince = 0;
-    while (Date.now() - killedAt < BACK_WITHIN_MS + 5000) {
-      const up = await status();
-      const outcomes = await Promise.all([post(), post(), post(), post()]);
-      const at = Date.now() - killedAt;
-      for (const outcome of outcomes) samples.push({ at, outcome, status: up });
-      if (outcomes.every((outcome) => outcome === 'ok')) {
-        servedSince ||= at;
-        if (at - servedSince > 1500) break;
-      } else servedSince = 0;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const { samples, backAt: servedSince } = await killUnderLoad(
+      serverPid(port, site.pid),
+      post,
+      status,
+      1500,
+    );
     for (const { outcome } of samples) assert.match(outcome, /^(ok|503 )/, 'a 503 while down, never a 500');
     assert.ok(
       samples.some((sample) => sample.outcome !== 'ok' && !sample.status),
