@@ -16,6 +16,7 @@ import {
 } from '../explorer/slot-migration.ts';
 import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { isRestarting } from '../catalogue/restarting.ts';
+import { isReplyError } from '../executors/wire-error.ts';
 
 export { RunTimeoutError };
 
@@ -35,8 +36,7 @@ function failure(code: StatusCode, message: string, retryAfter?: number): Failur
 
 /** The first word of a server error reply (ReplyError or our WireError), else null. */
 function replyClass(error: unknown): string | null {
-  if (!(error instanceof Error)) return null;
-  if (error.name !== 'ReplyError' && error.name !== 'WireError') return null;
+  if (!isReplyError(error)) return null;
   return error.message.split(' ', 1)[0] ?? null;
 }
 
