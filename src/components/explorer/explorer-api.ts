@@ -4,6 +4,7 @@
 // the same way, so the note beside the cluster experiments goes once the site has repaired it.
 
 import { keepState } from './experiment-state.ts';
+import { DOWN_TEXT, upText } from './status-text.ts';
 
 export type Outcome<T> = { ok: true; result: T } | { ok: false; code: string; message: string };
 
@@ -56,7 +57,7 @@ export class ExplorerApi {
   }
 
   #down() {
-    this.#say('down', 'The sandbox is down. It restarts by itself; this reconnects.');
+    this.#say('down', DOWN_TEXT);
     this.#pollUntilUp();
   }
 
@@ -68,12 +69,8 @@ export class ExplorerApi {
   #up(native?: boolean) {
     window.clearInterval(this.#polling);
     this.#polling = undefined;
-    const module = native === false ? ' (no native module)' : '';
     for (const note of this.#root.querySelectorAll('[data-cluster-degraded]')) note.remove();
-    this.#say(
-      'up',
-      `Live on the sandbox Valkey${module}: a standalone run gets a keyspace of its own; cluster runs share one and take turns per slot.`,
-    );
+    this.#say('up', upText(native));
     this.#root.dispatchEvent(new CustomEvent('explorer:up'));
   }
 
