@@ -104,7 +104,7 @@ async function failingExperiments(runtime: ExplorerRuntime): Promise<string[]> {
   return failing;
 }
 
-/** Every key on every node of `cluster` and in every database of the standalone, as the admin. */
+/** Every key on every node of `cluster`, read as its admin, but the run locks' `{sandbox}` keys. */
 async function keysLeft(cluster: ValkeyNode[]): Promise<string[]> {
   const keys: string[] = [];
   for (const node of cluster) {
