@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
 import { processTreeOf } from '../tests/support/processes.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
-import { sandboxUp } from './sandbox-up.ts';
+import { sandboxUp } from '../tests/support/sandbox-up.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 300), 5000);

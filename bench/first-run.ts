@@ -8,7 +8,7 @@
 
 import { EXPERIMENTS } from '../server/api/registry.ts';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
-import { sandboxUp } from './sandbox-up.ts';
+import { sandboxUp } from '../tests/support/sandbox-up.ts';
 
 const STARTS = Math.max(1, Number(process.env.FIRST_RUN_STARTS ?? 3));
 const WORKERS = process.env.FIRST_RUN_WORKERS ?? '1';

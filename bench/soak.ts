@@ -19,7 +19,7 @@ import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { mixedRun } from '../tests/support/mixed-runs.ts';
 import { processTable, processTreeOf } from '../tests/support/processes.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
-import { sandboxUp } from './sandbox-up.ts';
+import { sandboxUp } from '../tests/support/sandbox-up.ts';
 
 const { values: flags } = parseArgs({
   options: {

@@ -22,6 +22,7 @@ import { TRANSITIONS, type TransitionName } from '../../server/executors/transit
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
+import { sandboxUp } from '../support/sandbox-up.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
 const BACK_WITHIN_MS = 10_000;
@@ -198,10 +199,7 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
   }
 
   it('the standalone SIGKILLed under load: runs back within 10 s on both workers', async () => {
-    for (let i = 0; !(await status()); i += 1) {
-      assert.ok(i < 200, 'the site came up');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await sandboxUp(site.url, 20_000);
     assert.deepEqual(await Promise.all([post(), post(), post(), post()]), ['ok', 'ok', 'ok', 'ok']);
     const port = Number(new URL(standaloneUrlOf(site.pid)).port);
     const { samples, backAt: servedSince } = await killUnderLoad(

@@ -11,6 +11,7 @@ import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { alive, serversOf } from '../support/processes.ts';
 import { useSandbox } from '../support/sandbox.ts';
+import { sandboxUp } from '../support/sandbox-up.ts';
 import { until } from '../support/until.ts';
 
 const box = useSandbox({ native: false });
@@ -32,14 +33,7 @@ describe('a site killed mid-migration', () => {
     let next: Site | undefined;
     try {
       const first = await startSite(env);
-      await until(
-        'the first site up',
-        async () => {
-          const status = (await (await fetch(`${first.url}/api/sandbox`)).json()) as { sandbox: string };
-          return status.sandbox === 'up';
-        },
-        60_000,
-      );
+      await sandboxUp(first.url, 60_000);
       const ownServers = serversOf(first.pid);
       assert.equal(ownServers.length, 1, 'the first site runs its own standalone node');
 
@@ -84,14 +78,7 @@ describe('a site killed mid-migration', () => {
 
       next = await startSite(env);
       const site = next;
-      await until(
-        'the next site up',
-        async () => {
-          const status = (await (await fetch(`${site.url}/api/sandbox`)).json()) as { sandbox: string };
-          return status.sandbox === 'up';
-        },
-        60_000,
-      );
+      await sandboxUp(site.url, 60_000);
       const log = site.output();
       assert.match(log, /cluster: check at start: .*slot 105 is left (MIGRATING|IMPORTING)/);
       assert.match(log, /cluster: slot 105: finished its migration 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+/);

@@ -1,6 +1,6 @@
-// A bench measures a site only once it says its sandbox is up: GET /api/sandbox, polled.
+// A site is measured or tested only once it says its sandbox is up: GET /api/sandbox, polled.
 
-import { until } from '../tests/support/until.ts';
+import { until } from './until.ts';
 
 /** Waits, at most `ms`, until the site at `url` says `up`; answers how long that took, in ms. */
 export async function sandboxUp(url: string, ms: number, everyMs = 100): Promise<number> {
