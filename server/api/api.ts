@@ -8,7 +8,7 @@ import { quoted } from '../catalogue/catalogue-text.ts';
 import { commandArities } from '../catalogue/commands.ts';
 import { ERROR_CODES } from '../catalogue/error-codes.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
-import { apiRoute } from './routes.ts';
+import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { atomicStatus } from '../explorer/atomic-runtime.ts';
@@ -55,7 +55,7 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
       names: Object.keys(EXPERIMENTS).join(', '),
     });
   }
-  if (asked.method !== 'POST') return routeMethodNotAllowed(asked.method, 'experiment');
+  if (!routeTakes('experiment', asked.method)) return routeMethodNotAllowed(asked.method, 'experiment');
   const type = asked.contentType;
   if (!/^application\/json\s*(;|$)/i.test(type))
     return refusal('CONTENT_TYPE', { type: quoted(type || 'nothing') });
@@ -158,9 +158,10 @@ export async function sandboxStatus(): Promise<Answer> {
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
 export async function answerApi(path: string, asked: Asked): Promise<Answer> {
   const route = apiRoute(path);
-  const reads = asked.method === 'GET' || asked.method === 'HEAD';
   if (route?.name === 'catalogue')
-    return reads ? catalogue() : routeMethodNotAllowed(asked.method, 'catalogue');
+    return routeTakes('catalogue', asked.method)
+      ? catalogue()
+      : routeMethodNotAllowed(asked.method, 'catalogue');
   if (route?.name === 'experiment') {
     const raw = route.experiment!;
     let name = raw;
@@ -172,6 +173,8 @@ export async function answerApi(path: string, asked: Asked): Promise<Answer> {
     return answerExperiment(asked, name);
   }
   if (route?.name === 'sandbox')
-    return reads ? sandboxStatus() : routeMethodNotAllowed(asked.method, 'sandbox');
+    return routeTakes('sandbox', asked.method)
+      ? sandboxStatus()
+      : routeMethodNotAllowed(asked.method, 'sandbox');
   return refusal('NOT_FOUND', { path }, { variant: 'api' });
 }

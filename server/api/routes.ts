@@ -42,6 +42,11 @@ export function apiRoute(path: string): { name: ApiRouteName; experiment?: strin
   return null;
 }
 
+/** Whether the route takes `method`; any other is answered 405. */
+export function routeTakes(name: ApiRouteName, method: string): boolean {
+  return (API_ROUTES[name].methods as readonly string[]).includes(method);
+}
+
 /** Whether `path` is the API's (its own JSON 404 included): Astro never sees these. */
 export function isApiPath(path: string): boolean {
   return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
@@ -63,6 +68,5 @@ export function startsWork(method: string, path: string): boolean {
   if (!isApiPath(path)) return false;
   const route = apiRoute(path);
   if (!route) return true; // the API's 404 is counted like any other call of it
-  const takes = (API_ROUTES[route.name].methods as readonly string[]).includes(method);
-  return !takes || API_ROUTES[route.name].startsWork;
+  return !routeTakes(route.name, method) || API_ROUTES[route.name].startsWork;
 }
