@@ -13,6 +13,7 @@ import { SHEDS_FOR_AT_MOST } from '../../server/front/connection-cap.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { HALF_OPEN, holdConnection, type Held } from '../support/held-connection.ts';
 import { boundedTeardown } from '../support/teardown.ts';
+import { until } from '../support/until.ts';
 
 const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
 const CAP = 12;
@@ -41,13 +42,6 @@ after(() =>
 /** A connection from `localAddress` that has written `start` (never a whole request unless told). */
 const open = (localAddress: string, start: string) => holdConnection(site.url, localAddress, sockets, start);
 
-/** Waits (bounded) until `check` holds; answers whether it did. */
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check() && Date.now() < deadline) await settle(50);
-  return check();
-}
-
 describe('at the overall connection cap', () => {
   it('sheds the oldest half-open connection for each new one, and serves a fresh reader', async () => {
     const addresses = Array.from({ length: 4 }, (_, i) => `127.0.3.${i + 1}`);
@@ -59,7 +53,7 @@ describe('at the overall connection cap', () => {
         await settle(20);
       }
     const oldest = held.slice(0, held.length - CAP);
-    assert.ok(await eventually(() => oldest.every((h) => h.isClosed())), 'the four oldest were shed');
+    await until('the four oldest were shed', () => oldest.every((h) => h.isClosed()), 5000, 50);
     await settle();
     assert.deepEqual(
       held.slice(-CAP).map((h) => h.isClosed()),
@@ -91,7 +85,7 @@ describe('at the overall connection cap', () => {
     assert.equal(crowd.filter((h) => h.isClosed()).length, 0, `its first ${SHEDS_FOR_AT_MOST} are held`);
     const othersBefore = held.filter((h) => !h.isClosed()).length;
     const oneMore = await open('127.0.3.50', HALF_OPEN);
-    assert.ok(await eventually(() => oneMore.isClosed()), `its ${SHEDS_FOR_AT_MOST + 1}th is refused`);
+    await until(`its ${SHEDS_FOR_AT_MOST + 1}th is refused`, () => oneMore.isClosed(), 5000, 50);
     await settle();
     assert.equal(held.filter((h) => !h.isClosed()).length, othersBefore, 'and shed no one');
     for (const h of crowd) h.socket.destroy();
@@ -112,13 +106,13 @@ describe('at the overall connection cap', () => {
     assert.equal(inside.filter((h) => h.isClosed()).length, 0, `all ${CAP} held`);
 
     const past = await open('127.0.4.100', HALF_OPEN + '\r\n');
-    assert.ok(await eventually(() => past.isClosed()), `the ${CAP + 1}th is closed`);
+    await until(`the ${CAP + 1}th is closed`, () => past.isClosed(), 5000, 50);
     assert.equal(past.answer(), '', 'unanswered');
     assert.equal(inside.filter((h) => h.isClosed()).length, 0, 'no request in hand was shed');
 
     // One body sent: that run is answered, its connection closes, and the next reader is served.
     inside[0]!.socket.write('{"queue":"orders"}');
-    assert.ok(await eventually(() => inside[0]!.answer().length > 0, 15_000), 'the run is answered');
+    await until('the run is answered', () => inside[0]!.answer().length > 0, 15_000, 50);
     inside[0]!.socket.destroy();
     await inside[0]!.closed;
     assert.match(inside[0]!.answer(), /^HTTP\/1\.1 200 /);
