@@ -35,12 +35,10 @@ function tierOf(room: string): number {
   return TIERS.findIndex((tier) => tier.includes(room));
 }
 
-function serverFiles(dir = SERVER): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return serverFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
+function serverFiles(): string[] {
+  return readdirSync(SERVER, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(SERVER, name));
 }
 
 /** Every relative module a file names: static imports and re-exports, `import type` included. */

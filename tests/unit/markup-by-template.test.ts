@@ -11,14 +11,9 @@ const ROOT = join(import.meta.dirname, '../../src/components');
 // copy-code.ts puts back the button's own markup, read from the button a moment before: nothing is built.
 const RESTORES_ITS_OWN = new Set(['blocks/copy-code.ts']);
 
-function scripts(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? scripts(join(dir, entry.name), `${prefix}${entry.name}/`)
-      : entry.name.endsWith('.ts')
-        ? [`${prefix}${entry.name}`]
-        : [],
-  );
+/** Every script under `dir`, as a path relative to it. */
+function scripts(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'));
 }
 
 /** Each line of code with its number, comments left out (a comment may well show a tag). */
