@@ -55,6 +55,7 @@ describe('mode atomic on Valkey 9.1', { skip }, () => {
       r.phases.map((phase: { name: string }) => phase.name),
       ['stable', 'moving', 'owner', 'back'],
     );
+    assert.ok(r.phases[1].probes.length > 0, 'the moving phase has probes');
     for (const probe of r.phases[1].probes) {
       assert.ok(probe.served >= 1, probe.label);
       assert.deepEqual(probe.reply, { error: `MOVED 105 ${r.target}` });
