@@ -11,6 +11,11 @@
 export const MIGRATION_MODES = ['keys', 'atomic'] as const;
 export type MigrationMode = (typeof MIGRATION_MODES)[number];
 
+/** How many jobs the queue holds when its slot moves: the reader picks one; both modes move the same. */
+export const MIGRATION_SIZES = [1_000, 20_000] as const;
+export type MigrationSize = (typeof MIGRATION_SIZES)[number];
+export const DEFAULT_MIGRATION_SIZE: MigrationSize = 1_000;
+
 /** A reply as the server sent it: a value, or an error reply's exact text. */
 export type ProbeReply = string | number | null | ProbeReply[] | { error: string };
 
@@ -28,12 +33,14 @@ export interface MigrationProbe {
   served?: number;
   /** Atomic mode, while the slot moved: the first reply (the last is `reply`). */
   firstReply?: ProbeReply;
+  /** Milliseconds since the move began (its first migration command was sent), on the server's clock. */
+  atMs?: number;
 }
 
 /** A state CLUSTER GETSLOTMIGRATIONS reported, when it was first seen. */
 export interface SlotMigrationState {
   /** Milliseconds since CLUSTER MIGRATESLOTS was sent. */
-  atMs: number;
+  atMs?: number;
   node: string;
   /** EXPORT on the source, IMPORT on the target. */
   operation: string;
@@ -58,6 +65,8 @@ export interface MigrationCommand {
   node: string;
   command: string[];
   reply: ProbeReply;
+  /** Milliseconds since the move began, when the command was sent. */
+  atMs?: number;
 }
 
 export interface MigrationPhase {
@@ -65,6 +74,8 @@ export interface MigrationPhase {
   name: string;
   /** One line saying what this phase is. */
   summary: string;
+  /** Milliseconds since the move began, when this phase was reached (negative before the first command). */
+  atMs?: number;
   /** The node that owns the slot in this phase (`host:port`). */
   owner: string;
   /** Nodes with the slot open in this phase. */
@@ -90,6 +101,29 @@ export interface ClientRetries {
   reply: ProbeReply;
 }
 
+/** One command the worker sent while the slot moved: one claim attempt, on one node, with its reply. */
+export interface WorkerClaim {
+  /** Milliseconds since the move began. */
+  atMs: number;
+  /** The node the client sent it to (`host:port`). */
+  node: string;
+  reply: ProbeReply;
+}
+
+/**
+ * A queue's worker throughout the move: a real iovalkey Cluster client claiming in a loop, as a queue's
+ * workers would. Every attempt is on the wire, so TRYAGAIN retries and redirections are each a claim.
+ */
+export interface WorkerTimeline {
+  /** The client's settings that decide when it gives up (e.g. maxRedirections, retryDelayOnTryAgain). */
+  settings: Record<string, number>;
+  claims: WorkerClaim[];
+  /** The longest stretch, in ms, between two served claims (or the move's start/end) with none served. */
+  longestWaitMs: number;
+  /** Whether the client gave up on a claim (its last error, if it did, is the claim's reply). */
+  gaveUp: boolean;
+}
+
 export interface MigrationResult {
   mode: MigrationMode;
   /** The Valkey version of the nodes that ran it, e.g. "8.0.1". */
@@ -99,8 +133,14 @@ export interface MigrationResult {
   nodes: MigrationNode[];
   source: string;
   target: string;
-  /** The jobs enqueued before the move, oldest first. */
+  /** The jobs enqueued before the move, oldest first (the first few; `jobCount` counts them all). */
   jobs: string[];
+  /** The queue's size when the move began: one of MIGRATION_SIZES, the same in both modes. */
+  jobCount?: number;
+  /** From the move's first migration command until every node named the new owner. */
+  moveMs?: number;
+  /** The queue's worker, claiming throughout the move. */
+  worker?: WorkerTimeline;
   phases: MigrationPhase[];
   client: ClientRetries;
   /** Every node's view read back at the end: one owner, nothing open. */
@@ -108,6 +148,21 @@ export interface MigrationResult {
   leftBehind: number;
   /** Atomic mode only. */
   atomic?: AtomicFigures;
+}
+
+/**
+ * What a reply is, in the one vocabulary every view and the console use: `served` (a value), `refused`
+ * (an error reply such as EMQWIRE, EMQKEY, CROSSSLOT, ERR …), `redirected` (MOVED, ASK), `retry`
+ * (TRYAGAIN). A badge shows this word, never the reply's own first word again.
+ */
+export type ReplyKind = 'served' | 'refused' | 'redirected' | 'retry';
+
+export function replyKind(reply: ProbeReply): ReplyKind {
+  if (!isErrorReply(reply)) return 'served';
+  const word = reply.error.split(' ', 1)[0]!;
+  if (word === 'MOVED' || word === 'ASK') return 'redirected';
+  if (word === 'TRYAGAIN') return 'retry';
+  return 'refused';
 }
 
 /** A reply as one line: an error reply's exact text, or the value as JSON. */
