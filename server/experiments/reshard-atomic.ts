@@ -33,6 +33,7 @@ import {
 import { evalWords, nativeWords } from './migration/call-words.ts';
 import { migrationAnswer, planMove } from './migration/plan.ts';
 import { asProbeReply } from './migration/probe.ts';
+import { sinceMoveStart, stamp, tenths } from './migration/clock.ts';
 import type { WireCommand } from '../wire/recorder.ts';
 import { recordEachNode, whenReady } from '../wire/cluster-wire.ts';
 import { settledWithin } from '../run-deadline.ts';
@@ -60,6 +61,7 @@ async function ask(
   label: string,
   command: string[],
 ): Promise<MigrationProbe> {
+  const atMs = stamp();
   let reply: ProbeReply;
   try {
     reply = asProbeReply(await runtime.clusterNode(node).call(command[0]!, ...command.slice(1)));
@@ -67,7 +69,7 @@ async function ask(
     if (!isReplyError(error)) throw error;
     reply = { error: error.message };
   }
-  return { label, command, node, reply };
+  return { label, command, node, reply, atMs };
 }
 
 async function countIn(runtime: AtomicRuntime, node: string, n: number): Promise<number> {
@@ -113,11 +115,17 @@ async function migrateAtomically(
   source: MigrationNode,
   target: MigrationNode,
   during?: (done: () => boolean) => Promise<void>,
-): Promise<{ step: MigrationCommand; states: SlotMigrationState[]; ms: number }> {
+): Promise<{
+  step: MigrationCommand;
+  states: SlotMigrationState[];
+  ms: number;
+  startedAt: number;
+  endedAt: number;
+}> {
   const { runtime, slot: n } = run;
   const known = new Set((await migrations(runtime, source.address)).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
-  const started = Date.now();
+  const started = stamp();
   const reply = asProbeReply(
     await runtime.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)),
   );
@@ -128,7 +136,7 @@ async function migrateAtomically(
   const finished = () => FINISHED.has(exportState);
   const watching = (async () => {
     while (!finished()) {
-      if (Date.now() - started > ATOMIC_MOVE_DEADLINE_MS) {
+      if (stamp() - started > ATOMIC_MOVE_DEADLINE_MS) {
         await runtime
           .clusterAdminNode(source.address)
           .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
@@ -146,7 +154,7 @@ async function migrateAtomically(
           const state = entry.state ?? '';
           if (!seen.has(`${node.address} ${operation} ${state}`)) {
             seen.add(`${node.address} ${operation} ${state}`);
-            states.push({ atMs: Date.now() - started, node: node.address, operation, state });
+            states.push({ atMs: tenths(stamp() - started), node: node.address, operation, state });
           }
           if (node === source) exportState = state;
         }
@@ -157,7 +165,14 @@ async function migrateAtomically(
   })();
   await Promise.all([watching, during?.(finished)]);
   await waitOwner(run, target);
-  return { step: { node: source.address, command, reply }, states, ms: Date.now() - started };
+  const endedAt = stamp();
+  return {
+    step: { node: source.address, command, reply, atMs: started },
+    states,
+    ms: tenths(endedAt - started),
+    startedAt: started,
+    endedAt,
+  };
 }
 
 async function waitOwner(run: Runner, owner: MigrationNode): Promise<void> {
@@ -186,14 +201,19 @@ async function probeWhileMoving(
     node: source.address,
     reply: null,
     served: 0,
+    atMs: 0,
   }));
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   while (Date.now() < deadline && results.some((probe) => !redirected(probe.reply))) {
     for (const probe of results) {
       if (redirected(probe.reply)) continue;
-      const { reply } = await ask(run.runtime, source.address, probe.label, probe.command);
+      const { reply, atMs } = await ask(run.runtime, source.address, probe.label, probe.command);
       if (!redirected(reply)) probe.served! += 1;
-      if (probe.firstReply === undefined) probe.firstReply = reply;
+      // On the time axis where it was first sent: the round-robin keeps the list's order.
+      if (probe.firstReply === undefined) {
+        probe.firstReply = reply;
+        probe.atMs = atMs;
+      }
       probe.reply = reply;
     }
     if (done() && results.every((probe) => redirected(probe.reply))) break;
@@ -334,6 +354,7 @@ export async function runAtomicReshard(
 
       // Stable: the owner serves the read, the claim and the module's enqueue (the module is reached, and
       // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
+      const stableAt = stamp();
       const stableProbes: MigrationProbe[] = [];
       for (const { label, command } of list.slice(0, 2)) {
         stableProbes.push(await ask(runtime, source.address, label, command));
@@ -342,6 +363,7 @@ export async function runAtomicReshard(
       phases.push({
         name: 'stable',
         summary: `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
+        atMs: stableAt,
         owner: source.address,
         open: [],
         keys: await keysNow(),
@@ -368,6 +390,7 @@ export async function runAtomicReshard(
       phases.push({
         name: 'moving',
         summary: `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
+        atMs: move.startedAt,
         owner: source.address,
         open: [],
         // As the command went out: the copy arriving on the target is not a client's to see until the end.
@@ -378,6 +401,7 @@ export async function runAtomicReshard(
       phases.push({
         name: 'owner',
         summary: `every node names ${target.name} the owner of slot ${n}, ${move.ms} ms after MIGRATESLOTS`,
+        atMs: move.endedAt,
         owner: target.address,
         open: [],
         keys: await keysNow(),
@@ -393,6 +417,7 @@ export async function runAtomicReshard(
       phases.push({
         name: 'back',
         summary: `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
+        atMs: back.endedAt,
         owner: source.address,
         open: [],
         keys: await keysNow(),
@@ -415,7 +440,9 @@ export async function runAtomicReshard(
         mode: 'atomic' as const,
         server: runtime.version,
         jobs,
-        phases,
+        jobCount,
+        moveMs: move.ms,
+        ...sinceMoveStart({ phases }, move.startedAt),
         client: client!,
         clean,
         leftBehind,

@@ -70,6 +70,8 @@ export interface MigrationStep {
   node: string;
   command: string[];
   reply: unknown;
+  /** When it was sent, on the monotonic clock (performance.now()). */
+  sentAt: number;
 }
 
 /**
@@ -136,8 +138,9 @@ export async function moveSlot(
 ): Promise<void> {
   const run = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
     if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
+    const sentAt = performance.now();
     const reply = await admin.dial(node.address).call(sent[0]!, ...sent.slice(1));
-    record({ node: node.address, command: shown, reply });
+    record({ node: node.address, command: shown, reply, sentAt });
     return reply;
   };
   const expectOk = (reply: unknown, what: string) => {

@@ -19,6 +19,7 @@ import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { SLOT_RANGES } from '../../server/sandbox/cluster.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
+import { assertTimeline } from '../support/migration-timeline.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
 const TRYAGAIN = { error: 'TRYAGAIN Multiple keys request during rehashing of slot' };
@@ -56,6 +57,7 @@ function holdToTheTable(r: MigrationResult) {
     ['stable', 'importing', 'migrating', 'split', 'moved', 'owner', 'back'],
   );
   assert.equal(r.mode, 'keys');
+  assertTimeline(r);
   assert.match(r.server, /^\d+\.\d+\.\d+$/);
   const bystander = r.nodes.find((n) => n.address !== source && n.address !== target)!.address;
   const moved = `MOVED ${slot} ${source}`;

@@ -16,6 +16,7 @@ import { runAtomicReshard } from '../../server/experiments/reshard-atomic.ts';
 import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
+import { assertTimeline } from '../support/migration-timeline.ts';
 
 const { build, skip } = await valkey9ForTests();
 const CLUSTER_MODE = 'EMQWIRE expected a standalone server but cluster mode is enabled';
@@ -28,6 +29,9 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
     assert.equal(runtime.version, build!.version);
     const r = await runAtomicReshard(runtime, { queue: 'orders' }, 20_000);
     assert.equal(r.mode, 'atomic');
+    assertTimeline(r);
+    assert.equal(r.moveMs, r.atomic!.moveMs);
+    assert.equal(r.jobCount, 20_000);
     assert.equal(r.server, build!.version);
     assert.equal(r.slot, 105);
     assert.notEqual(r.source, r.target);

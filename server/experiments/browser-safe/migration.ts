@@ -33,14 +33,17 @@ export interface MigrationProbe {
   served?: number;
   /** Atomic mode, while the slot moved: the first reply (the last is `reply`). */
   firstReply?: ProbeReply;
-  /** Milliseconds since the move began (its first migration command was sent), on the server's clock. */
-  atMs?: number;
+  /**
+   * Milliseconds since the move began (its first migration command was sent), on the server's clock,
+   * when the probe was sent (atomic mode, while the slot moved: when it was first sent).
+   */
+  atMs: number;
 }
 
 /** A state CLUSTER GETSLOTMIGRATIONS reported, when it was first seen. */
 export interface SlotMigrationState {
   /** Milliseconds since CLUSTER MIGRATESLOTS was sent. */
-  atMs?: number;
+  atMs: number;
   node: string;
   /** EXPORT on the source, IMPORT on the target. */
   operation: string;
@@ -66,7 +69,7 @@ export interface MigrationCommand {
   command: string[];
   reply: ProbeReply;
   /** Milliseconds since the move began, when the command was sent. */
-  atMs?: number;
+  atMs: number;
 }
 
 export interface MigrationPhase {
@@ -75,7 +78,7 @@ export interface MigrationPhase {
   /** One line saying what this phase is. */
   summary: string;
   /** Milliseconds since the move began, when this phase was reached (negative before the first command). */
-  atMs?: number;
+  atMs: number;
   /** The node that owns the slot in this phase (`host:port`). */
   owner: string;
   /** Nodes with the slot open in this phase. */
@@ -136,9 +139,9 @@ export interface MigrationResult {
   /** The jobs enqueued before the move, oldest first (the first few; `jobCount` counts them all). */
   jobs: string[];
   /** The queue's size when the move began: one of MIGRATION_SIZES, the same in both modes. */
-  jobCount?: number;
+  jobCount: number;
   /** From the move's first migration command until every node named the new owner. */
-  moveMs?: number;
+  moveMs: number;
   /** The queue's worker, claiming throughout the move. */
   worker?: WorkerTimeline;
   phases: MigrationPhase[];

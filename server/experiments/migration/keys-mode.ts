@@ -30,6 +30,7 @@ import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
 import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply, probe } from './probe.ts';
+import { sinceMoveStart, stamp, tenths } from './clock.ts';
 
 /** The Valkey version a node reports (INFO server). */
 async function versionOf(node: Valkey): Promise<string> {
@@ -84,7 +85,12 @@ export async function runKeysMigration(
 
     const phases: MigrationPhase[] = [];
     let steps: MigrationCommand[] = [];
-    const record = (step: MigrationStep) => steps.push({ ...step, reply: asProbeReply(step.reply) });
+    // The move begins with its first command (IMPORTING): every stamp of the answer counts from it.
+    let origin: number | null = null;
+    const record = ({ node, command, reply, sentAt }: MigrationStep) => {
+      origin ??= sentAt;
+      steps.push({ node, command, reply: asProbeReply(reply), atMs: sentAt });
+    };
     const phase = async (
       name: string,
       summary: string,
@@ -92,10 +98,12 @@ export async function runKeysMigration(
       open: MigrationPhase['open'],
       probes: () => Promise<MigrationProbe[]>,
     ) => {
+      const atMs = stamp();
       const [onSource, onTarget] = await Promise.all([keysOn(source.address), keysOn(target.address)]);
       phases.push({
         name,
         summary,
+        atMs,
         owner,
         open,
         keys: { source: onSource, target: onTarget },
@@ -242,6 +250,8 @@ export async function runKeysMigration(
         },
       });
 
+      // The move ends when every node named the new owner (moveSlot settled it).
+      const moveMs = tenths(stamp() - origin!);
       // The claim the cluster client sent mid-way is served now; then a claim asked of each node.
       const retries = await (client as Promise<ClientRetries> | null)!;
       await phase(
@@ -271,7 +281,9 @@ export async function runKeysMigration(
         mode: 'keys' as const,
         server,
         jobs,
-        phases,
+        jobCount: jobs.length,
+        moveMs,
+        ...sinceMoveStart({ phases }, origin!),
         client: retries,
         clean: check.problems.length === 0,
       });

@@ -1,11 +1,13 @@
 // A probe: one command sent to one node on a plain connection (no cluster client in between, so nothing
 // follows a redirection or retries), optionally after ASKING on the same connection, and the reply kept
-// exactly as the node sent it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure.
+// exactly as the node sent it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure —
+// stamped when it was sent (clock.ts).
 
 import type { Valkey } from 'iovalkey';
 import { isReplyError } from '../../executors/wire-error.ts';
 import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
 import { isRestarting } from '../../catalogue/restarting.ts';
+import { stamp } from './clock.ts';
 
 /** A server reply in the probe's shape (buffers as text, nested arrays kept). */
 export function asProbeReply(value: unknown): ProbeReply {
@@ -30,6 +32,7 @@ export async function probe(
   asking = false,
 ): Promise<MigrationProbe> {
   const [name, ...args] = command as [string, ...string[]];
+  const atMs = stamp();
   let reply: ProbeReply;
   if (asking) {
     const answers =
@@ -50,5 +53,5 @@ export async function probe(
       reply = replyError(error);
     }
   }
-  return { label, command, ...(asking ? { asking } : {}), node: address, reply };
+  return { label, command, ...(asking ? { asking } : {}), node: address, reply, atMs };
 }
