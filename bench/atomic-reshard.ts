@@ -11,7 +11,7 @@ const runtime = await atomicRuntime();
 console.log(`Valkey ${runtime.version}, three nodes, trafikey loaded and opted in`);
 try {
   for (const jobs of sizes.length ? sizes : [20_000]) {
-    const r = await runAtomicReshard(runtime, { queue: 'orders' }, jobs);
+    const r = await runAtomicReshard(runtime, { queue: 'orders', size: jobs });
     const moving = r.phases.find((phase) => phase.name === 'moving')!;
     const a = r.atomic!;
     console.log(

@@ -8,10 +8,7 @@
 // what a client meets. Then the slot is moved back the same way and the queue deleted. The answer has the
 // keys mode's shape (browser-safe/migration.ts). One run at a time on the Valkey 9 cluster.
 
-import type { Cluster } from 'iovalkey';
 import { callFor } from '../executors/calls.ts';
-import { callCommand, send } from '../executors/routed.ts';
-import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
 import { isReplyError } from '../executors/wire-error.ts';
 import type { Call } from '../executors/transitions.ts';
@@ -20,6 +17,7 @@ import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology
 import type { AtomicRuntime } from '../explorer/atomic-runtime.ts';
 import { queuePrefix } from '../explorer/cluster-run.ts';
 import {
+  DEFAULT_MIGRATION_SIZE,
   isErrorReply,
   type ClientRetries,
   type MigrationCommand,
@@ -34,13 +32,12 @@ import { evalWords, nativeWords } from './migration/call-words.ts';
 import { migrationAnswer, planMove } from './migration/plan.ts';
 import { asProbeReply } from './migration/probe.ts';
 import { sinceMoveStart, stamp, tenths } from './migration/clock.ts';
-import type { WireCommand } from '../wire/recorder.ts';
-import { recordEachNode, whenReady } from '../wire/cluster-wire.ts';
+import { fillQueue } from './migration/fill.ts';
+import { cleanQueueEverywhere } from './migration/clean-queue.ts';
+import { startWorker, workerTimeline, type Worker, type WorkerRun } from './migration/worker.ts';
 import { settledWithin } from '../run-deadline.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
 
-/** Jobs put in the reader's queue before the move: enough for a window of a few hundred probes. */
-export const ATOMIC_JOBS = 20_000;
 const LOCK = 'reshard-atomic';
 const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
@@ -105,6 +102,14 @@ async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<R
   });
 }
 
+/** What the probes sent during a move can read of it: the export's end, and the watching's end. */
+interface MoveState {
+  /** The watching is over: the export succeeded, or the move failed. */
+  over(): boolean;
+  /** The export reported success. */
+  succeeded(): boolean;
+}
+
 /**
  * Sends MIGRATESLOTS for the run's slot from `source` to `target`, reads both nodes' migration jobs
  * until the export ends (keeping each new state), and meanwhile runs `during` against the source.
@@ -114,7 +119,7 @@ async function migrateAtomically(
   run: Runner,
   source: MigrationNode,
   target: MigrationNode,
-  during?: (done: () => boolean) => Promise<void>,
+  during?: (move: MoveState) => Promise<void>,
 ): Promise<{
   step: MigrationCommand;
   states: SlotMigrationState[];
@@ -163,7 +168,17 @@ async function migrateAtomically(
     }
     if (exportState !== 'success') throw new Error(`the atomic move of slot ${n} ended ${exportState}`);
   })();
-  await Promise.all([watching, during?.(finished)]);
+  let over = false;
+  const watched = watching.finally(() => {
+    over = true;
+  });
+  // Both end before this does, failed or not: nothing of the move's probes writes after it returns.
+  const [watchedOutcome, duringOutcome] = await Promise.allSettled([
+    watched,
+    during?.({ over: () => over, succeeded: () => exportState === 'success' }),
+  ]);
+  if (watchedOutcome.status === 'rejected') throw watchedOutcome.reason;
+  if (duringOutcome.status === 'rejected') throw duringOutcome.reason;
   await waitOwner(run, target);
   const endedAt = stamp();
   return {
@@ -193,7 +208,7 @@ async function probeWhileMoving(
   run: Runner,
   source: MigrationNode,
   list: Array<{ label: string; command: string[] }>,
-  done: () => boolean,
+  move: MoveState,
 ): Promise<MigrationProbe[]> {
   const results: MigrationProbe[] = list.map(({ label, command }) => ({
     label,
@@ -205,6 +220,8 @@ async function probeWhileMoving(
   }));
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   while (Date.now() < deadline && results.some((probe) => !redirected(probe.reply))) {
+    // A move that failed never redirects them: stop with it.
+    if (move.over() && !move.succeeded()) break;
     for (const probe of results) {
       if (redirected(probe.reply)) continue;
       const { reply, atMs } = await ask(run.runtime, source.address, probe.label, probe.command);
@@ -216,60 +233,28 @@ async function probeWhileMoving(
       }
       probe.reply = reply;
     }
-    if (done() && results.every((probe) => redirected(probe.reply))) break;
   }
   return results;
 }
 
 /**
- * A cluster client's claims while the slot moves, one after another: the first is kept (served by the
- * source), and the one that met the hand-over (MOVED, then served by the target), each line per node.
+ * The cluster client's claim as the keys mode shows one: the worker's first (served by the source), and
+ * the one that met the hand-over (MOVED, then served by the target), each attempt per node.
  */
-async function clientClaims(cluster: Cluster, claim: Call, done: () => boolean): Promise<ClientRetries> {
-  const executor = new ScriptedExecutor(cluster);
-  const node = (entry: WireCommand) => entry.node ?? '';
-  let first: WireCommand[] = [];
-  let last: WireCommand[] = [];
-  let reply: ProbeReply = null;
-  const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
-  while (Date.now() < deadline) {
-    const sink: WireCommand[] = [];
-    const recordings = recordEachNode(cluster.nodes('master'), sink);
-    reply = await executor.run(claim).then(asProbeReply, (error: Error) => ({ error: error.message }));
-    for (const recording of recordings) recording.stop();
-    const claims = sink.filter((entry) => entry.line.startsWith('EVALSHA'));
-    if (first.length === 0) first = claims;
-    last = claims;
-    if (claims.some((entry) => /^MOVED\b/.test(errorText(entry.reply as ProbeReply))) || done()) break;
-  }
-  const wire = (last === first ? first : [...first, ...last]).map((entry) => ({
-    node: node(entry),
-    line: entry.line,
-    reply: entry.reply as ProbeReply,
-  }));
-  return { command: evalWords(claim), wire, reply };
-}
-
-/** Puts `jobs` jobs in the queue with the enqueue script, pipelined on the slot's owner; the first ids back. */
-async function fill(run: Runner, owner: MigrationNode, queue: string, jobs: number): Promise<string[]> {
-  const admin = run.runtime.clusterAdminNode(owner.address);
-  const sha = scriptFor('enqueue').sha;
-  const first: string[] = [];
-  for (let done = 0; done < jobs;) {
-    const batch = admin.pipeline();
-    const size = Math.min(2000, jobs - done);
-    for (let i = 0; i < size; i += 1) {
-      const id = mintJobId();
-      if (first.length < 3) first.push(id);
-      const call = callFor('enqueue', queue, { id, payload: `{"n":${done + i}}` });
-      void send(batch, callCommand('EVALSHA', call, [sha]));
-    }
-    const replies = (await batch.exec()) ?? [];
-    const failed = replies.find(([error]) => error);
-    if (failed) throw failed[0];
-    done += size;
-  }
-  return first;
+function clientOf(run: WorkerRun, claim: Call): ClientRetries {
+  const moved = run.calls.find((call) =>
+    call.wire.some((entry) => /^MOVED\b/.test(errorText(entry.reply as ProbeReply))),
+  );
+  const first = run.calls[0];
+  const shown = [first, ...(moved && moved !== first ? [moved] : [])].filter((call) => call !== undefined);
+  const wire = shown.flatMap((call) =>
+    call.wire.map((entry) => ({
+      node: entry.node ?? '',
+      line: entry.line,
+      reply: entry.reply as ProbeReply,
+    })),
+  );
+  return { command: evalWords(claim), wire, reply: (moved ?? run.calls.at(-1))?.reply ?? null };
 }
 
 /** Deletes every key of the queue from the slot's owner, in batches; answers how many outlived it. */
@@ -305,10 +290,10 @@ async function settle(runtime: AtomicRuntime, everyone: ShardNode[]): Promise<bo
 
 export async function runAtomicReshard(
   runtime: AtomicRuntime,
-  input: { queue: string },
-  jobCount = ATOMIC_JOBS,
+  input: { queue: string; size?: number },
 ): Promise<MigrationResult> {
   const { queue } = input;
+  const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = slotOf(queueKey(queue, 'pending'));
   return runtime.locks.with(LOCK, async () => {
     await settle(runtime, await readShards(runtime.clusterAdmin));
@@ -326,12 +311,11 @@ export async function runAtomicReshard(
         await runtime.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
       }
     }
-    // A client of its own for the claims sent mid-move, so its slot map is this run's alone.
-    const cluster = runtime.cluster.duplicate([], { maxRedirections: 64 });
-    cluster.on('error', () => {});
+    // The queue's worker, on a client of its own (so its slot map is this run's alone).
+    let worker: Worker | null = null;
     let cleaned = false;
     try {
-      const jobs = await fill(run, source, queue, jobCount);
+      const jobs = (await fillQueue(runtime.clusterAdminNode(source.address), queue, jobCount)).slice(0, 3);
       const claim = callFor('claim', queue, { lease_ms: 30_000 });
       const read = ['HGETALL', jobKey(queue, jobs[0]!)];
       const list = [
@@ -372,19 +356,17 @@ export async function runAtomicReshard(
       });
       const before = await countIn(runtime, source.address, n);
 
-      await settledWithin(
+      worker = await settledWithin(
         5000,
         () => new Error('the run’s cluster client did not connect in 5 s'),
-        whenReady(cluster),
+        startWorker(runtime.cluster, queue),
       );
       let moving: MigrationProbe[] = [];
-      let client: ClientRetries | undefined;
-      const move = await migrateAtomically(run, source, target, async (done) => {
-        [moving, client] = await Promise.all([
-          probeWhileMoving(run, source, list, done),
-          clientClaims(cluster, claim, done),
-        ]);
+      const move = await migrateAtomically(run, source, target, async (state) => {
+        moving = await probeWhileMoving(run, source, list, state);
       });
+      // The move is over: the worker's claim under way ends, and it stops.
+      const working = worker.stop();
       const leftOnSource = await drained(runtime, source.address, n);
       const after = await countIn(runtime, target.address, n);
       phases.push({
@@ -413,6 +395,8 @@ export async function runAtomicReshard(
         ],
       });
 
+      const worked = await working;
+      worker = null;
       const back = await migrateAtomically(run, target, source);
       phases.push({
         name: 'back',
@@ -433,7 +417,6 @@ export async function runAtomicReshard(
       // The probes' only new key: the enqueue's row, written the first time it was served (later runs
       // were duplicates); the claims moved jobs between sets that existed already.
       const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
-      cluster.disconnect();
       const leftBehind = await cleanQueue(runtime, queue, n);
       cleaned = true;
       return migrationAnswer(plan, {
@@ -442,8 +425,11 @@ export async function runAtomicReshard(
         jobs,
         jobCount,
         moveMs: move.ms,
-        ...sinceMoveStart({ phases }, move.startedAt),
-        client: client!,
+        ...sinceMoveStart(
+          { phases, worker: workerTimeline(worked, move.startedAt, move.endedAt) },
+          move.startedAt,
+        ),
+        client: clientOf(worked, claim),
         clean,
         leftBehind,
         atomic: {
@@ -455,8 +441,12 @@ export async function runAtomicReshard(
         },
       });
     } finally {
-      cluster.disconnect();
-      if (!cleaned) await cleanQueue(runtime, queue, n).catch(() => {});
+      // A failed run cleans up after its last writer: the probes ended with the move (migrateAtomically
+      // waits for them), the worker stops here; then the queue goes from every node that answers.
+      await (worker as Worker | null)?.stop();
+      if (!cleaned)
+        for (const node of everyone)
+          await cleanQueueEverywhere([runtime.clusterAdminNode(node.address)], queue, n).catch(() => {});
     }
   });
 }

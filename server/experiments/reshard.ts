@@ -7,8 +7,15 @@
 
 import { queueKey, slot } from '../keyspace/index.ts';
 import { inMigrationTurn } from '../explorer/slot-migration.ts';
-import { MIGRATION_MODES, type MigrationMode, type MigrationResult } from './browser-safe/migration.ts';
-import { fields, oneOf, queueName } from '../input/fields.ts';
+import {
+  DEFAULT_MIGRATION_SIZE,
+  MIGRATION_MODES,
+  MIGRATION_SIZES,
+  type MigrationMode,
+  type MigrationResult,
+  type MigrationSize,
+} from './browser-safe/migration.ts';
+import { fields, numberOneOf, oneOf, queueName } from '../input/fields.ts';
 import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
@@ -18,15 +25,18 @@ import { ATOMIC_START_WAIT_MS } from '../settings/bounds.ts';
 export interface ReshardInput {
   queue: string;
   mode: MigrationMode;
+  /** How many jobs the queue holds when its slot moves (both modes move the same). */
+  size: MigrationSize;
 }
 
 export type { MigrationResult as ReshardResult } from './browser-safe/migration.ts';
 
 export function parseReshardInput(body: unknown): ReshardInput {
-  const input = fields(body ?? {}, ['queue', 'mode']);
+  const input = fields(body ?? {}, ['queue', 'mode', 'size']);
   return {
     queue: queueName(input, 'queue', 'orders'),
     mode: oneOf(input, 'mode', MIGRATION_MODES, 'keys'),
+    size: numberOneOf(input, 'size', MIGRATION_SIZES, DEFAULT_MIGRATION_SIZE),
   };
 }
 
@@ -37,6 +47,6 @@ export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput):
     return runAtomicReshard(await atomicRuntimeWithin(ATOMIC_START_WAIT_MS), input);
   const n = slot(queueKey(input.queue, 'pending'));
   return inMigrationTurn(runtime.migrations, n, (turn, views) =>
-    runKeysMigration(runtime, input.queue, turn, views),
+    runKeysMigration(runtime, input.queue, input.size, turn, views),
   );
 }

@@ -131,7 +131,7 @@ export async function moveSlot(
   target: MigrationNode,
   record: (step: MigrationStep) => void,
   {
-    batchSize = 100,
+    batchSize = 1000,
     hooks = {} as MoveHooks,
     batches = [] as string[][],
   }: { batchSize?: number; hooks?: MoveHooks; batches?: string[][] } = {},
@@ -157,9 +157,10 @@ export async function moveSlot(
   // The batches asked for first (a key at a time, to show the slot split), then whatever is left.
   const planned = [...batches];
   for (;;) {
+    // The keys to send next are read, not recorded: the MIGRATE that follows names every one.
     const keys =
       planned.shift() ??
-      ((await run(source, ['CLUSTER', 'GETKEYSINSLOT', n, String(batchSize)])) as string[]);
+      ((await admin.dial(source.address).call('CLUSTER', 'GETKEYSINSLOT', n, batchSize)) as string[]);
     if (keys.length === 0) break;
     // The target needs the admin's password; what is shown has it masked.
     const auth = credentials ? ['AUTH2', credentials.username] : [];

@@ -58,6 +58,23 @@ export function oneOf<T extends string>(body: Body, field: string, values: reado
   return value as T;
 }
 
+/** A number that must be one of `values` (a JSON number; "1000" as a string is refused). */
+export function numberOneOf<T extends number>(
+  body: Body,
+  field: string,
+  values: readonly T[],
+  fallback?: T,
+): T {
+  // Absent takes the fallback; null is a value, and refused.
+  const value = body[field] === undefined ? fallback : body[field];
+  if (typeof value !== 'number' || !values.includes(value as T)) {
+    const found = typeof value === 'number' ? String(value) : kind(value);
+    const what = typeof value === 'string' ? `${found} ${JSON.stringify(value)}` : found;
+    throw new InputError(field, `expected one of ${values.join(', ')}, found ${what}`);
+  }
+  return value as T;
+}
+
 /** An array of at most `max` items, each checked by `item`. */
 export function list<T>(
   body: Body,

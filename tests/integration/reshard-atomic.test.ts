@@ -17,6 +17,7 @@ import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 import { assertTimeline } from '../support/migration-timeline.ts';
+import { replyKind } from '../../server/experiments/browser-safe/migration.ts';
 
 const { build, skip } = await valkey9ForTests();
 const CLUSTER_MODE = 'EMQWIRE expected a standalone server but cluster mode is enabled';
@@ -27,7 +28,7 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
   it('moves the slot whole while the probes are served, then MOVED; every key arrives; it comes back', async () => {
     const runtime = await atomicRuntime();
     assert.equal(runtime.version, build!.version);
-    const r = await runAtomicReshard(runtime, { queue: 'orders' }, 20_000);
+    const r = await runAtomicReshard(runtime, { queue: 'orders', size: 20_000 });
     assert.equal(r.mode, 'atomic');
     assertTimeline(r);
     assert.equal(r.moveMs, r.atomic!.moveMs);
@@ -70,6 +71,30 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
     assert.ok(movedAt > 0, lines.join('\n'));
     assert.equal(r.client.wire[movedAt + 1]!.node, r.target, lines.join('\n'));
     assert.ok(!lines.some((line) => /ASK|TRYAGAIN/.test(line)), lines.join('\n'));
+    // The worker, against the server: served by the source until the hand-over, then one MOVED, then
+    // served by the target; never a retry, never given up.
+    const worker = r.worker;
+    const claims = worker.claims.map((c) => `${c.atMs} ${c.node} ${JSON.stringify(c.reply)}`).join('\n');
+    const redirections = worker.claims.filter((c) => replyKind(c.reply) !== 'served');
+    assert.equal(redirections.length, 1, claims);
+    assert.equal((redirections[0]!.reply as { error: string }).error, `MOVED 105 ${r.target}`, claims);
+    const at = worker.claims.indexOf(redirections[0]!);
+    assert.ok(at > 0, claims);
+    assert.ok(
+      worker.claims.slice(0, at).every((c) => c.node === r.source),
+      claims,
+    );
+    assert.ok(worker.claims.slice(at + 1).length >= 1, claims);
+    assert.ok(
+      worker.claims.slice(at + 1).every((c) => c.node === r.target),
+      claims,
+    );
+    assert.ok(
+      worker.claims.some((c) => c.atMs > 0 && c.atMs < r.moveMs && c.node === r.source),
+      claims,
+    );
+    assert.equal(worker.gaveUp, false);
+    assert.ok(worker.longestWaitMs < r.moveMs, `${worker.longestWaitMs} ms without a claim`);
     // The states CLUSTER GETSLOTMIGRATIONS went through, ending in success on both ends.
     const figures = r.atomic!;
     const exportStates = figures.states.filter((m) => m.operation === 'EXPORT').map((m) => m.state);

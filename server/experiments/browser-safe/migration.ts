@@ -143,7 +143,7 @@ export interface MigrationResult {
   /** From the move's first migration command until every node named the new owner. */
   moveMs: number;
   /** The queue's worker, claiming throughout the move. */
-  worker?: WorkerTimeline;
+  worker: WorkerTimeline;
   phases: MigrationPhase[];
   client: ClientRetries;
   /** Every node's view read back at the end: one owner, nothing open. */

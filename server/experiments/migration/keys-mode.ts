@@ -1,6 +1,7 @@
 // The classic slot migration, live, step by step (mode `keys`): the target set IMPORTING, the source
-// MIGRATING, the queue's keys sent over with MIGRATE one at a time (the rows first, then the pending
-// set), so mid-way the queue is split across two nodes; then CLUSTER SETSLOT … NODE on every node. At
+// MIGRATING, the queue's oldest row sent over alone with MIGRATE, so the queue is split across two
+// nodes, then the rest of the queue (one of MIGRATION_SIZES jobs) in batches of MIGRATE … KEYS; then
+// CLUSTER SETSLOT … NODE on every node. A worker claims throughout the move (worker.ts). At
 // each phase, probes ask single nodes directly and keep their exact replies: where ASK comes from (only
 // the migrating owner), MOVED from a node that does not serve the slot, TRYAGAIN for every call that
 // declares a key that is not there (the claim's row base `emq:{q}:job:` never is), and the module
@@ -23,7 +24,7 @@ import type {
   MigrationProbe,
   MigrationResult,
 } from '../browser-safe/migration.ts';
-import { queuePrefix, withQueueSlot } from '../../explorer/cluster-run.ts';
+import { withQueueSlot } from '../../explorer/cluster-run.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
@@ -31,6 +32,14 @@ import { evalWords, nativeWords } from './call-words.ts';
 import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply, probe } from './probe.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
+import { fillQueue } from './fill.ts';
+import { cleanQueueEverywhere } from './clean-queue.ts';
+import { startWorker, workerTimeline, type Worker } from './worker.ts';
+
+/** Keys per MIGRATE once the queue is split: 20,000 jobs in about 20 commands. */
+const MIGRATE_BATCH = 1000;
+/** How long the clean-up waits for the mid-move claim to end once its client is cut. */
+const CLAIM_END_WAIT_MS = 3000;
 
 /** The Valkey version a node reports (INFO server). */
 async function versionOf(node: Valkey): Promise<string> {
@@ -43,6 +52,7 @@ async function versionOf(node: Valkey): Promise<string> {
 export async function runKeysMigration(
   runtime: ExplorerRuntime,
   queue: string,
+  size: number,
   turn: Turn,
   views: NodeView[],
 ): Promise<MigrationResult> {
@@ -67,19 +77,25 @@ export async function runKeysMigration(
     const reader = (address: string) => runtime.clusterNode(address);
     const server = await versionOf(admin(source.address));
 
-    // Three jobs, enqueued through the scripted executor on the cluster client.
-    const scripted = new ScriptedExecutor(runtime.cluster);
-    const jobs = [mintJobId(), mintJobId(), mintJobId()];
-    for (const [i, id] of jobs.entries())
-      await scripted.run(callFor('enqueue', queue, { id, payload: `{"job":${i + 1}}` }));
+    // The queue, written on its owner as the enqueue transition writes it (fill.ts); the three oldest
+    // jobs are the ones the probes read and the answer lists.
+    const jobs = (await fillQueue(admin(source.address), queue, size)).slice(0, 3);
     const pending = queueKey(queue, 'pending');
     const rows = jobs.map((id) => jobKey(queue, id));
-    const prefix = queuePrefix(queue);
-
-    const keysOn = async (address: string) =>
-      ((await admin(address).call('CLUSTER', 'GETKEYSINSLOT', n, 100)) as string[])
-        .filter((key) => key.startsWith(prefix))
-        .sort();
+    // The keys each phase lists where they are: the queue's own keys and the three rows (a thousand
+    // rows are counted by the atomic mode, not listed).
+    const shown = [
+      ...(['pending', 'active', 'schedule', 'dead', 'meta'] as const).map((type) => queueKey(queue, type)),
+      ...rows,
+    ].sort();
+    // A key is on a node when that node has it: EXISTS after ASKING, so an importing node answers for
+    // a slot it does not own yet, and a node without it answers 0 or a redirection.
+    const keysOn = async (address: string) => {
+      const batch = admin(address).pipeline();
+      for (const key of shown) batch.call('ASKING').exists(key);
+      const answers = (await batch.exec()) ?? [];
+      return shown.filter((_, i) => answers[2 * i + 1]?.[1] === 1);
+    };
     const claim = callFor('claim', queue, { lease_ms: 30_000 });
     const freshEnqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
 
@@ -119,7 +135,8 @@ export async function runKeysMigration(
       await ask(source.address, `${what} on the owner`, command),
       await ask(target.address, `${what} on the target, after ASKING`, command, true),
     ];
-    const read = (key: string) => (key === pending ? ['ZRANGE', key, '0', '-1'] : ['HGETALL', key]);
+    // The pending set's three oldest ids: the queue's head, however long it is.
+    const read = (key: string) => (key === pending ? ['ZRANGE', key, '0', '2'] : ['HGETALL', key]);
     const both = [
       { node: source.address, state: 'migrating' as const },
       { node: target.address, state: 'importing' as const },
@@ -138,15 +155,28 @@ export async function runKeysMigration(
     // connected before the move starts so its claim goes out the moment the queue is split.
     const cluster = runtime.cluster.duplicate([], { maxRedirections: 1000 });
     cluster.on('error', () => {});
+    let client: Promise<ClientRetries> | null = null;
+    let worker: Worker | null = null;
     try {
       await whenReady(cluster);
       return await migrateWith(cluster);
     } finally {
+      // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
+      // the worker stops; then the queue goes from every node, an importing one included.
       cluster.disconnect();
+      await Promise.race([
+        (client as Promise<unknown> | null)?.catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, CLAIM_END_WAIT_MS)),
+      ]);
+      await (worker as Worker | null)?.stop();
+      await cleanQueueEverywhere(
+        nodes.map((node) => admin(node.address)),
+        queue,
+        n,
+      );
     }
 
     async function migrateWith(cluster: Cluster): Promise<Omit<MigrationResult, 'leftBehind'>> {
-      let client: Promise<ClientRetries> | null = null;
       const sendClaim = async (): Promise<void> => {
         const sink: WireCommand[] = [];
         const recordings = recordEachNode(cluster.nodes('master'), sink);
@@ -170,8 +200,11 @@ export async function runKeysMigration(
         }
       };
 
+      // The worker claims from before the first command until the move is over.
+      worker = await startWorker(runtime.cluster, queue);
       await moveSlot(runtime.migrations, turn, views, n, source, target, record, {
-        batches: [[rows[0]!], [rows[1]!], [rows[2]!], [pending]],
+        batches: [[rows[0]!]],
+        batchSize: MIGRATE_BATCH,
         hooks: {
           importing: () =>
             phase(
@@ -199,7 +232,7 @@ export async function runKeysMigration(
                 ),
               ],
             ),
-          batchMoved: async (batch) => {
+          batchMoved: async (batch, left) => {
             if (batch[0] === rows[0]) {
               await phase(
                 'split',
@@ -233,7 +266,7 @@ export async function runKeysMigration(
               );
               await sendClaim();
             }
-            if (batch[0] === pending)
+            if (left === 0)
               await phase(
                 'moved',
                 `every key is on ${target.name}; ${source.name} still owns the slot`,
@@ -250,8 +283,11 @@ export async function runKeysMigration(
         },
       });
 
-      // The move ends when every node named the new owner (moveSlot settled it).
-      const moveMs = tenths(stamp() - origin!);
+      // The move ends when every node named the new owner (moveSlot settled it); the worker's claim
+      // under way ends, and it stops.
+      const moveEnd = stamp();
+      const moveMs = tenths(moveEnd - origin!);
+      const working = worker.stop();
       // The claim the cluster client sent mid-way is served now; then a claim asked of each node.
       const retries = await (client as Promise<ClientRetries> | null)!;
       await phase(
@@ -277,13 +313,14 @@ export async function runKeysMigration(
       );
 
       const check = await checkCluster(runtime.migrations.dial, runtime.migrations.seeds);
+      const timeline = workerTimeline(await working, origin!, moveEnd);
       return migrationAnswer(plan, {
         mode: 'keys' as const,
         server,
         jobs,
-        jobCount: jobs.length,
+        jobCount: size,
         moveMs,
-        ...sinceMoveStart({ phases }, origin!),
+        ...sinceMoveStart({ phases, worker: timeline }, origin!),
         client: retries,
         clean: check.problems.length === 0,
       });

@@ -1,0 +1,140 @@
+// A queue's worker throughout a move: a real iovalkey Cluster client, with iovalkey's own defaults for
+// when to give up, claiming in a loop as a queue's workers do (claim, a moment's work, claim again).
+// Every claim attempt the client writes is recorded per node and stamped (a TRYAGAIN retried or a
+// MOVED followed is an attempt of its own), so the answer shows what the queue lived through: which
+// claims were served, when, and the longest stretch without one. stop() waits for the claim under way
+// to end (the run's clean-up comes after its last writer), cutting the client if it does not.
+
+import type { Cluster } from 'iovalkey';
+import { callFor } from '../../executors/calls.ts';
+import { ScriptedExecutor } from '../../executors/scripted.ts';
+import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
+import type { WireCommand } from '../../wire/recorder.ts';
+import { replyKind, type ProbeReply, type WorkerTimeline } from '../browser-safe/migration.ts';
+import { stamp, tenths } from './clock.ts';
+import { evalWords } from './call-words.ts';
+import { asProbeReply } from './probe.ts';
+
+/** iovalkey's defaults for the options that decide when a cluster client gives up a command. */
+export const WORKER_SETTINGS = {
+  maxRedirections: 16,
+  retryDelayOnTryAgain: 100,
+  retryDelayOnMoved: 0,
+  retryDelayOnClusterDown: 100,
+  retryDelayOnFailover: 100,
+} as const;
+
+/** The worker's work on a job between two claims. */
+export const WORKER_PAUSE_MS = 5;
+/** Attempts kept at most (a long move at a short pause stays a bounded answer). */
+const MAX_CLAIMS = 2000;
+/** How long stop() waits for the claim under way before cutting the client. */
+const STOP_WAIT_MS = 3000;
+
+/** The recorder's sink, each entry stamped as it is written to its socket. */
+class StampedSink extends Array<WireCommand> {
+  static override get [Symbol.species]() {
+    return Array;
+  }
+  readonly sentAt: number[] = [];
+  override push(...entries: WireCommand[]): number {
+    for (let i = 0; i < entries.length; i += 1) this.sentAt.push(stamp());
+    return super.push(...entries);
+  }
+}
+
+/** One claim as the worker's code saw it: the attempts it took on the wire, and what it got back. */
+export interface WorkerCall {
+  wire: Array<WireCommand & { at: number }>;
+  reply: ProbeReply;
+}
+
+export interface WorkerRun {
+  settings: Record<string, number>;
+  calls: WorkerCall[];
+  gaveUp: boolean;
+}
+
+export interface Worker {
+  stop(): Promise<WorkerRun>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts claiming from `queue` on a client of its own (made from `shared`), once it is connected. */
+export async function startWorker(shared: Cluster, queue: string): Promise<Worker> {
+  const cluster = shared.duplicate([], { ...WORKER_SETTINGS });
+  cluster.on('error', () => {});
+  try {
+    await whenReady(cluster);
+  } catch (error) {
+    cluster.disconnect();
+    throw error;
+  }
+  const claim = callFor('claim', queue, { lease_ms: 30_000 });
+  const line = evalWords(claim)[0]!;
+  const executor = new ScriptedExecutor(cluster);
+  const calls: WorkerCall[] = [];
+  let attempts = 0;
+  let gaveUp = false;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped && attempts < MAX_CLAIMS) {
+      const sink = new StampedSink();
+      const recordings = recordEachNode(cluster.nodes('master'), sink);
+      let reply: ProbeReply;
+      try {
+        reply = asProbeReply(await executor.run(claim));
+      } catch (error) {
+        const message = (error as Error).message;
+        if (/^Too many Cluster redirections/.test(message)) gaveUp = true;
+        reply = { error: message };
+      } finally {
+        for (const recording of recordings) recording.stop();
+      }
+      const wire = sink
+        .map((entry, i) => ({ ...entry, at: sink.sentAt[i]! }))
+        .filter((entry) => entry.line.startsWith(line));
+      attempts += wire.length;
+      calls.push({ wire, reply });
+      // A client that is gone (cut, or its nodes unreachable) is not claiming: the loop ends.
+      if (cluster.status === 'end') break;
+      await sleep(WORKER_PAUSE_MS);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      let timer: NodeJS.Timeout | undefined;
+      const cut = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          cluster.disconnect();
+          resolve();
+        }, STOP_WAIT_MS);
+      });
+      await Promise.race([loop, cut]);
+      // Cut or not, the loop has ended once the client is gone: nothing of it writes after this.
+      cluster.disconnect();
+      await loop;
+      clearTimeout(timer);
+      return { settings: { ...WORKER_SETTINGS }, calls, gaveUp };
+    },
+  };
+}
+
+/**
+ * The worker's timeline, stamps still absolute (clock.ts makes them relative): every attempt, and the
+ * longest stretch between `from` and `to` (the move) in which no claim was served.
+ */
+export function workerTimeline(run: WorkerRun, from: number, to: number): WorkerTimeline {
+  const claims = run.calls.flatMap((call) =>
+    call.wire.map((entry) => ({ atMs: entry.at, node: entry.node ?? '', reply: entry.reply as ProbeReply })),
+  );
+  const served = claims
+    .filter((claim) => replyKind(claim.reply) === 'served' && claim.atMs > from && claim.atMs < to)
+    .map((claim) => claim.atMs);
+  const points = [from, ...served, to];
+  let longest = 0;
+  for (let i = 1; i < points.length; i += 1) longest = Math.max(longest, points[i]! - points[i - 1]!);
+  return { settings: run.settings, claims, longestWaitMs: tenths(longest), gaveUp: run.gaveUp };
+}
