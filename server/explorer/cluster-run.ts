@@ -1,5 +1,6 @@
-// How a run uses the shared cluster. A cluster node has one keyspace, and readers type exact queue
-// names, so two runs on one queue would see each other's jobs. A run therefore holds its queue's slot
+// How a run uses the shared cluster. A sandbox cluster node has one keyspace (Valkey 8 allows no other;
+// Valkey 9 allows more only when cluster-databases is raised above its default of 1), and readers type
+// exact queue names, so two runs on one queue would see each other's jobs. A run therefore holds its queue's slot
 // (RunLocks: in this process and across processes) and, before it lets go, deletes every key of its
 // queue by key — then checks the slot holds none of them. A reshard holds the slot it moves the same way.
 

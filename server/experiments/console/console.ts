@@ -219,8 +219,9 @@ export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) 
       })),
     );
   }
-  // CLUSTER KEYSLOT needs a cluster-enabled node: a kept cluster client is taken for the run when a
-  // line asks for one (a client built per run cost about 4 ms of the site's CPU, three times the run).
+  // CLUSTER KEYSLOT goes to the cluster (the standalone Valkey 8 refuses it; a standalone 9.1 would
+  // answer): a kept cluster client is taken for the run when a line asks for one (a client built per
+  // run cost about 4 ms of the site's CPU, three times the run).
   const needsCluster = input.plans.some((planned) => planned.ok && planned.node === 'cluster');
   return runtime.pool.with(1, async ([lease]) => {
     const client = lease!.client;

@@ -44,7 +44,7 @@ export const ANSWERS: Record<string, ExerciseAnswer> = {
     hint: 'Ask what a node does before it runs any command: does it own the slot of the keys the call declares?',
     answer: 'MOVED',
     explain:
-      'The server routes by the declared keys before any module is called: a node that does not own the slot answers MOVED and runs nothing; only the owner calls the module, which answers EMQWIRE.',
+      'The server routes by the declared keys before any module is called: a node that does not serve the slot answers MOVED and runs nothing. The module runs only where the slot is served (on its owner, or while the slot migrates on the target after ASKING), and there it answers EMQWIRE.',
   },
   'slot-claim-mid-migration': {
     hint: 'ASK is for one key that has already moved; MOVED only once the slot has a new owner. Which key of the claim never exists on any node?',

@@ -143,7 +143,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
             }
           : {
               ok: false,
-              why: 'EMQWIRE comes from the module, which runs only on the node that owns the slot; another node answers MOVED before that.',
+              why: 'EMQWIRE comes from the module, which runs only on a node that serves the slot; another node answers MOVED before that.',
             },
     },
     {
