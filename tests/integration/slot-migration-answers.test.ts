@@ -2,14 +2,18 @@
 // three-node cluster (Valkey 8.0.1, the native module loaded): slot 105 (`orders`) is moved from its owner
 // to the next node by hand, one key first, and each call of the table is asked of each node. ASK comes
 // only from the migrating owner, the third node answers MOVED, the claim (script and EMQ.CLAIM) meets
-// TRYAGAIN on both sides until SETSLOT … NODE, and then the new owner routes it to the module.
+// TRYAGAIN on both sides until SETSLOT … NODE, and then the new owner routes it to the module. And the
+// module does run mid-migration on the importing target: once a complete's three keys have moved, the
+// target after ASKING hands EMQ.COMPLETE to trafikey (EMQWIRE), while the source answers ASK.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ReplyError, type Valkey } from 'iovalkey';
 import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
+import { callFor } from '../../server/executors/calls.ts';
 import { jobKey, queueKey, rowBase, slot } from '../../server/keyspace/index.ts';
+import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox();
@@ -117,6 +121,67 @@ describe('a slot that moves, on the real cluster', () => {
       'EMQWIRE expected a standalone server but cluster mode is enabled',
     );
     assert.equal(await claimScript(source), `MOVED ${SLOT} ${address(target)}`);
+  });
+
+  it('runs the module on the importing target after ASKING once a call’s keys have all moved', async () => {
+    const nodes = [0, 1, 2].map((i) => box.clusterNode(i));
+    const owner = ownerOf(await readShards(nodes[0]!), SLOT)!;
+    const at = nodes.findIndex((node) => address(node) === owner.address);
+    const [source, target, third] = [0, 1, 2].map((k) => nodes[(at + k) % 3]!) as [Valkey, Valkey, Valkey];
+    const [sourceId, targetId] = (await Promise.all(
+      [source, target].map(async (n) => String(await n.call('CLUSTER', 'MYID'))),
+    )) as [string, string];
+    const complete = callFor('complete', QUEUE, { id: ID, token: 1 });
+    const emqComplete = (node: Valkey) =>
+      answer(node.call('EMQ.COMPLETE', String(complete.keys.length), ...complete.keys, ...complete.args));
+    // the slot holds only this test's keys (the table's test leaves its own on the owner), so that it
+    // can be handed over afterwards
+    const left = (await source.call('CLUSTER', 'GETKEYSINSLOT', String(SLOT), '100')) as string[];
+    if (left.length > 0) await source.del(...left);
+    await source.zadd(queueKey(QUEUE, 'active'), 0, ID);
+    await source.hset(jobKey(QUEUE, ID), 'state', 'active', 'attempts', '1', 'payload', 'p');
+    await source.hset(queueKey(QUEUE, 'metrics:completed'), 'count', '0');
+    const admin = box.sandbox.cluster!.admin!;
+    assert.equal(await target.call('CLUSTER', 'SETSLOT', String(SLOT), 'IMPORTING', sourceId), 'OK');
+    assert.equal(await source.call('CLUSTER', 'SETSLOT', String(SLOT), 'MIGRATING', targetId), 'OK');
+    const EMQWIRE = 'EMQWIRE expected a standalone server but cluster mode is enabled';
+    try {
+      // before any key moves, the owner serves the call: the module runs there
+      assert.equal(await emqComplete(source), EMQWIRE);
+      const moved = await source.call(
+        'MIGRATE',
+        target.options.host!,
+        String(target.options.port),
+        '',
+        '0',
+        '5000',
+        'AUTH2',
+        admin.username,
+        admin.password,
+        'KEYS',
+        ...complete.keys,
+      );
+      assert.equal(moved, 'OK');
+      // every key of the call is on the target now: the source says ASK, no module runs there…
+      assert.equal(await emqComplete(source), `ASK ${SLOT} ${address(target)}`);
+      // …and the target, asked after ASKING, routes the call to its module, which refuses it
+      await target.call('ASKING');
+      assert.equal(await emqComplete(target), EMQWIRE);
+      // without ASKING the target, and always the third node, send the caller back to the source
+      assert.equal(await emqComplete(target), `MOVED ${SLOT} ${address(source)}`);
+      assert.equal(await emqComplete(third), `MOVED ${SLOT} ${address(source)}`);
+      // the refused call wrote nothing: the three keys are as they arrived
+      await target.call('ASKING');
+      assert.deepEqual(await target.hgetall(jobKey(QUEUE, ID)), {
+        state: 'active',
+        attempts: '1',
+        payload: 'p',
+      });
+    } finally {
+      for (const node of [target, source, third])
+        await node.call('CLUSTER', 'SETSLOT', String(SLOT), 'NODE', targetId);
+      await target.del(...complete.keys);
+    }
   });
 
   it('is the table docs/wire.md gives, word for word where the server’s text is fixed', () => {
