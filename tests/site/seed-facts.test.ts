@@ -2,12 +2,16 @@
 // rendered page's text, not on the MDX. And what issue 17 corrected stays corrected: a slot that moves is
 // told as Valkey 8.0.1 answers (ASK only from the migrating owner; no queue's keys "move together"), the
 // seed's related links are there and none points back at its own page, and the glossary's terms are
-// defined on the home page and linked from the pages that use them.
+// defined on the home page and linked from the pages that use them. And issue 28's sentences, each
+// checked on a real server (Valkey 8.0.1, a three-node cluster, Valkey 9.1.2) and corrected: the new
+// words are on their page and the words a server contradicted are on none.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { COURSE_ROUTES, startSite, type Site } from '../../scripts/site.ts';
 import { launchBrowser } from '../support/site.ts';
+import { TRANSITIONS } from '../../server/executors/transitions.ts';
 
 const MODULE = '/protocol/the-owned-keyspace/';
 const GRAMMAR = MODULE + 'braced-grammar/';
@@ -43,7 +47,7 @@ const FACTS: Record<string, string[]> = {
     'It serves standalone servers',
     'EMQWIRE expected a standalone server but cluster mode is enabled',
     'MOVED <slot> <host:port>',
-    'Only the node that owns the slot calls the module',
+    'A call reaches the module only on a node that serves its slot',
     'CRC16-XMODEM',
     'modulo 16384',
     'slot("123456789")',
@@ -114,7 +118,7 @@ const FACTS: Record<string, string[]> = {
     'the row base is never a key',
     'retryDelayOnTryAgain',
     'maxRedirections',
-    'Too many Cluster redirections. Last error: ReplyError: TRYAGAIN',
+    'Too many Cluster redirections. Last error: …',
   ],
   [RESERVE]: [
     'reserve(suffix)',
@@ -382,4 +386,290 @@ test('the code panels show the check the module runs: Queue::from_key, and a Lay
     .getAttribute('data-source-lines');
   const [start, end] = lines!.split('-').map(Number) as [number, number];
   assert.ok(end - start + 1 <= 25, `Layout::check is the check itself (${end - start + 1} lines)`);
+});
+
+// ------------------------------------------------------------------ issue 28: what a real server answers
+
+/** Where a corrected sentence lives: a page, or anywhere in the course (the glossary may move). */
+type Where = string | 'course';
+
+interface Correction {
+  where: Where;
+  /** The corrected words, on that page. */
+  says: string[];
+  /** The words a real server contradicted, on no page, twin or llms file. */
+  never: string[];
+}
+
+const CORRECTIONS: Record<string, Correction[]> = {
+  // 8.0.1, three nodes, slot 105: ASKING + EMQ.COMPLETE on the target after its keys moved → EMQWIRE
+  W1: [
+    {
+      where: MODULE,
+      says: [
+        'A call reaches the module only on a node that serves its slot: the owner, or, while the slot migrates, the target after ASKING once every key of the call is there.',
+      ],
+      never: ['Only the node that owns the slot calls the module'],
+    },
+    {
+      where: GRAMMAR,
+      says: [
+        'module is called only on a node that serves the slot (the owner, or mid-migration the target after ASKING)',
+      ],
+      never: ['is called only on the owning node'],
+    },
+    {
+      where: HASHTAG,
+      says: [
+        'that refusal comes only from a node that serves the slot: its owner, or, while the slot migrates, the target after ASKING',
+        'a call whose keys have all arrived on the target is served there after ASKING, and the module there answers EMQWIRE',
+        // the "MOVED or EMQWIRE" exercise's explanation
+        'The module runs only where the slot is served (on its owner, or while the slot migrates on the target after ASKING), and there it answers EMQWIRE.',
+      ],
+      never: [
+        'only ever heard from one node',
+        'only the owner calls the module',
+        'runs only on the node that owns the slot',
+      ],
+    },
+  ],
+  // 9.1.2 standalone: CLUSTER KEYSLOT 123456789 → 12739; 8.0.1 standalone: ERR … cluster support disabled
+  I1: [
+    {
+      where: HASHTAG,
+      says: [
+        'A cluster node answers it, and so does a standalone Valkey 9.1 (CLUSTER KEYSLOT 123456789 gives 12739); a standalone Valkey 8.0 answers ERR This instance has cluster support disabled',
+      ],
+      never: ['but only on a cluster-enabled node'],
+    },
+  ],
+  // 9.1.2, only the target's module opted out: MIGRATESLOTS → OK, then state failed at the handshake
+  I2: [
+    {
+      where: HASHTAG,
+      says: [
+        'When a module on the source has not declared it, MIGRATESLOTS answers ERR The module <name> does not support atomic slot migrations.',
+        'When only one on the target has not, MIGRATESLOTS answers OK and the job fails at the handshake',
+        'state failed with Received error during handshake to target: -ERR The module <name> does not support …',
+      ],
+      never: ['Without it, MIGRATESLOTS answers'],
+    },
+  ],
+  // 9.1.2: reading-auth-response → waiting-to-snapshot → snapshotting → replicating → failover-granted → success
+  I3: [
+    {
+      where: HASHTAG,
+      says: [
+        '(connecting, sending-auth-command, reading-auth-response, sending-establish-command, reading-establish-response), then waiting-to-snapshot, snapshotting, replicating, waiting-to-pause, failover-paused, failover-granted and success',
+      ],
+      never: ['on the source snapshotting, replicating, failover-paused, failover-granted, then success'],
+    },
+  ],
+  // iovalkey 0.4 defaults, three nodes: the last error was TRYAGAIN, MOVED or ASK, run by run
+  I4: [
+    {
+      where: HASHTAG,
+      says: [
+        'primary picked at random: the source again, the target, or a node that answers MOVED',
+        'whichever answer came last: TRYAGAIN, MOVED or ASK',
+      ],
+      never: ['to any primary, which redirects it', 'Last error: ReplyError: TRYAGAIN'],
+    },
+  ],
+  // measured: 0.99–1.46 s with keys split or unmoved, 0.63–0.66 s once all had moved
+  I5: [
+    {
+      where: HASHTAG,
+      says: [
+        'How soon it gives up depends on the phase',
+        "1.0–1.5 s while the source still held some of the claim's keys, and 0.6–0.7 s once all had moved",
+      ],
+      never: ['gave up after about 0.8 s'],
+    },
+  ],
+  I6: [
+    {
+      where: HASHTAG,
+      says: ["the explorer's key by key run allows its claim 1000"],
+      never: ["the sandbox's client allows 64"],
+    },
+  ],
+  // 8.0.1: complete with its row moved → TRYAGAIN; the target without ASKING and the third node → MOVED
+  I7: [
+    {
+      where: HASHTAG,
+      says: [
+        'MOVED from the target without ASKING and from every other node, ASK, and TRYAGAIN for any call whose keys are split or not yet written',
+        'a new enqueue or schedule, a complete or retry mid-batch',
+      ],
+      never: ['TRYAGAIN for claim, promote, reap and a new enqueue'],
+    },
+  ],
+  // 9.1.2, every module opted in: SETSLOT IMPORTING/MIGRATING and MIGRATE → OK, then ASK and TRYAGAIN
+  I8: [
+    {
+      where: HASHTAG,
+      says: ['on 9.0 and later, whenever an operator or a tool sends SETSLOT and MIGRATE'],
+      never: ['on 9.0 and later, whenever a loaded module has not opted in'],
+    },
+  ],
+  I9: [
+    {
+      where: HASHTAG,
+      says: [
+        'The claim also reads meta, a key it does not declare; it derives that key from its declared row base',
+      ],
+      never: ['it only if they share a slot. A script that names'],
+    },
+  ],
+  I10: [
+    {
+      where: GRAMMAR,
+      says: [
+        'no other file in the project spells a key out',
+        "claim-3.lua and trafikey's lease.rs take meta from the row base, move-due.lua appends an id to it",
+      ],
+      never: ['assembles a key by hand'],
+    },
+  ],
+  I11: [{ where: 'course', says: ['Here schedule runs the same check too.'], never: [] }],
+  I12: [
+    {
+      where: GRAMMAR,
+      says: ['jobKey calls assertBrandedId, which throws the reason problemWith finds'],
+      never: ['The well-formedness check jobKey relies on'],
+    },
+  ],
+  // CLUSTER KEYSLOT foo{}{bar} → 8363: empty braces hash the whole key
+  I13: [
+    {
+      where: 'course',
+      says: [
+        'when at least one byte lies between them; otherwise the whole key (foo{}{bar} is hashed whole)',
+      ],
+      never: ['when there is at least one; otherwise the whole key'],
+    },
+    { where: MODULE, says: ['}, when at least one byte lies between them'], never: [] },
+  ],
+  // EMQ.COMPLETE 3 emq:{}:active … → EMQKEY key 1 has an empty queue name at byte 5
+  I14: [
+    {
+      where: GRAMMAR,
+      says: ['Queue::from_key yields no name from emq:{}:active: it answers EmptyName'],
+      never: ['but the name it yields has no bytes'],
+    },
+  ],
+  // ZCARD of a key that never existed, on the migrating source → ASK 105 …
+  I15: [
+    {
+      where: 'course',
+      says: ['for keys it no longer holds or never held'],
+      never: ['for keys it no longer holds.'],
+    },
+  ],
+  // EMQ.CLAIM 2 … → EMQKEY EMQ.CLAIM expects 3 keys but found 2
+  I16: [
+    {
+      where: GRAMMAR,
+      says: ['EMQKEY has three forms', 'EMQKEY EMQ.CLAIM expects 3 keys but found 2'],
+      never: ['The message has one fixed form'],
+    },
+  ],
+  I17: [
+    {
+      where: '/',
+      says: ["(Valkey 9.1 for the reshard's atomic mode)"],
+      never: ['run on a sandbox Valkey 8 while you read'],
+    },
+  ],
+  // 8.0.1, three nodes: GET {emq}:version on node 1 → MOVED 9051 …
+  N1: [
+    {
+      where: HASHTAG,
+      says: [
+        'its fence then works only on the node that owns slot 9051: any other answers its GET {emq}:version with MOVED 9051 <owner>',
+      ],
+      never: [],
+    },
+  ],
+};
+
+/** A text as the phrases spell it: one space for any run of white space, straight quotes. */
+const plain = (body: string) => body.replace(/\s+/g, ' ').replace(/[‘’]/g, "'");
+
+/** Every course page's main text, by route (read once). */
+let pages: Map<string, string> | undefined;
+async function pageTexts(): Promise<Map<string, string>> {
+  if (pages) return pages;
+  pages = new Map();
+  for (const route of COURSE_ROUTES) {
+    await page.goto(site.url + route);
+    pages.set(route, await text());
+  }
+  return pages;
+}
+
+for (const [item, corrections] of Object.entries(CORRECTIONS)) {
+  test(`issue 28 ${item}: the corrected sentence is said, the contradicted one nowhere`, async () => {
+    const texts = await pageTexts();
+    for (const { where, says } of corrections) {
+      const found = where === 'course' ? [...texts.values()].join(' ') : texts.get(where);
+      assert.ok(found !== undefined, `${where} is a course page`);
+      const body = plain(found);
+      const missing = says.filter((phrase) => !body.includes(phrase));
+      assert.deepEqual(missing, [], `${item} on ${where}`);
+    }
+    const everywhere = await readerTexts();
+    for (const { never } of corrections) {
+      for (const phrase of never) {
+        const saying = everywhere.filter(([, body]) => plain(body.replace(/[`*]/g, '')).includes(phrase));
+        assert.deepEqual(
+          saying.map(([path]) => path),
+          [],
+          `${item}: "${phrase}"`,
+        );
+      }
+    }
+  });
+}
+
+test('issue 28: what the sentences name is what the code does', () => {
+  const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  // I6: the key by key run's claim client
+  assert.match(read('server/experiments/migration/keys-mode.ts'), /maxRedirections: 1000\b/);
+  // I9, I10: meta derived from the declared base, by the script and the module; move-due appends an id
+  assert.match(read('server/executors/lua/claim-3.lua'), /string\.sub\(row_base, 1, -5\) \.\. "meta"/);
+  assert.match(
+    read('native-module/src/commands/lease.rs'),
+    /Owned::concat\(ctx, &base\[\.\.base\.len\(\) - ROW_TYPE\.len\(\)\], b"meta"\)/,
+  );
+  assert.match(read('server/executors/lua/includes/move-due.lua'), /row_base \.\. id/);
+  // I11: schedule runs the admission check
+  assert.equal(TRANSITIONS.schedule.admits, true);
+  // I12: jobKey checks through assertBrandedId, whose reasons are problemWith's
+  assert.match(read('server/keyspace/grammar.ts'), /assertBrandedId\(id, 'job id'\)/);
+  assert.match(read('server/keyspace/branded-id.ts'), /const problem = problemWith\(id\)/);
+  // N1: the one-keyspace sentences say which Valkey they hold for; I1: the console's comment
+  assert.match(read('docs/api.md'), /only with `cluster-databases 1`, the default/);
+  assert.doesNotMatch(read('docs/api.md'), /A cluster node's one keyspace is/);
+  assert.match(read('server/explorer/cluster-run.ts'), /cluster-databases is raised above its default of 1/);
+  assert.doesNotMatch(
+    read('server/experiments/console/console.ts'),
+    /CLUSTER KEYSLOT needs a cluster-enabled node/,
+  );
+});
+
+test('issue 28 polish: words beside code keep their spaces, and the Two ways table names every column', async () => {
+  for (const route of COURSE_ROUTES) {
+    const body = (await pageTexts()).get(route)!;
+    assert.doesNotMatch(body, /sevenEMQ|PING,ECHO/, route);
+    assert.ok(body.includes('the seven EMQ.* verbs') && body.includes('PING, ECHO, TIME'), route);
+  }
+  await page.goto(site.url + HASHTAG);
+  const headers = await page
+    .locator('#two-ways-a-slot-moves ~ table')
+    .first()
+    .locator('th')
+    .allTextContents();
+  assert.deepEqual(headers, ['what differs', 'key by key', 'atomic']);
 });
