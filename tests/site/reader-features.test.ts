@@ -42,6 +42,45 @@ test('search snippets show the text as rendered: no backticks, link targets or e
   await page.close();
 });
 
+test('search finds every glossary term, linking to its definition, with snippets cut between words', async () => {
+  const index = (await (await fetch(course.site.url + '/search-index.json')).json()) as {
+    heading: string;
+    url: string;
+    text: string;
+  }[];
+  const page = await course.browser.newPage();
+  await page.goto(course.site.url + '/');
+  const ids = await page.$$eval('dfn[id^="glossary-"]', (ds) =>
+    ds.map((d) => [d.id, d.textContent!.trim()] as const),
+  );
+  assert.ok(ids.length >= 10, 'the glossary has its terms');
+  for (const [id, term] of ids) {
+    const entry = index.find((e) => e.url.endsWith(`#${id}`));
+    assert.ok(entry, `${term} is in the index`);
+    assert.equal(entry.heading, `Glossary: ${term}`);
+    assert.doesNotMatch(entry.text, /<\/?dfn|<\/?a /, `${term}: text as rendered`);
+  }
+  // the last term of the glossary, beyond what an index cut at a fixed length held
+  const box = page.getByRole('searchbox', { name: 'Search the course' });
+  await box.fill('wire identity connector');
+  const result = page.locator('.search-results a[href="/#glossary-connector"]');
+  await result.waitFor();
+  await box.fill('TRYAGAIN');
+  await page.locator('.search-results a[href="/#glossary-tryagain"]').waitFor();
+  const shown = await page.locator('.search-results a span').allInnerTexts();
+  assert.ok(shown.length > 0);
+  for (const snippet of shown) {
+    const words = snippet.replace(/^… /, '').replace(/ …$/, '');
+    const entry = index.find((e) => e.text.includes(words));
+    assert.ok(entry, `a snippet is a piece of an entry: ${snippet}`);
+    const at = entry.text.indexOf(words);
+    assert.ok(at === 0 || entry.text[at - 1] === ' ', `starts on a word: ${snippet}`);
+    const end = at + words.length;
+    assert.ok(end === entry.text.length || entry.text[end] === ' ', `ends on a word: ${snippet}`);
+  }
+  await page.close();
+});
+
 test('the theme follows the system, and a picked theme sticks across pages', async () => {
   const context = await course.browser.newContext({ colorScheme: 'dark' });
   const page = await context.newPage();

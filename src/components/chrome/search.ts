@@ -1,4 +1,6 @@
 // Client search: fetch the build-time index once, then rank sections by how many query words they hold.
+import { snippet } from './search-snippet.ts';
+
 interface Entry {
   page: string;
   heading: string;
@@ -8,12 +10,6 @@ interface Entry {
 
 let index: Promise<Entry[]> | undefined;
 const load = () => (index ??= fetch('/search-index.json').then((r) => r.json() as Promise<Entry[]>));
-
-function snippet(text: string, word: string): string {
-  const at = text.toLowerCase().indexOf(word);
-  const from = Math.max(0, at - 40);
-  return (from > 0 ? '… ' : '') + text.slice(from, from + 140) + (text.length > from + 140 ? ' …' : '');
-}
 
 for (const root of document.querySelectorAll<HTMLElement>('[data-search]')) {
   const input = root.querySelector('input')!;
