@@ -5,15 +5,20 @@
 import { EXPERIMENTS } from '../../server/api/registry.ts';
 import { PART_EXPERIMENTS, type Part } from '../components/explorer/parts.ts';
 
-/** Where `npm start` serves the course; the twin says to use the origin that served it instead. */
-export const ORIGIN = 'http://localhost:4321';
+/**
+ * The site's address in a curl line: a shell variable, since a built page or twin cannot know the address
+ * it is read at (only `npm start`'s default, which a deployed site is not).
+ */
+export const SITE = '$SITE';
+/** Where `npm start` serves the course, the example value of SITE. */
+export const START_ORIGIN = 'http://localhost:4321';
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** One experiment as a `curl` line of the API, with the catalogue's example body. */
 export function curlOf(name: string): string {
   const body = JSON.stringify(EXPERIMENTS[name]!.example);
-  return `curl -s ${ORIGIN}/api/experiments/${name} -H 'content-type: application/json' -d ${shellQuote(body)}`;
+  return `curl -s ${SITE}/api/experiments/${name} -H 'content-type: application/json' -d ${shellQuote(body)}`;
 }
 
 export function explorerMarkdown(part: string): string {
@@ -22,10 +27,10 @@ export function explorerMarkdown(part: string): string {
     : [];
   return [
     '## Live explorer',
-    `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API (\`npm start\` serves it on ${ORIGIN}; use the origin that served this file). A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is \`{"error": {"code", "message"}}\` with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,
+    `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API. Set \`SITE\` to the address of the site that served this file first (\`SITE=${START_ORIGIN}\` under \`npm start\`); then each line runs as written. A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is \`{"error": {"code", "message"}}\` with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,
     ...names.map(
       (name) => `- \`${name}\`: ${EXPERIMENTS[name]!.summary}\n\n  \`\`\`sh\n  ${curlOf(name)}\n  \`\`\``,
     ),
-    `The catalogue — every experiment's input fields, limits, error codes and the \`EMQ.*\` arity table — is \`curl -s ${ORIGIN}/api/experiments\`.`,
+    `The catalogue — every experiment's input fields, limits, error codes and the \`EMQ.*\` arity table — is \`curl -s ${SITE}/api/experiments\`.`,
   ].join('\n\n');
 }

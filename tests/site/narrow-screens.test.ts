@@ -99,8 +99,10 @@ test('without JavaScript the explorer points to the JSON API with a curl line, n
     assert.match(text, /JavaScript is off/);
     assert.match(
       text,
-      /curl -s http:\/\/localhost:4321\/api\/experiments\/keys -H 'content-type: application\/json' -d '\{"queue":"orders"\}'/,
+      /curl -s \$SITE\/api\/experiments\/keys -H 'content-type: application\/json' -d '\{"queue":"orders"\}'/,
     );
+    assert.match(text, /Set SITE to this site's address first/);
+    assert.doesNotMatch(text, /curl -s http:\/\/localhost:4321/);
     assert.ok(await explorer.getByRole('link', { name: 'GET /api/experiments' }).isVisible());
   }
   await context.close();
