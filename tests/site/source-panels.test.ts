@@ -102,7 +102,7 @@ test('the named real symbols are wired in', () => {
     'server/keyspace/reserve.ts#versionKey',
     'server/keyspace/reserve.ts#WIRE4_IDENTITY',
     'server/keyspace/reserve.ts#WIRE6_IDENTITY',
-    'server/keyspace/branded-id.ts#isBrandedId',
+    'server/keyspace/branded-id.ts#problemWith',
     'server/executors/lua/claim-3.lua#',
     'server/connectors/wire4.ts#connectWire4',
   ]) {
