@@ -103,26 +103,12 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   // A socket idle this long (a client that stopped reading the answer) is closed.
   server.timeout = settings.requestTimeoutMs * 2;
 
-  const open = new Map<string, number>();
-  server.on('connection', (socket) => {
-    if (trusted(socket.remoteAddress)) return; // the proxy caps its own clients
-    const address = normalize(socket.remoteAddress);
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > settings.maxConnectionsPerAddress) {
-      socket.destroy();
-      return;
-    }
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
-    });
+  // The proxy caps its own clients: its connections count against no address.
+  capConnections(server, {
+    max: settings.maxConnections,
+    perAddress: settings.maxConnectionsPerAddress,
+    addressOf: (socket) => (trusted(socket.remoteAddress) ? null : normalize(socket.remoteAddress)),
   });
-  // After the per-address cap: a socket it refused takes no place, and sheds no one.
-  capConnections(server, settings.maxConnections, (socket) =>
-    trusted(socket.remoteAddress) ? 0 : (open.get(normalize(socket.remoteAddress)) ?? 0),
-  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     // Not logged: a malformed or abandoned request is the client's business, and a flood of them is
