@@ -416,7 +416,7 @@ const ROWS = [
     },
     {
       code: 'BAD_ARGUMENTS',
-      when: 'a console line’s arguments are of the wrong number or over a cap (SCAN COUNT, pairs, keys, identity bytes)',
+      when: 'a console line’s arguments are of the wrong number or over a cap (SCAN COUNT, pairs, keys, identity bytes), or its numkeys is not a number as the server reads one (`+2`, `02`, `2.0`…)',
       text: '<command>: <what was wrong and what is allowed>',
     },
     {
