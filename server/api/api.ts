@@ -13,6 +13,7 @@ import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { atomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
+import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
 import { LIMITS } from '../settings/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
@@ -95,13 +96,17 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
  * run holds: run-deadline.ts). Failures are the caller's to classify (`classify`, failures.ts).
  */
 export async function runExperiment<I>(
-  experiment: { run(runtime: ExplorerRuntime, input: I): Promise<unknown> },
+  experiment: {
+    run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
+    /** What the run holds, for its TIMEOUT's text (`run` when it does not say). */
+    kind?(input: I): RunKind;
+  },
   input: I,
 ): Promise<unknown> {
   const runtime = await explorerRuntime();
   return withinDeadline(
     RUN_TIMEOUT_MS,
-    () => new RunTimeoutError(RUN_TIMEOUT_MS),
+    () => new RunTimeoutError(RUN_TIMEOUT_MS, experiment.kind?.(input) ?? 'run'),
     () => experiment.run(runtime, input),
   );
 }

@@ -10,6 +10,7 @@ import { MIGRATION_MODES } from '../experiments/browser-safe/migration.ts';
 import { parseReshardInput, runReshard } from '../experiments/reshard.ts';
 import { parseRouteInput, runRoute } from '../experiments/route.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { RunKind } from '../catalogue/run-timeout.ts';
 import { parseSlotInput, runSlot } from '../experiments/slot.ts';
 import { parseTwoExecutorsInput, runTwoExecutors } from '../experiments/two-executors.ts';
 import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
@@ -23,6 +24,8 @@ export interface Experiment<I = unknown> {
   bodyBytes?: number;
   parse(body: unknown): I;
   run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
+  /** What a run of it holds, so that its TIMEOUT says what happened to that (run-timeout.ts). */
+  kind(input: I): RunKind;
 }
 
 function experiment<I>(definition: Experiment<I>): Experiment {
@@ -40,6 +43,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { queue: 'orders' },
     parse: parseKeysInput,
     run: runKeys,
+    kind: () => 'leased',
   }),
   slot: experiment({
     summary:
@@ -52,6 +56,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { queue: 'orders', other: 'fills' },
     parse: parseSlotInput,
     run: runSlot,
+    kind: () => 'reads',
   }),
   layout: experiment({
     summary:
@@ -69,6 +74,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     parse: parseLayoutInput,
     run: runLayout,
+    kind: () => 'leased',
   }),
   route: experiment({
     summary:
@@ -77,6 +83,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { queue: 'orders' },
     parse: parseRouteInput,
     run: runRoute,
+    kind: () => 'queue',
   }),
   reshard: experiment({
     summary:
@@ -88,6 +95,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { queue: 'orders', mode: 'keys' },
     parse: parseReshardInput,
     run: runReshard,
+    kind: () => 'reshard',
   }),
   reserve: experiment({
     summary:
@@ -96,6 +104,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: {},
     parse: parseReserveInput,
     run: (runtime) => runReserve(runtime),
+    kind: () => 'leased',
   }),
   'two-executors': experiment({
     summary:
@@ -107,6 +116,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     example: { steps: ['enqueue', 'claim', 'complete'] },
     parse: parseTwoExecutorsInput,
     run: runTwoExecutors,
+    kind: () => 'leased',
   }),
   console: experiment({
     summary: `Up to ${CONSOLE_LIMITS.lines} command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.`,
@@ -125,5 +135,6 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     bodyBytes: CONSOLE_LIMITS.bodyBytes,
     parse: parseConsoleInput,
     run: runConsole,
+    kind: (input) => (input.node === 'cluster' ? 'reads' : 'leased'),
   }),
 };

@@ -361,11 +361,48 @@ const ROWS = [
       when: 'the sandbox Valkey refused to enter a run’s database or to run the lease script (its leases were given back)',
       text: 'the sandbox Valkey cannot give this run its keyspace: <command> was refused (<reply>)',
     },
+    // One row for each kind of run: what was let go, and how, differs, and each text is true of its kind.
     {
       code: 'TIMEOUT',
+      variant: 'keyspace',
       status: 503,
-      when: 'a run took longer than its deadline; it was ended and its keyspace flushed',
+      when: 'a run on keyspaces leased for it passed its deadline: its connections were cut and its keyspaces flushed',
       text: 'the run took over <seconds> s and was ended; its keyspace was flushed',
+    },
+    {
+      code: 'TIMEOUT',
+      variant: 'leased',
+      status: 503,
+      when: 'a run that leases keyspaces (keys, layout, reserve, two-executors, the console on standalone) was not answered within the API’s bound, perhaps still waiting for a keyspace',
+      text: 'the run took over <seconds> s and was ended; any keyspace it leased is flushed before another run gets it, and it wrote nothing on the cluster',
+    },
+    {
+      code: 'TIMEOUT',
+      variant: 'queue',
+      status: 503,
+      when: 'a run on the cluster that writes its queue there (route) passed the API’s bound',
+      text: 'the run took over <seconds> s and was ended; its queue’s keys on the cluster are deleted before its slot’s turn is given back',
+    },
+    {
+      code: 'TIMEOUT',
+      variant: 'reads',
+      status: 503,
+      when: 'a run that only reads the cluster (slot, the console on cluster) passed the API’s bound',
+      text: 'the run took over <seconds> s and was ended; it wrote nothing on the cluster, and any slot’s turn it held or waited for is given back',
+    },
+    {
+      code: 'TIMEOUT',
+      variant: 'reshard',
+      status: 503,
+      when: 'a reshard passed the API’s bound: a slot move is never cut part-way',
+      text: 'the run took over <seconds> s and was ended; a slot move it started is not cut part-way: it finishes, or fails and is repaired, under its own deadlines',
+    },
+    {
+      code: 'TIMEOUT',
+      variant: 'run',
+      status: 503,
+      when: 'a run of no kind above passed the API’s bound (none of the published experiments)',
+      text: 'the run took over <seconds> s and was ended',
     },
     {
       code: 'VALKEY9_BUILDING',
@@ -416,7 +453,7 @@ const ROWS = [
     },
     {
       code: 'BAD_ARGUMENTS',
-      when: 'a console line’s arguments are of the wrong number or over a cap (SCAN COUNT, pairs, keys, identity bytes)',
+      when: 'a console line’s arguments are of the wrong number or over a cap (SCAN COUNT, pairs, keys, identity bytes), or its numkeys is not a number as the server reads one (`+2`, `02`, `2.0`…)',
       text: '<command>: <what was wrong and what is allowed>',
     },
     {

@@ -1,19 +1,37 @@
-// The overall connection cap, kept so that a reader who sends a whole request is served. Node's own
-// cap (server.maxConnections) refuses the newest connection, so a flood of half-open connections
-// from many addresses, each under its per-address cap, held every place and a fresh reader was reset
-// (9 of 35 served, with 199 addresses × 64). Here a new connection at the cap takes the place of the
-// oldest one that is not inside a request — one that has sent no complete request yet, or sits idle
-// between requests — and only when every connection is inside a request is the new one refused. A new
-// connection from an address that already holds more than a browser opens takes no one's place: it
-// would only trade one of a flood's connections for another, and a flood that re-opens every closed
-// connection at once turned that trade into a churn that kept the reader waiting (bench/half-open-flood.ts:
-// 73% served, median 763 ms; 98%, median 4 ms, once the flood's own new connections were refused).
+// The connection caps, per address and overall, kept so that a reader who sends a whole request is
+// served. A new connection at a cap takes the place of the oldest one that is not inside a request —
+// one that has sent no complete request yet, or sits idle between requests — and only when every
+// connection it could take the place of is inside a request is the new one refused.
+//
+// Per address: a flood of half-open connections from one address (a school, an office, a carrier's
+// NAT) used to fill that address's places, and a fresh reader from it was reset at once for as long as
+// the flood lasted. Now each newcomer takes the place of its own address's oldest waiting connection, so
+// the flood only churns its own places: the reader's connection is the newest, and its request is whole
+// long before the flood's next 63 connections could make it the oldest.
+//
+// Overall: Node's own cap (server.maxConnections) refuses the newest connection, so a flood of
+// half-open connections from many addresses, each under its per-address cap, held every place and a
+// fresh reader was reset (9 of 35 served, with 199 addresses × 64). Here the newcomer takes the place
+// of the oldest waiting connection of any address — unless its address already holds more than a
+// browser opens: it would only trade one of a flood's connections for another, and a flood that
+// re-opens every closed connection at once turned that trade into a churn that kept the reader waiting
+// (bench/half-open-flood.ts: 73% served, median 763 ms; 98%, median 4 ms, once the flood's own new
+// connections were refused).
 
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** Connections an address may hold and still take a waiting one's place at the cap (a browser opens 6). */
 export const SHEDS_FOR_AT_MOST = 8;
+
+export interface CapLimits {
+  /** Connections open at once, from every address. */
+  max: number;
+  /** Connections open at once from one address. */
+  perAddress: number;
+  /** The address a socket counts against, or null for one that is not capped (a trusted proxy). */
+  addressOf(socket: Socket): string | null;
+}
 
 export interface CapCounts {
   /** Connections open now. */
@@ -22,52 +40,81 @@ export interface CapCounts {
   shed(): number;
 }
 
-/**
- * Holds `server` to `max` open connections, shedding the oldest waiting one for each new one. Call it
- * after any other `connection` listener that may refuse a socket (a socket already destroyed counts
- * for nothing here).
- */
-export function capConnections(
-  server: Server,
-  max: number,
-  /** Connections open from the socket's address, itself included (0 when it is not counted). */
-  heldBy: (socket: Socket) => number,
-): CapCounts {
+/** The oldest member of an insertion-ordered set, or undefined. */
+const oldestOf = (set: Set<Socket> | undefined): Socket | undefined => set?.values().next().value;
+
+/** Holds `server` to the caps in `limits`, shedding the oldest waiting connection for each new one. */
+export function capConnections(server: Server, limits: CapLimits): CapCounts {
   const open = new Set<Socket>();
   /** Sockets not inside a request, oldest first (a Set keeps insertion order). */
   const waiting = new Set<Socket>();
+  /** Each capped address's sockets, and those of them that are waiting, oldest first. */
+  const byAddress = new Map<string, { all: Set<Socket>; waiting: Set<Socket> }>();
+  const addressOf = new Map<Socket, string>();
   /** Requests a socket has in hand (more than one when a client pipelines). */
   const inside = new Map<Socket, number>();
   let shedCount = 0;
 
+  const forget = (socket: Socket) => {
+    open.delete(socket);
+    waiting.delete(socket);
+    inside.delete(socket);
+    const address = addressOf.get(socket);
+    if (address === undefined) return;
+    addressOf.delete(socket);
+    const held = byAddress.get(address);
+    held?.all.delete(socket);
+    held?.waiting.delete(socket);
+    if (held?.all.size === 0) byAddress.delete(address);
+  };
+  const setWaiting = (socket: Socket, isWaiting: boolean) => {
+    const held = byAddress.get(addressOf.get(socket) ?? '');
+    if (isWaiting) {
+      waiting.add(socket);
+      held?.waiting.add(socket);
+    } else {
+      waiting.delete(socket);
+      held?.waiting.delete(socket);
+    }
+  };
+  const shed = (socket: Socket) => {
+    forget(socket);
+    socket.destroy();
+    shedCount += 1;
+  };
+
   server.on('connection', (socket: Socket) => {
     if (socket.destroyed) return;
-    if (open.size >= max) {
-      const oldest = waiting.keys().next();
+    const address = limits.addressOf(socket);
+    const held = address === null ? undefined : byAddress.get(address);
+    if (held && held.all.size >= limits.perAddress) {
+      const oldest = oldestOf(held.waiting);
+      // Every place of this address is a request in hand.
+      if (!oldest) return void socket.destroy();
+      shed(oldest);
+    }
+    if (open.size >= limits.max) {
+      const oldest = oldestOf(waiting);
       // Every place is a request in hand, or the newcomer's address is already a crowd.
-      if (oldest.done || heldBy(socket) > SHEDS_FOR_AT_MOST) {
-        socket.destroy();
-        return;
-      }
-      waiting.delete(oldest.value);
-      open.delete(oldest.value);
-      oldest.value.destroy();
-      shedCount += 1;
+      if (!oldest || (held?.all.size ?? 0) >= SHEDS_FOR_AT_MOST) return void socket.destroy();
+      shed(oldest);
     }
     open.add(socket);
-    waiting.add(socket);
-    socket.once('close', () => {
-      open.delete(socket);
-      waiting.delete(socket);
-      inside.delete(socket);
-    });
+    if (address !== null) {
+      addressOf.set(socket, address);
+      const mine = byAddress.get(address) ?? { all: new Set<Socket>(), waiting: new Set<Socket>() };
+      byAddress.set(address, mine);
+      mine.all.add(socket);
+    }
+    setWaiting(socket, true);
+    socket.once('close', () => forget(socket));
   });
 
   // Before the site's own handler, which may answer at once: the answer's end is never missed.
   server.prependListener('request', (request, response) => {
     const socket = request.socket;
     if (!open.has(socket)) return;
-    waiting.delete(socket);
+    setWaiting(socket, false);
     inside.set(socket, (inside.get(socket) ?? 0) + 1);
     let done = false;
     const answered = () => {
@@ -77,7 +124,7 @@ export function capConnections(
       if (left > 0) return void inside.set(socket, left);
       inside.delete(socket);
       // Idle on keep-alive from now: the newest of the waiting ones.
-      if (open.has(socket) && !socket.destroyed) waiting.add(socket);
+      if (open.has(socket) && !socket.destroyed) setWaiting(socket, true);
     };
     response.once('finish', answered);
     response.once('close', answered);

@@ -2,17 +2,21 @@
 // locking everyone out — connection caps (per address and overall, below the file limit), short header,
 // body and keep-alive timeouts — the one rate limiter in front of every route that starts work on the
 // sandbox, the JSON API (handed past Astro: a run's answer is all the request is for), the JSON answers
-// for what Astro cannot take (TRACE, the image endpoint), and compression.
+// for what Astro cannot take (TRACE, the image endpoint), compression, and the headers of a public site
+// (security-headers.ts) on every answer, whoever writes it.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { methodNotAllowed, refusal, refusalSaying } from '../api/answer.ts';
 import { isImagePath, startsWork } from '../api/routes.ts';
 import { logLimited } from '../log.ts';
+import { projectRoot } from '../project-root.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
 import { compressResponse } from './compress.ts';
 import { capConnections } from './connection-cap.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { siteHeaders } from './security-headers.ts';
 import type { FrontSettings } from '../settings/environment.ts';
 import { writeAnswer } from './write-answer.ts';
 
@@ -32,7 +36,13 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   const trusted = (address: string | undefined) =>
     settings.trustProxy.includes(address?.replace(/^::ffff:/, '') ?? '');
 
+  // Read from the built pages once: the site is restarted after every build.
+  const headers = Object.entries(siteHeaders(join(projectRoot(), 'dist', 'client')));
+  const rawHeaders = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+
   const serve = (request: IncomingMessage, response: ServerResponse) => {
+    // First of all, so that every answer below carries them: writeHead merges what was set here.
+    for (const [name, value] of headers) response.setHeader(name, value);
     const method = request.method ?? 'GET';
     const target = request.url ?? '/';
     const queryAt = target.indexOf('?');
@@ -93,33 +103,19 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   // A socket idle this long (a client that stopped reading the answer) is closed.
   server.timeout = settings.requestTimeoutMs * 2;
 
-  const open = new Map<string, number>();
-  server.on('connection', (socket) => {
-    if (trusted(socket.remoteAddress)) return; // the proxy caps its own clients
-    const address = normalize(socket.remoteAddress);
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > settings.maxConnectionsPerAddress) {
-      socket.destroy();
-      return;
-    }
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
-    });
+  // The proxy caps its own clients: its connections count against no address.
+  capConnections(server, {
+    max: settings.maxConnections,
+    perAddress: settings.maxConnectionsPerAddress,
+    addressOf: (socket) => (trusted(socket.remoteAddress) ? null : normalize(socket.remoteAddress)),
   });
-  // After the per-address cap: a socket it refused takes no place, and sheds no one.
-  capConnections(server, settings.maxConnections, (socket) =>
-    trusted(socket.remoteAddress) ? 0 : (open.get(normalize(socket.remoteAddress)) ?? 0),
-  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     // Not logged: a malformed or abandoned request is the client's business, and a flood of them is
     // exactly what must not reach the log.
     const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
     if (socket.writable && !socket.destroyed) {
-      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      socket.end(`HTTP/1.1 ${status}\r\n${rawHeaders}connection: close\r\ncontent-length: 0\r\n\r\n`);
       // end() alone can leave the descriptor open under a flood (the paused socket never reads the
       // peer's FIN): a slowloris must not keep its connections after the timeout.
       setTimeout(() => socket.destroy(), 500).unref();

@@ -240,6 +240,13 @@ describe('two hosts behind nginx, on a deployer’s Valkey', () => {
       await hold(1);
       const past = await requestFrom(reader, `${nginx!.url}/api/experiments`);
       assert.equal(past.status, 429, 'the 65th is refused by the proxy');
+      // nginx's own answer goes out with the headers of a public site too, each once.
+      assert.equal(past.headers['x-frame-options'], 'DENY');
+      assert.equal(past.headers['x-content-type-options'], 'nosniff');
+      assert.match(
+        String(past.headers['content-security-policy']),
+        /^default-src 'none';.*frame-ancestors 'none'/,
+      );
       const other = await requestFrom('127.0.0.71', `${nginx!.url}/api/experiments`);
       assert.equal(other.status, 200, 'another reader is served meanwhile');
     } finally {
@@ -252,6 +259,14 @@ describe('two hosts behind nginx, on a deployer’s Valkey', () => {
     assert.equal(page.status, 200);
     assert.equal(page.headers['content-encoding'], 'br');
     assert.match(String(decoded(page)), /<html/i);
+    // The site's headers pass through the proxy as the site wrote them, each once.
+    assert.match(
+      String(page.headers['content-security-policy']),
+      /^default-src 'self'; script-src 'self' 'sha256-/,
+    );
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    assert.equal(page.headers['referrer-policy'], 'strict-origin-when-cross-origin');
     const run = await post(
       '127.0.0.60',
       'slot',
@@ -259,6 +274,11 @@ describe('two hosts behind nginx, on a deployer’s Valkey', () => {
       { 'accept-encoding': 'gzip' },
     );
     assert.equal(run.headers['content-encoding'], 'gzip');
+    assert.equal(
+      run.headers['x-content-type-options'],
+      'nosniff',
+      'the JSON that echoes a reader is never sniffed',
+    );
     assert.equal(JSON.parse(String(decoded(run))).result.key.slot, 105);
 
     // Two requests on one kept-alive connection: the second goes out on the socket the first used.

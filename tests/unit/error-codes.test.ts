@@ -244,8 +244,10 @@ describe('the error-code catalogue', () => {
       assert.equal(failure.code, code, error.message);
       assert.equal(rowsFor(code, failure.message).length, 1, failure.message);
     }
-    assert.throws(() => catalogueText('TIMEOUT'), { message: 'TIMEOUT: no value for <seconds>' });
-    assert.throws(() => catalogueText('TIMEOUT', { seconds: 1, ms: 2 }), {
+    assert.throws(() => catalogueText('TIMEOUT', {}, 'keyspace'), {
+      message: 'TIMEOUT: no value for <seconds>',
+    });
+    assert.throws(() => catalogueText('TIMEOUT', { seconds: 1, ms: 2 }, 'keyspace'), {
       message: 'TIMEOUT: its text has no <ms>',
     });
     assert.throws(() => catalogueText('BUSY', { ms: 1 }), { message: /has 3 rows for BUSY; exactly one/ });

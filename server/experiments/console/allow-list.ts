@@ -209,10 +209,20 @@ function keysOutside(command: string, keys: Uint8Array[], rule: 'namespace' | 'g
   return { ok: false, code: 'KEY_NOT_ALLOWED', command, message };
 }
 
+/**
+ * A whole number as the server reads one (its strict string2ll, and the native module's
+ * parse_integer): `0`, or an optional `-` then digits without a leading zero, at most 20 characters.
+ * Nothing else — no `+`, `02`, `-0`, blank, point or `0x` — is a number to the server. (Its key finder
+ * for EVAL and EVALSHA reads numkeys with atoi, which takes `+2`, `02`, ` 2` and `2.0` as 2: a spelling
+ * the command itself refuses still has its keys checked and routed as if it were 2.)
+ */
+const WHOLE_NUMBER = /^(0|-?[1-9][0-9]{0,18})$/;
+
+/** A whole number the server reads, small enough to compare (at most 9 digits), or null. */
 function integer(bytes: Uint8Array | undefined): number | null {
   if (!bytes) return null;
   const shown = text(bytes);
-  return /^-?\d{1,9}$/.test(shown) ? Number(shown) : null;
+  return WHOLE_NUMBER.test(shown) && shown.replace('-', '').length <= 9 ? Number(shown) : null;
 }
 
 /** The keys a numkeys-style call declares, when numkeys is a count that fits the arguments. */
@@ -220,6 +230,23 @@ function declaredKeys(args: Uint8Array[]): Uint8Array[] {
   const numkeys = integer(args[0]);
   if (numkeys === null || numkeys < 0 || numkeys > args.length - 1) return [];
   return args.slice(1, 1 + numkeys);
+}
+
+/**
+ * The refusal of a numkeys the server would not read as a number, or null: it is refused here, before
+ * any server, rather than sent with no keys declared (it would have its keys unchecked by the
+ * allow-list and, on the cluster, take no slot's turn, while the server's key finder reads it as a count).
+ */
+function numkeysSpelling(command: string, numkeys: Uint8Array | undefined): Refused | null {
+  if (numkeys === undefined) return null;
+  const shown = text(numkeys);
+  if (WHOLE_NUMBER.test(shown) && sameBytes(numkeys, shown)) return null;
+  const plain = /^\s*\+?0*([0-9]+)(\.0*)?\s*$/.exec(shown);
+  const instead = plain ? ` (write ${Number(plain[1])})` : '';
+  return bad(
+    command,
+    `numkeys is ${JSON.stringify(shown)}, which the server does not read as a number: write it as plain decimal digits, with no "+", leading zero, blank, point or 0x${instead}`,
+  );
 }
 
 /** A refusal that names the form the console runs a command in, and what the line did instead. */
@@ -263,7 +290,11 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
   });
 
   if ((NATIVE as readonly string[]).includes(name)) {
-    return arity(name, args, 1, CONSOLE_CAPS.transitionArgs) ?? planned(name, declaredKeys(args), true);
+    return (
+      arity(name, args, 1, CONSOLE_CAPS.transitionArgs) ??
+      numkeysSpelling(name, args[0]) ??
+      planned(name, declaredKeys(args), true)
+    );
   }
   if (name === 'SCRIPT') {
     const sub = args[0] ? upper(args[0]) : '';
@@ -283,6 +314,7 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
     const keys = declaredKeys(rest);
     const refusal =
       arity(`SCRIPT ${sub}`, rest, 1, CONSOLE_CAPS.transitionArgs) ??
+      numkeysSpelling(`SCRIPT ${sub}`, rest[0]) ??
       keysOutside(`SCRIPT ${sub}`, keys, 'namespace');
     if (refusal) return refusal;
     return { ...planned(`SCRIPT ${sub}`, keys, true), script: verb };
