@@ -33,6 +33,16 @@ function procStat(pid: number): { start: string; state: string } | null {
   }
 }
 
+/** A process's name: the file it was started by (Debian's valkey-server is a link to valkey-check-rdb). */
+function procName(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  } catch {
+    return null;
+  }
+}
+
 /** The executable a process runs, as /proc links it ("(deleted)" dropped: a rebuilt binary). */
 function executableOf(pid: number): string | null {
   try {
@@ -71,7 +81,7 @@ function stillRuns(server: Recorded): boolean {
   const stat = procStat(server.pid);
   if (stat === null || stat.state === 'Z') return false;
   if (server.start) return stat.start === server.start;
-  return /(^|\/)valkey-server$/.test(executableOf(server.pid) ?? '');
+  return procName(server.pid) === 'valkey-server';
 }
 
 function recordsIn(dir: string): Recorded[] {
