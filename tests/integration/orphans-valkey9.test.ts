@@ -81,20 +81,21 @@ async function nothingLeftOf(servers: SiteServer[]): Promise<void> {
 describe('a site with its Valkey 9.1 cluster', { skip }, () => {
   it('killed idle: none of its servers, of either version, runs 10 s later', async () => {
     const site = await startSiteWithOwnSandbox({ VALKEY9_AT_START: '1' });
-    const servers = await serversWhenUp(site);
-    process.kill(site.pid, 'SIGKILL');
+    const servers = await serversWhenUp(site).finally(() => process.kill(site.pid, 'SIGKILL'));
     await nothingLeftOf(servers);
   });
 
   it('killed mid-MIGRATESLOTS: none of its servers runs 10 s later; the next site moves the slot cleanly', async () => {
     const site = await startSiteWithOwnSandbox({ VALKEY9_AT_START: '1' });
-    const servers = await serversWhenUp(site);
-    const nodes = nineNodes(servers);
+    let servers: SiteServer[] = [];
+    let nodes: ReturnType<typeof nineNodes> = [];
     try {
+      servers = await serversWhenUp(site);
+      nodes = nineNodes(servers);
       void atomicReshard(site, 'orders').catch(() => {});
       await untilMigrating(nodes);
-      process.kill(site.pid, 'SIGKILL');
     } finally {
+      process.kill(site.pid, 'SIGKILL');
       for (const node of nodes) node.disconnect();
     }
     await nothingLeftOf(servers);
