@@ -16,7 +16,8 @@ import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
-import { ATOMIC_RETRY_START_MS, MAXMEMORY } from '../settings/bounds.ts';
+import { clusterStateProblems } from '../sandbox/cluster-check.ts';
+import { ATOMIC_RETRY_START_MS, HEALTH_PING_MS, MAXMEMORY } from '../settings/bounds.ts';
 
 export interface AtomicRuntime {
   /** The server version the nodes report (INFO server), e.g. 9.1.2. */
@@ -171,16 +172,25 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
   return held.started;
 }
 
-/** What the atomic half can say now, without starting anything: for the page's status line. */
-export async function atomicStatus(
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ state: 'up' | 'starting' | 'building' | 'absent'; message: string; version?: string }> {
+/** Where the atomic half stands: for the page's status line and GET /api/sandbox. */
+export interface AtomicStatus {
+  state: 'up' | 'degraded' | 'down' | 'starting' | 'building' | 'absent';
+  message: string;
+  version?: string;
+}
+
+/**
+ * What the atomic half can say now, without starting anything: once its cluster is up, each node's
+ * own `cluster_state` (CLUSTER INFO, within a second each): `down` while a node does not answer,
+ * `degraded` while one says anything but ok, else `up`.
+ */
+export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promise<AtomicStatus> {
   if (held.started) {
     const settled = await Promise.race([
-      held.started.then((runtime) => runtime.version),
+      held.started,
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
     ]).catch(() => undefined);
-    if (typeof settled === 'string') return { state: 'up', message: `Valkey ${settled}`, version: settled };
+    if (settled) return nodesStatus(settled);
     if (settled === null) return { state: 'starting', message: 'the Valkey 9.1 cluster is starting' };
   }
   const build = valkey9Build(env);
@@ -188,6 +198,15 @@ export async function atomicStatus(
   if (build.state === 'absent') return { state: 'absent', message: `not available: ${build.why}` };
   if (held.failure) return { state: 'absent', message: `not available: ${held.failure}` };
   return { state: 'starting', message: 'Valkey 9.1 is built; its cluster starts on first use' };
+}
+
+async function nodesStatus(runtime: AtomicRuntime): Promise<AtomicStatus> {
+  const { version } = runtime;
+  const seeds = runtime.sandbox.seeds.map(({ host, port }) => `${host}:${port}`);
+  const problems = await clusterStateProblems(runtime.clusterAdminNode, seeds, HEALTH_PING_MS);
+  if (problems.length === 0) return { state: 'up', message: `Valkey ${version}`, version };
+  const state = problems.some((line) => /does not answer/.test(line)) ? 'down' : 'degraded';
+  return { state, message: `Valkey ${version}: ${problems.join('; ')}`, version };
 }
 
 /** While the build runs, look every few seconds and start the cluster as soon as it is ready. */
