@@ -14,6 +14,8 @@ export interface SiteServer {
   /** The process that started it (the site, or one of its workers). */
   ppid: number;
   version: '8' | '9.1';
+  /** A cluster node (its command line says `[cluster]`), else the standalone. */
+  cluster: boolean;
   port: number;
   admin: { username: string; password: string } | null;
 }
@@ -48,6 +50,7 @@ export function siteServers(root: number): SiteServer[] {
       pid: entry.pid,
       ppid: entry.ppid,
       version: exe === nine ? '9.1' : '8',
+      cluster: entry.cmdline.includes('[cluster]'),
       port,
       admin: adminOf(entry.pid),
     });
