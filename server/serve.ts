@@ -2,12 +2,19 @@
 // starts the explorer's runtime (its sandbox, pools and scripts, warmed), so the first reader does not
 // wait for it. A sandbox that cannot be used ends the start with one line saying why.
 // With WORKERS=n, n processes share one port (Node's cluster module); this primary starts the sandbox
-// once, checks it, and hands its address to every worker, which lease keyspaces through Valkey itself.
+// once, checks it, and hands its address to every worker, which lease keyspaces through Valkey itself;
+// it starts the Valkey 9.1 cluster too (at start, or when a worker first asks) and hands it over the same
+// way, so a site has one of each, and a worker killed leaves no server of its own behind.
 
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { explorerPasswordFor, explorerRuntime, siteSandboxOptions } from './explorer/runtime.ts';
-import { warmAtomicRuntime } from './explorer/atomic-runtime.ts';
+import {
+  atomicClusterForWorkers,
+  clearAfterDeadProcess,
+  warmAtomicRuntime,
+} from './explorer/atomic-runtime.ts';
+import { shareAtomicCluster } from './explorer/atomic-shared.ts';
 import { isApiPath } from './api/routes.ts';
 import { serveApi } from './front/serve-api.ts';
 import { createFront, type Handler } from './front/front.ts';
@@ -45,11 +52,16 @@ async function primary(): Promise<void> {
   const check = await explorerOrExit(() => sandbox.stop());
   await check.close();
   let stopping = false;
-  const fork = () => cluster.fork(env);
+  const fork = () => shareAtomicCluster(cluster.fork(env), () => atomicClusterForWorkers());
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     console.error(`worker ${worker.process.pid} ended (${signal ?? code}); starting another`);
     setTimeout(fork, 500);
+    // What its atomic run left in flight on the shared Valkey 9.1 cluster is cancelled, and its keys go.
+    clearAfterDeadProcess().then(
+      (lines) => lines.forEach((line) => console.log(`atomic: after worker ${worker.process.pid}: ${line}`)),
+      (error: Error) => console.error(`atomic: after worker ${worker.process.pid}: ${error.message}`),
+    );
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -59,6 +71,7 @@ async function primary(): Promise<void> {
     });
   }
   for (let i = 0; i < workers; i += 1) fork();
+  if (valkey9AtStart) warmAtomicRuntime();
   console.log(`the owned keyspace: http://localhost:${port}/ (${workers} workers)`);
 }
 
@@ -88,8 +101,8 @@ if (cluster.isPrimary && workers > 1) {
   await serve();
   const runtime = await explorerOrExit();
   const up = await runtime.health();
-  // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built; with
-  // several workers, or VALKEY9_AT_START=0, it starts on the first atomic run instead.
+  // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built (with
+  // several workers, the primary's); with VALKEY9_AT_START=0, on the first atomic run instead.
   if (workers === 1 && valkey9AtStart) warmAtomicRuntime();
   if (cluster.isPrimary) {
     console.log(`sandbox: ${up ? 'up' : 'down'}${runtime.native() ? ', native module loaded' : ''}`);

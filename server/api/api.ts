@@ -17,7 +17,8 @@ import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
 import { LIMITS } from '../settings/limits.ts';
 import { EXPERIMENTS } from './registry.ts';
-import { RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
+import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
+import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import { runSettings } from '../settings/environment.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../explorer/runtime.ts';
 
@@ -135,14 +136,19 @@ export interface SandboxState {
 }
 
 /**
- * `down` when a node does not answer, `degraded` (with `problems`) when the cluster's slot map would
- * fail runs, else `up`.
+ * `down` when a node does not answer, `degraded` (with `problems`) when some node says its
+ * `cluster_state` is not ok (a node back from a freeze, before its peers count it again) or the cluster's
+ * slot map would fail runs, else `up`.
  */
 export async function sandboxState(): Promise<SandboxState> {
   try {
     const runtime = await explorerRuntime();
     if (!(await runtime.health())) return { sandbox: 'down', native: runtime.native(), problems: [] };
-    const problems = await runtime.clusterProblems();
+    const [states, slotMap] = await Promise.all([
+      clusterStateProblems(runtime.clusterAdminNode, runtime.migrations.seeds, HEALTH_PING_MS),
+      runtime.clusterProblems(),
+    ]);
+    const problems = [...states, ...slotMap];
     return { sandbox: problems.length > 0 ? 'degraded' : 'up', native: runtime.native(), problems };
   } catch {
     return { sandbox: 'down', native: false, problems: [] };

@@ -14,7 +14,7 @@ import { isReplyError } from '../executors/wire-error.ts';
 import type { Call } from '../executors/transitions.ts';
 import { jobKey, mintJobId, queueKey, slot as slotOf } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
-import type { AtomicRuntime } from '../explorer/atomic-runtime.ts';
+import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../explorer/atomic-runtime.ts';
 import { queuePrefix } from '../explorer/cluster-run.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -38,7 +38,7 @@ import { startWorker, workerTimeline, type Worker, type WorkerRun } from './migr
 import { settledWithin } from '../run-deadline.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
 
-const LOCK = 'reshard-atomic';
+const LOCK = ATOMIC_RUN_LOCK;
 const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 

@@ -3,23 +3,29 @@
 // of the reshard experiment runs here. Nothing waits for it: the site serves the course while Valkey 9
 // is still being built, and asking before the cluster is up answers "being built" or "not available".
 
+import nodeCluster from 'node:cluster';
 import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
+import { atomicClusterOfPrimary } from './atomic-shared.ts';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
-import { clusterClient, startCluster, type SandboxCluster } from '../sandbox/cluster.ts';
+import { clusterClient, startCluster, type NodeAddress, type SandboxCluster } from '../sandbox/cluster.ts';
 import { nodeConnections } from './node-connections.ts';
 import { EXPLORER_USER, explorerUserArgs, newPassword } from './explorer-user.ts';
 import { RunLocks } from './run-lock.ts';
+import { clearAtomicLeftovers } from './atomic-leftovers.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
-import { nativeModulePath } from '../sandbox/valkey-process.ts';
-import { ATOMIC_RETRY_START_MS, MAXMEMORY } from '../settings/bounds.ts';
+import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
+import { clusterStateProblems } from '../sandbox/cluster-check.ts';
+import { ATOMIC_RETRY_START_MS, HEALTH_PING_MS, MAXMEMORY } from '../settings/bounds.ts';
 
 export interface AtomicRuntime {
   /** The server version the nodes report (INFO server), e.g. 9.1.2. */
   version: string;
   /** Whether trafikey is loaded on every node. */
   native: boolean;
+  /** Where the cluster answers and how to sign in (the primary of WORKERS=n hands it to its workers). */
+  sandbox: AtomicCluster;
   /** The cluster as the explorer user (a reader's commands). */
   cluster: Cluster;
   /** One node as the explorer user: it answers MOVED for slots it does not own. */
@@ -31,7 +37,18 @@ export interface AtomicRuntime {
   close(): Promise<void>;
 }
 
-/** This process's Valkey 9 cluster: one per process, as this module is (see runtime.ts). */
+/**
+ * Where a Valkey 9 cluster answers and how to sign in to it: what the primary of WORKERS=n hands each
+ * worker, so a site has one such cluster whatever its number of processes.
+ */
+export interface AtomicCluster {
+  seeds: NodeAddress[];
+  admin: AdminCredentials;
+  explorerPassword: string;
+  native: boolean;
+}
+
+/** This process's hold on the Valkey 9 cluster: one per process, as this module is (see runtime.ts). */
 interface Held {
   started?: Promise<AtomicRuntime>;
   failure?: string;
@@ -41,7 +58,11 @@ interface Held {
 }
 const held: Held = {};
 
-async function start(server: string, version: string): Promise<AtomicRuntime> {
+/** The one turn every atomic run takes on the Valkey 9 cluster: nothing else runs there. */
+export const ATOMIC_RUN_LOCK = 'reshard-atomic';
+
+/** Starts this site's Valkey 9 cluster (in the primary of WORKERS=n, or in a site of one process). */
+async function startOwnCluster(server: string): Promise<{ cluster: AtomicCluster; stop(): Promise<void> }> {
   const password = newPassword();
   const module = nativeModulePath();
   const admin = { username: ADMIN_USER, password: newPassword() };
@@ -53,8 +74,28 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
     maxmemory: MAXMEMORY.atomicNode,
     args: explorerUserArgs(password, module !== null),
   });
+  return {
+    cluster: { seeds: sandbox.seeds, admin, explorerPassword: password, native: module !== null },
+    stop: sandbox.stop,
+  };
+}
+
+async function start(server: string, version: string): Promise<AtomicRuntime> {
+  // A worker uses its primary's cluster (atomic-shared.ts): a killed worker leaves nothing running.
+  if (nodeCluster.isWorker) return connect(await atomicClusterOfPrimary(), version, async () => {});
+  const own = await startOwnCluster(server);
+  return connect(own.cluster, version, own.stop);
+}
+
+/** The clients of a run on `sandbox`; `stop` stops the cluster itself when this process started it. */
+async function connect(
+  sandbox: AtomicCluster,
+  version: string,
+  stop: () => Promise<void>,
+): Promise<AtomicRuntime> {
+  const { admin } = sandbox;
   const adminOptions: RedisOptions = { username: admin.username, password: admin.password };
-  const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
+  const asExplorer = { username: EXPLORER_USER, password: sandbox.explorerPassword, enableReadyCheck: false };
   const clusterAdmin = clusterClient(sandbox.seeds, { redisOptions: adminOptions });
   const adminNodes = nodeConnections(adminOptions);
   const explorerNodes = nodeConnections(asExplorer);
@@ -63,7 +104,7 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
     cluster.disconnect();
     clusterAdmin.disconnect();
     for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
-    await sandbox.stop();
+    await stop();
   };
   try {
     // Connected first: a cluster client knows its nodes (where the scripts go) only once it is ready.
@@ -74,7 +115,8 @@ async function start(server: string, version: string): Promise<AtomicRuntime> {
     const reported = /valkey_version:(\S+)/.exec(info)?.[1] ?? version;
     return {
       version: reported,
-      native: module !== null,
+      native: sandbox.native,
+      sandbox,
       cluster,
       clusterNode: (address) => {
         const client = explorerNodes.get(address);
@@ -130,16 +172,25 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
   return held.started;
 }
 
-/** What the atomic half can say now, without starting anything: for the page's status line. */
-export async function atomicStatus(
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ state: 'up' | 'starting' | 'building' | 'absent'; message: string; version?: string }> {
+/** Where the atomic half stands: for the page's status line and GET /api/sandbox. */
+export interface AtomicStatus {
+  state: 'up' | 'degraded' | 'down' | 'starting' | 'building' | 'absent';
+  message: string;
+  version?: string;
+}
+
+/**
+ * What the atomic half can say now, without starting anything: once its cluster is up, each node's
+ * own `cluster_state` (CLUSTER INFO, within a second each): `down` while a node does not answer,
+ * `degraded` while one says anything but ok, else `up`.
+ */
+export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promise<AtomicStatus> {
   if (held.started) {
     const settled = await Promise.race([
-      held.started.then((runtime) => runtime.version),
+      held.started,
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
     ]).catch(() => undefined);
-    if (typeof settled === 'string') return { state: 'up', message: `Valkey ${settled}`, version: settled };
+    if (settled) return nodesStatus(settled);
     if (settled === null) return { state: 'starting', message: 'the Valkey 9.1 cluster is starting' };
   }
   const build = valkey9Build(env);
@@ -147,6 +198,15 @@ export async function atomicStatus(
   if (build.state === 'absent') return { state: 'absent', message: `not available: ${build.why}` };
   if (held.failure) return { state: 'absent', message: `not available: ${held.failure}` };
   return { state: 'starting', message: 'Valkey 9.1 is built; its cluster starts on first use' };
+}
+
+async function nodesStatus(runtime: AtomicRuntime): Promise<AtomicStatus> {
+  const { version } = runtime;
+  const seeds = runtime.sandbox.seeds.map(({ host, port }) => `${host}:${port}`);
+  const problems = await clusterStateProblems(runtime.clusterAdminNode, seeds, HEALTH_PING_MS);
+  if (problems.length === 0) return { state: 'up', message: `Valkey ${version}`, version };
+  const state = problems.some((line) => /does not answer/.test(line)) ? 'down' : 'degraded';
+  return { state, message: `Valkey ${version}: ${problems.join('; ')}`, version };
 }
 
 /** While the build runs, look every few seconds and start the cluster as soon as it is ready. */
@@ -169,6 +229,21 @@ export function warmAtomicRuntime(env: NodeJS.ProcessEnv = process.env): void {
   } catch {
     // Being built (watched) or absent (said on the page): nothing to wait for here.
   }
+}
+
+/**
+ * After a process that ran on this site's Valkey 9 cluster died (a worker of WORKERS=n), in the primary
+ * that started the cluster: what its run left in flight is cancelled and its keys removed (lines for the
+ * log). Nothing to do while the cluster is not up.
+ */
+export async function clearAfterDeadProcess(): Promise<string[]> {
+  const runtime = await held.started?.catch(() => null);
+  return runtime ? clearAtomicLeftovers(runtime, ATOMIC_RUN_LOCK) : [];
+}
+
+/** The primary's Valkey 9 cluster as its workers reach it, started if it is not yet (atomic-shared.ts). */
+export async function atomicClusterForWorkers(env: NodeJS.ProcessEnv = process.env): Promise<AtomicCluster> {
+  return (await atomicRuntime(env)).sandbox;
 }
 
 /** Stops the Valkey 9 cluster if this process started it (tests, shutdown). */

@@ -7,7 +7,7 @@
 import { queueKey, slot } from '../keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { isRestarting } from '../catalogue/restarting.ts';
-import { runDeadline } from '../run-deadline.ts';
+import { outsideRun, runDeadline, settledWithin } from '../run-deadline.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ClusterRunContext {
@@ -44,12 +44,19 @@ export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 1
   }
 }
 
+/** How long a clean-up owed by a run that missed its deadline may hold the slot's turn, per try. */
+const OWED_CLEANUP_MS = 2000;
+/** How many times it tries, a few seconds apart (a node frozen for a while answers later). */
+const OWED_CLEANUP_TRIES = 20;
+
 /**
  * Runs `work` holding the slot of `queue`, with the cluster's layout read live; afterwards deletes every
  * key of the queue and answers how many outlived the clean-up (0 unless something is wrong). A node
  * that dies mid-run is restarted by its supervisor: the run waits until every node says the cluster is
  * ok and runs once more. (The first attempt does not ask every node first: a failing node shows
  * itself as a transient error, and a healthy cluster is not asked three times per run.)
+ * A run that misses its deadline (a node frozen under it) gives the turn back at once rather than
+ * holding it until the node answers: its clean-up is owed, and done later in a turn of its own.
  */
 export async function withQueueSlot<T>(
   runtime: ExplorerRuntime,
@@ -57,34 +64,82 @@ export async function withQueueSlot<T>(
   work: (context: ClusterRunContext) => Promise<T>,
 ): Promise<T & { leftBehind: number }> {
   const n = slot(queueKey(queue, 'pending'));
-  return runtime.locks.with(slotLock(n), async () => {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const shards =
-          attempt === 1 ? await readShards(runtime.clusterAdmin) : await waitClusterHealthy(runtime);
-        const owner = ownerOf(shards, n);
-        if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
-        const result = await work({ slot: n, shards, owner });
-        return { ...result, leftBehind: await cleanUp(runtime, queue, n, owner) };
-      } catch (error) {
-        if (isRestarting(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
-        await cleanUp(runtime, queue, n).catch(() => {});
-        if (attempt >= 2 || !isRestarting(error)) throw error;
-        // No second attempt after the run's deadline: it would run behind the answer.
-        runDeadline()?.throwIfAborted();
-      }
-    }
-  });
+  const run = runDeadline();
+  // Once the deadline has passed, nothing of this run deletes a key: the turn may be another's by then.
+  const inTurn = () => !run?.aborted;
+  let owed = false;
+  try {
+    return await runtime.locks.with(slotLock(n), async () => {
+      const attempts = (async () => {
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            const shards =
+              attempt === 1 ? await readShards(runtime.clusterAdmin) : await waitClusterHealthy(runtime);
+            const owner = ownerOf(shards, n);
+            if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
+            const result = await work({ slot: n, shards, owner });
+            return { ...result, leftBehind: await cleanUp(runtime, queue, n, inTurn, owner) };
+          } catch (error) {
+            if (!inTurn()) throw error;
+            if (isRestarting(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
+            await cleanUp(runtime, queue, n, inTurn).catch(() => {});
+            if (attempt >= 2 || !isRestarting(error)) throw error;
+            // No second attempt after the run's deadline: it would run behind the answer.
+            runDeadline()?.throwIfAborted();
+          }
+        }
+      })();
+      if (!run) return attempts;
+      return await new Promise<T & { leftBehind: number }>((resolve, reject) => {
+        const missed = () => {
+          owed = true;
+          reject(run.reason);
+        };
+        if (run.aborted) return missed();
+        run.addEventListener('abort', missed, { once: true });
+        attempts.then(resolve, reject).finally(() => run.removeEventListener('abort', missed));
+      });
+    });
+  } finally {
+    if (owed) outsideRun(() => void cleanUpOwed(runtime, queue, n));
+  }
+}
+
+/**
+ * The clean-up of a run that missed its deadline, in a turn of its own: each try holds the turn at most
+ * OWED_CLEANUP_MS (so a frozen node does not keep the slot from everyone again), and a read that comes
+ * back after its try has given the turn up deletes nothing.
+ */
+async function cleanUpOwed(runtime: ExplorerRuntime, queue: string, n: number): Promise<void> {
+  for (let tryNo = 1; tryNo <= OWED_CLEANUP_TRIES; tryNo += 1) {
+    let live = true;
+    const done = await runtime.locks
+      .with(slotLock(n), () =>
+        settledWithin(
+          OWED_CLEANUP_MS,
+          () => new Error('late'),
+          cleanUp(runtime, queue, n, () => live),
+        ).finally(() => (live = false)),
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    if (done) return;
+    await new Promise((resolve) => setTimeout(resolve, OWED_CLEANUP_MS));
+  }
 }
 
 /**
  * Deletes the queue's keys from the slot's owner (read live unless the run knows it), then reads the
- * slot again: the delete and the second read go out together.
+ * slot again: the delete and the second read go out together. Nothing is deleted once `inTurn` says the
+ * turn is no longer this run's.
  */
 async function cleanUp(
   runtime: ExplorerRuntime,
   queue: string,
   n: number,
+  inTurn: () => boolean,
   known?: ShardNode,
 ): Promise<number> {
   const owner = known ?? ownerOf(await readShards(runtime.clusterAdmin), n);
@@ -94,6 +149,7 @@ async function cleanUp(
   const ours = (keys: string[]) => keys.filter((key) => key.startsWith(prefix));
   const keys = ours((await node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000)) as string[]);
   if (keys.length === 0) return 0;
+  if (!inTurn()) throw new Error(`the turn of slot ${n} ended before its clean-up`);
   const [, left] = await Promise.all([
     node.del(...keys),
     node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000) as Promise<string[]>,

@@ -195,3 +195,57 @@ export function addressOf(views: NodeView[], id: string): string | null {
   }
   return null;
 }
+
+/** `promise`'s answer, or `late` once `ms` have passed (a frozen node answers nothing). */
+function within<T>(ms: number, promise: Promise<T>, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late), ms))),
+  ]);
+}
+
+/**
+ * Each node's own word on whether the cluster serves it: `cluster_state` of CLUSTER INFO, asked of every
+ * node the first answering seed names, each within `ms`. A node that answers PING but still says `fail`
+ * (it has just come back from a freeze, and its peers or it still count the other as failing) fails
+ * runs on it as surely as one that is down. One line per node that is not `ok`; empty when all are.
+ */
+export async function clusterStateProblems(dial: NodeDialer, seeds: string[], ms: number): Promise<string[]> {
+  let addresses: string[] | null = null;
+  for (const seed of seeds) {
+    const text = await within(
+      ms,
+      dial(seed)
+        .call('CLUSTER', 'NODES')
+        .then(String, () => null),
+      null,
+    );
+    if (text === null) continue;
+    addresses = parseClusterNodes(text, seed)
+      .map((line) => line.address)
+      .filter((address) => !address.startsWith(':'));
+    break;
+  }
+  if (!addresses) return [`no node of the cluster answers within ${ms} ms: ${seeds.join(', ')}`];
+  // What each node is, in words: '' when it says ok.
+  const words = await Promise.all(
+    addresses.map((address) =>
+      within(
+        ms,
+        dial(address)
+          .call('CLUSTER', 'INFO')
+          .then(
+            (info) => {
+              const state = /cluster_state:(\w+)/.exec(String(info))?.[1] ?? 'unknown';
+              return state === 'ok' ? '' : `says cluster_state:${state}`;
+            },
+            (error: Error) => `answers ${error.message}`,
+          ),
+        `does not answer within ${ms} ms`,
+      ),
+    ),
+  );
+  const problems = words.flatMap((said, i) => (said ? [`${addresses![i]} ${said}`] : []));
+  return problems;
+}

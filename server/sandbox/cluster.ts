@@ -13,7 +13,7 @@ import { runDir } from './run-dir.ts';
 import { useAddressReachedAt } from './cluster-reached-at.ts';
 import { superviseValkeyNode, type SupervisedNode } from './supervisor.ts';
 import type { AdminCredentials, ValkeyNodeOptions } from './valkey-process.ts';
-import { MAXMEMORY, reconnectAfter } from '../settings/bounds.ts';
+import { CLUSTER_NODE_TIMEOUT_MS, MAXMEMORY, reconnectAfter } from '../settings/bounds.ts';
 
 /** The three ranges `valkey-cli --cluster create` gives three primaries. */
 export const SLOT_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -186,9 +186,11 @@ export async function startCluster(options: ClusterStartOptions = {}): Promise<S
             maxmemory: options.maxmemory ?? MAXMEMORY.clusterNode,
             args: options.args,
             settings: {
-              // A node restarted by its supervisor is back well within this, even on a loaded machine, so
-              // no peer marks it failed (which would take the whole cluster down for twice as long again).
-              'cluster-node-timeout': '15000',
+              // A node restarted by its supervisor, or frozen for a while (SIGSTOP, a stalled VM), is back
+              // well within this, so no peer marks it failed. With no replicas a failure mark buys nothing
+              // (no one can take over) and costs much: the peers then say cluster_state:fail too, and a
+              // primary with slots keeps the mark for twice this after it is back.
+              'cluster-node-timeout': String(CLUSTER_NODE_TIMEOUT_MS),
               ...options.settings,
             },
           }),

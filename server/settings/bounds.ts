@@ -44,6 +44,12 @@ export const CONSOLE_TURN_WAIT_MS = 5000;
 export const CLUSTER_CHECK_EVERY_MS = 10_000;
 /** How long the check at start waits for the migration turn: a killed site's turn must expire first. */
 export const CLUSTER_START_CHECK_WAIT_MS = 25_000;
+/**
+ * A sandbox cluster node is marked failed by its peers after this long without an answer: longer than a
+ * supervisor's restart or a freeze of 20 s (cluster.ts says why a mark only hurts there). Not much longer:
+ * at 60 s a repaired slot's new owner lost out to late gossip now and then (cluster-degraded.test.ts).
+ */
+export const CLUSTER_NODE_TIMEOUT_MS = 30_000;
 /** How long one reading of the cluster's problems is reused: a status poll must not cost a check each. */
 export const CLUSTER_STATUS_CACHE_MS = 1000;
 /** How long every node may take to name a slot's new owner after a move. */
