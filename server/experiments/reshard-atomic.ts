@@ -79,7 +79,7 @@ async function drained(runtime: AtomicRuntime, node: string, n: number): Promise
   for (;;) {
     const left = await countIn(runtime, node, n);
     if (left === 0 || Date.now() > deadline) return left;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
@@ -199,7 +199,7 @@ async function waitOwner(run: Runner, owner: MigrationNode): Promise<void> {
     if (views.every((shards) => ownerOf(shards, run.slot)?.id === owner.id)) return;
     if (Date.now() > deadline)
       throw new Error(`the nodes never agreed that ${owner.address} owns slot ${run.slot}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 

@@ -6,7 +6,9 @@
 // epoch: any late heartbeat or UPDATE from the previous owner turns some views back, and the new owner's
 // own claims never win them again (the nodes disagree for good). So after the NODE step the owner's
 // epoch is raised above every other node's (CLUSTER BUMPEPOCH, once it has heard of them), and the slot
-// is done only when every node has named that owner, with nothing open, several reads in a row.
+// is done only when every node has named that owner, with nothing open, several reads in a row. No
+// fixed sleep anywhere: each wait polls what the nodes report, a few milliseconds apart, bounded by
+// the settle's deadline, so a slot that settles at once costs a few round trips and nothing more.
 
 import { checkCluster, type NodeDialer } from './cluster-check.ts';
 import { SLOT_SETTLE_MS } from '../settings/bounds.ts';
@@ -18,6 +20,11 @@ export interface SettleOptions {
   stableReads?: number;
   pollMs?: number;
 }
+
+/** How often a settle reads the nodes again: quick, since each read is one round trip per node. */
+export const SETTLE_POLL_MS = 5;
+/** Clean reads in a row that count as agreed (what gossip in flight would turn back shows by then). */
+export const SETTLE_STABLE_READS = 3;
 
 export class SettleError extends Error {
   constructor(message: string) {
@@ -61,7 +68,7 @@ export async function raiseEpoch(
       );
     const reply = String(await dial(owner).call('CLUSTER', 'BUMPEPOCH'));
     if (reply.startsWith('BUMPED')) bumps += 1;
-    else await sleep(50);
+    else await sleep(SETTLE_POLL_MS);
   }
 }
 
@@ -72,7 +79,7 @@ export async function waitAgreement(
   slots: number[],
   ownerOf: (slot: number) => string,
   deadline: number,
-  { stableReads = 3, pollMs = 100 }: SettleOptions = {},
+  { stableReads = SETTLE_STABLE_READS, pollMs = SETTLE_POLL_MS }: SettleOptions = {},
 ): Promise<void> {
   let clean = 0;
   let last = '';

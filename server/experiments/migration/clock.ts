@@ -4,7 +4,20 @@
 // command goes out, after the stable phase's probes. So stamps are absolute while the run goes on and
 // made relative once, at the end (a phase reached before the move reads negative).
 
+import { channel } from 'node:diagnostics_channel';
 import type { MigrationResult } from '../browser-safe/migration.ts';
+
+/**
+ * Each timed answer's move start and last phase, on the absolute clock, for a tool in the same process
+ * (bench/reshard-sizes.ts measures how long the answer took after the move's last phase). Nothing is
+ * published unless someone subscribes.
+ */
+export const MOVE_TIMED = channel('emq:reshard:timed');
+
+export interface MoveTimed {
+  origin: number;
+  lastPhaseAt: number;
+}
 
 /** Now, on the clock every stamp of a run uses. */
 export const stamp = (): number => performance.now();
@@ -16,6 +29,8 @@ type Timed = Pick<MigrationResult, 'phases'> & Partial<Pick<MigrationResult, 'wo
 
 /** Rewrites every absolute stamp of `result` as milliseconds since `origin` (the move's first command). */
 export function sinceMoveStart<T extends Timed>(result: T, origin: number): T {
+  if (MOVE_TIMED.hasSubscribers)
+    MOVE_TIMED.publish({ origin, lastPhaseAt: result.phases.at(-1)?.atMs ?? origin } satisfies MoveTimed);
   const shift = (at: number | undefined) => tenths((at ?? origin) - origin);
   for (const phase of result.phases) {
     phase.atMs = shift(phase.atMs);

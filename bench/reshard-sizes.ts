@@ -1,0 +1,122 @@
+// The reshard click in both modes at each offered size, in one process as the front answers it (the
+// API's answer, as JSON, brotli-compressed), on a sandbox of its own (Valkey 8 cluster) and the Valkey
+// 9.1 cluster (scripts/valkey9.sh builds it). Per mode and size, the median of RUNS clicks (min–max
+// beside): the move's time (moveMs), the worker's longest stretch without a served claim, its claims
+// by outcome, whether it gave up, the answer's time after the move's last phase, the click's wall time,
+// and the site's CPU per click (this process: the worker included) beside Valkey's (its servers).
+// Figures only; the tests hold the behaviour. Run: npm run bench:reshard [runs] (default 3)
+
+import { subscribe } from 'node:diagnostics_channel';
+import { existsSync } from 'node:fs';
+import { brotliCompressSync, constants } from 'node:zlib';
+import { startSandbox } from '../server/sandbox/sandbox.ts';
+import { processTreeOf } from '../tests/support/processes.ts';
+import {
+  MIGRATION_MODES,
+  MIGRATION_SIZES,
+  replyKind,
+  type MigrationResult,
+  type ReplyKind,
+} from '../server/experiments/browser-safe/migration.ts';
+import type { MoveTimed } from '../server/experiments/migration/clock.ts';
+
+const RUNS = Number(process.argv[2] ?? 3);
+const ONLY = process.env.RESHARD_BENCH_ONLY?.split(',');
+const sandbox = await startSandbox({ databases: 32 });
+process.env.VALKEY_URL = sandbox.standalone.url;
+process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;
+const { answerApi } = await import('../server/api/api.ts');
+const { atomicRuntime, closeAtomicRuntime } = await import('../server/explorer/atomic-runtime.ts');
+
+let timed: MoveTimed | null = null;
+subscribe('emq:reshard:timed', (message) => (timed = message as MoveTimed));
+
+/** CPU ms so far of this process, and of the valkey-servers under it. */
+function cpu(): { site: number; valkey: number } {
+  const usage = process.cpuUsage();
+  const site = (usage.user + usage.system) / 1000;
+  if (!existsSync('/proc')) return { site, valkey: NaN };
+  const valkey = processTreeOf(process.pid)
+    .filter((p) => p.comm.startsWith('valkey'))
+    .reduce((sum, p) => sum + p.cpuMs, 0);
+  return { site, valkey };
+}
+
+interface Click {
+  result: MigrationResult;
+  wallMs: number;
+  afterLastPhaseMs: number;
+  siteCpuMs: number;
+  valkeyCpuMs: number;
+}
+
+async function click(mode: string, size: number): Promise<Click> {
+  const bytes = Buffer.from(JSON.stringify({ queue: 'orders', mode, size }));
+  const before = cpu();
+  const started = performance.now();
+  timed = null;
+  const answer = await answerApi('/api/experiments/reshard', {
+    method: 'POST',
+    contentType: 'application/json',
+    readBody: async () => bytes,
+  });
+  if (answer.status !== 200) throw new Error(`${mode} ${size}: ${JSON.stringify(answer.body)}`);
+  brotliCompressSync(Buffer.from(JSON.stringify(answer.body)), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 3 },
+  });
+  const ended = performance.now();
+  const after = cpu();
+  const move = timed as MoveTimed | null;
+  if (!move) throw new Error('the answer published no move times');
+  return {
+    result: (answer.body as { result: MigrationResult }).result,
+    wallMs: ended - started,
+    afterLastPhaseMs: ended - move.lastPhaseAt,
+    siteCpuMs: after.site - before.site,
+    valkeyCpuMs: after.valkey - before.valkey,
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const figure = (values: number[]) =>
+  `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`;
+
+try {
+  if (!ONLY || ONLY.some((only) => only.startsWith('atomic'))) await atomicRuntime();
+  console.log(`reshard clicks, ${RUNS} per mode and size (median, min–max), one process, own sandbox\n`);
+  console.log(
+    'mode    jobs    moveMs         worker waited   claims (served/retry/redirected/refused)  gave up  after last phase  wall ms        site CPU ms   valkey CPU ms',
+  );
+  for (const mode of MIGRATION_MODES) {
+    for (const size of MIGRATION_SIZES) {
+      if (ONLY && !ONLY.includes(`${mode}:${size}`)) continue;
+      await click(mode, size); // warm: scripts loaded, connections open
+      const clicks: Click[] = [];
+      for (let i = 0; i < RUNS; i += 1) clicks.push(await click(mode, size));
+      const kinds = (kind: ReplyKind) =>
+        median(
+          clicks.map((c) => c.result.worker.claims.filter((claim) => replyKind(claim.reply) === kind).length),
+        );
+      const outcomes = `${kinds('served')}/${kinds('retry')}/${kinds('redirected')}/${kinds('refused')}`;
+      const gaveUp = clicks.filter((c) => c.result.worker.gaveUp).length;
+      console.log(
+        [
+          mode.padEnd(7),
+          String(size).padEnd(7),
+          figure(clicks.map((c) => c.result.moveMs)).padEnd(14),
+          figure(clicks.map((c) => c.result.worker.longestWaitMs)).padEnd(15),
+          outcomes.padEnd(41),
+          `${gaveUp}/${RUNS}`.padEnd(8),
+          figure(clicks.map((c) => c.afterLastPhaseMs)).padEnd(17),
+          figure(clicks.map((c) => c.wallMs)).padEnd(14),
+          figure(clicks.map((c) => c.siteCpuMs)).padEnd(13),
+          figure(clicks.map((c) => c.valkeyCpuMs)),
+        ].join(' '),
+      );
+    }
+  }
+} finally {
+  await closeAtomicRuntime();
+  await sandbox.stop();
+  process.exit(0);
+}
