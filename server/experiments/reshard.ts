@@ -6,7 +6,7 @@
 // (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there.
 
 import { queueKey, slot } from '../keyspace/index.ts';
-import { inMigrationTurn } from '../explorer/slot-migration.ts';
+import { inMigrationTurn, MIGRATION_LOCK } from '../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   MIGRATION_MODES,
@@ -15,7 +15,8 @@ import {
   type MigrationResult,
   type MigrationSize,
 } from './browser-safe/migration.ts';
-import { fields, numberOneOf, oneOf, queueName } from '../input/fields.ts';
+import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
+import { RunLocks } from '../explorer/run-lock.ts';
 import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
@@ -33,8 +34,19 @@ export type { MigrationResult as ReshardResult } from './browser-safe/migration.
 
 export function parseReshardInput(body: unknown): ReshardInput {
   const input = fields(body ?? {}, ['queue', 'mode', 'size']);
+  const queue = queueName(input, 'queue', 'orders');
+  // The site's own locks (the migration turn among them) live in one slot of each cluster. Moving that
+  // slot would move the lock of the very move under way, and list the site's keys beside the reader's:
+  // a queue there is refused, whatever its name, before anything is sent.
+  const own = slot(RunLocks.key(MIGRATION_LOCK));
+  const at = slot(queueKey(queue, 'pending'));
+  if (at === own)
+    throw new InputError(
+      'queue',
+      `${JSON.stringify(queue)} lives in slot ${own}, where the site keeps its own locks; a reshard of that slot would move them mid-run. Any queue whose slot is not ${own} can be moved (e.g. orders)`,
+    );
   return {
-    queue: queueName(input, 'queue', 'orders'),
+    queue,
     mode: oneOf(input, 'mode', MIGRATION_MODES, 'keys'),
     size: numberOneOf(input, 'size', MIGRATION_SIZES, DEFAULT_MIGRATION_SIZE),
   };

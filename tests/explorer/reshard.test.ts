@@ -267,6 +267,23 @@ describe('reshard', () => {
     }
   });
 
+  it('refuses a queue on the site’s own lock slot, in either mode, and moves its neighbours', async () => {
+    for (const mode of ['keys', 'atomic']) {
+      const { status, body } = await explorer.post('reshard', { queue: 'sandbox', mode });
+      assert.equal(status, 400, JSON.stringify(body));
+      assert.equal(body.error.field, 'queue');
+      assert.equal(
+        body.error.message,
+        'queue: "sandbox" lives in slot 4748, where the site keeps its own locks; a reshard of that slot would move them mid-run. Any queue whose slot is not 4748 can be moved (e.g. orders)',
+      );
+    }
+    const { status, body } = await explorer.post('reshard', { queue: 'sandboxes' });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.notEqual(body.result.slot, 4748);
+    assert.ok(!JSON.stringify(body.result).includes('{sandbox}'), 'the site’s own keys are never shown');
+    await assertClusterClean();
+  });
+
   it('other readers’ runs stay right while migrations are under way, and migrations take turns', async () => {
     const queues = ['orders', 'emq', 'x', 'fills', 'ça va'];
     const work = [
