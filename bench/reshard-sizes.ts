@@ -115,8 +115,11 @@ try {
       );
     }
   }
+} catch (error) {
+  console.error(`the bench stopped: ${(error as Error).stack}`);
+  process.exitCode = 1;
 } finally {
   await closeAtomicRuntime();
   await sandbox.stop();
-  process.exit(0);
+  process.exit();
 }

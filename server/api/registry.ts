@@ -6,7 +6,11 @@ import { parseConsoleInput, runConsole } from '../experiments/console/console.ts
 import { parseKeysInput, runKeys } from '../experiments/keys.ts';
 import { parseLayoutInput, runLayout } from '../experiments/layout.ts';
 import { parseReserveInput, runReserve } from '../experiments/reserve.ts';
-import { MIGRATION_MODES } from '../experiments/browser-safe/migration.ts';
+import {
+  DEFAULT_MIGRATION_SIZE,
+  MIGRATION_MODES,
+  MIGRATION_SIZES,
+} from '../experiments/browser-safe/migration.ts';
 import { parseReshardInput, runReshard } from '../experiments/reshard.ts';
 import { parseRouteInput, runRoute } from '../experiments/route.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
@@ -87,10 +91,11 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   }),
   reshard: experiment({
     summary:
-      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE one key at a time so the queue is split across two nodes, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of 20,000 jobs, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built, its cluster starting, or absent, mode atomic answers 503 VALKEY9_BUILDING, VALKEY9_STARTING or VALKEY9_UNAVAILABLE.',
+      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE the oldest row alone so the queue is split across two nodes, then the rest by MIGRATE … KEYS, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. Every phase, command and probe has atMs (ms since the move’s first command); a worker claims throughout each move (worker: settings, claims, longestWaitMs, gaveUp). One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of the same size, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built, its cluster starting, or absent, mode atomic answers 503 VALKEY9_BUILDING, VALKEY9_STARTING or VALKEY9_UNAVAILABLE.',
     input: {
       queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)`,
       mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS)`,
+      size: `how many jobs the queue holds when it moves: ${MIGRATION_SIZES.join(' | ')} (default ${DEFAULT_MIGRATION_SIZE}; both modes move the same)`,
     },
     example: { queue: 'orders', mode: 'keys' },
     parse: parseReshardInput,
