@@ -6,8 +6,9 @@
 // - the next process that starts a server sweeps run directories whose process is gone (in case the
 //   watchdog was killed too) the same way.
 // A server is found by what it is, not by how its command line begins (Valkey 9.1 runs by its absolute
-// path in the build cache): its pid file holds its pid, its start time and its executable, and a pid is
-// killed only while /proc still gives it that start time (so a reused pid is never hit). The directory,
+// path in the build cache): its pid file holds its pid, and `valkey.start` beside it its start time and
+// executable; a pid is killed only while /proc still gives it that start time (so a reused pid is never
+// hit). The pid file stays one number, as an older site sweeping these directories reads it. The directory,
 // pid files and all, is removed only once every server it names is confirmed gone.
 
 import { spawn } from 'node:child_process';
@@ -19,6 +20,8 @@ import { processRuns } from './process-runs.ts';
 
 const PREFIX = 'emq-sandbox-';
 const PID_FILE = 'valkey.pid';
+// Beside it, not in it: a site of an older version, sweeping, reads the pid file as one number.
+const START_FILE = 'valkey.start';
 
 /** What /proc says of a process: its start time (clock ticks after boot) and state, or null if gone. */
 function procStat(pid: number): { start: string; state: string } | null {
@@ -63,11 +66,18 @@ interface Recorded {
   exe: string;
 }
 
-function readRecord(file: string): Recorded | null {
+function readRecord(dir: string): Recorded | null {
   try {
-    const [pid, start = '', exe = ''] = readFileSync(file, 'utf8').trim().split('\n');
-    const n = Number(pid);
-    return Number.isInteger(n) && n > 0 ? { pid: n, start, exe } : null;
+    const pid = Number(readFileSync(join(dir, PID_FILE), 'utf8').trim());
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    let start = '';
+    let exe = '';
+    try {
+      [start = '', exe = ''] = readFileSync(join(dir, START_FILE), 'utf8').trim().split('\n');
+    } catch {
+      // An older site's server: its pid alone.
+    }
+    return { pid, start, exe };
   } catch {
     return null;
   }
@@ -88,7 +98,7 @@ function recordsIn(dir: string): Recorded[] {
   if (!existsSync(dir)) return [];
   const found: Recorded[] = [];
   for (const entry of readdirSync(dir)) {
-    const record = readRecord(join(dir, entry, PID_FILE));
+    const record = readRecord(join(dir, entry));
     if (record) found.push(record);
   }
   return found;
@@ -158,7 +168,8 @@ function watchdogScript(dir: string, parent: number): string {
     '  left=0',
     `  for f in "${dir}"/*/${PID_FILE}; do`,
     '    [ -f "$f" ] || continue',
-    '    { read -r pid; read -r start; } < "$f"',
+    '    read -r pid < "$f"',
+    `    start=$(head -n 1 "\${f%/*}/${START_FILE}" 2>/dev/null)`,
     '    stat=$(cat /proc/$pid/stat 2>/dev/null) || continue',
     '    set -- ${stat##*) }',
     '    [ "$1" = Z ] && continue',
@@ -202,5 +213,6 @@ export function runDir(): Promise<string> {
 export async function recordServer(serverDir: string, pid: number): Promise<void> {
   const start = procStat(pid)?.start ?? '';
   const exe = executableOf(pid) ?? '';
-  await writeFile(join(serverDir, PID_FILE), `${pid}\n${start}\n${exe}\n`);
+  await writeFile(join(serverDir, START_FILE), `${start}\n${exe}\n`);
+  await writeFile(join(serverDir, PID_FILE), `${pid}\n`);
 }
