@@ -381,7 +381,7 @@ const ROWS = [
       variant: 'queue',
       status: 503,
       when: 'a run on the cluster that writes its queue there (route) passed the API’s bound',
-      text: 'the run took over <seconds> s and was ended; its queue’s keys on the cluster are deleted before its slot’s turn is given back',
+      text: 'the run took over <seconds> s and was ended; its slot’s turn is given back, and its queue’s keys on the cluster are deleted in a turn of their own',
     },
     {
       code: 'TIMEOUT',
