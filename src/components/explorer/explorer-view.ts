@@ -3,7 +3,7 @@
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
 import { TRANSITIONS } from '../../../server/executors/transitions.ts';
-import { reserveSlot, SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
+import { reserveSlot, utf8, versionKey } from '../../../server/keyspace/index.ts';
 import type { SlotCall } from '../../../server/experiments/browser-safe/cross-slot.ts';
 import type { ReservePlanStep } from '../../../server/experiments/browser-safe/reserve-plan.ts';
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
@@ -13,6 +13,7 @@ import type { KeyChange } from '../../../server/inspect/keyspace-diff.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
 import { readableLine, wireView } from './wire-view.ts';
+import type { GridMark } from './slot-grid.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {
   prefix: 'the prefix',
@@ -51,40 +52,13 @@ export function keyList(keys: Array<KeyView & { type: string }>, compact = false
   return markup`<ol class="xp-key-list${compact && ' is-compact'}">${joined(rows, '\n')}</ol>`;
 }
 
-export interface SlotPin {
-  slot: number;
-  label: string;
-  kind: 'queue' | 'reserve' | 'other';
-}
-
-/** The 16,384 slots as one strip, with a pin for each slot that matters. */
-export function slotMap(pins: SlotPin[]): SafeHtml {
-  const described = pins.map((p) => `${p.label} on slot ${p.slot}`).join('; ');
-  const marks = pins.map(
-    (p) =>
-      markup`<rect class="xp-pin xp-pin-${p.kind}" x="${Math.max(0, p.slot - 60)}" y="0" width="120" height="40"><title>${p.label}: slot ${p.slot}</title></rect>`,
-  );
-  const ticks = [4096, 8192, 12288].map(
-    (x) => markup`<line class="xp-tick" x1="${x}" x2="${x}" y1="30" y2="40" />`,
-  );
-  const legend = pins.map(
-    (p) =>
-      markup`<li><span class="xp-swatch xp-pin-${p.kind}" aria-hidden="true"></span>${p.label} → slot <b data-pin="${p.kind}">${p.slot}</b></li>`,
-  );
-  return markup`<figure class="xp-slot-map">
-  <svg viewBox="0 0 ${SLOT_COUNT} 40" preserveAspectRatio="none" role="img" aria-label="The ${SLOT_COUNT.toLocaleString('en')} cluster slots: ${described}"><rect class="xp-strip" x="0" y="0" width="${SLOT_COUNT}" height="40" />${ticks}${marks}</svg>
-  <div class="xp-axis" aria-hidden="true"><span>0</span><span>8192</span><span>16383</span></div>
-  <ul class="xp-legend">${legend}</ul>
-</figure>`;
-}
-
 /** The pins of a queue, the reserve, and (optionally) a second queue. */
 export function queuePins(
   queue: string,
   queueSlot: number,
   other?: { name: string; slot: number },
-): SlotPin[] {
-  const pins: SlotPin[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
+): GridMark[] {
+  const pins: GridMark[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
   if (other) pins.push({ slot: other.slot, label: `emq:{${other.name}}:*`, kind: 'other' });
   pins.push({ slot: reserveSlot(), label: versionKey(), kind: 'reserve' });
   return pins;
