@@ -12,7 +12,10 @@ import type { ExecutorStep } from '../../../server/experiments/two-executors.ts'
 import type { KeyChange } from '../../../server/inspect/keyspace-diff.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
-import { readableLine, wireView } from './wire-view.ts';
+import { cliReply, readableLine, wireView } from './wire-view.ts';
+import type { WireReply } from '../../../server/wire/recorder.ts';
+import { answeredBy, checkOrder } from './check-order.ts';
+import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
 import type { GridMark } from './slot-grid.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {
@@ -76,10 +79,6 @@ export function refusalText(code: string, message: string): SafeHtml {
   return markup`<p class="xp-refused"><span class="xp-badge is-refused">${code}</span> ${text}</p>`;
 }
 
-export function acceptedText(message: string): SafeHtml {
-  return markup`<p class="xp-accepted"><span class="xp-badge is-ok">accepted</span> ${message}</p>`;
-}
-
 /** A key with the byte at `offset` marked (the whole character holding it, for multi-byte UTF-8). */
 export function markedKey(key: string, offset: number | null): SafeHtml {
   if (offset === null) return keyText(key);
@@ -102,15 +101,6 @@ export function markedKey(key: string, offset: number | null): SafeHtml {
   return markup`<code class="xp-key">${breakable(decode(bytes.subarray(0, start)))}${mark}${breakable(decode(bytes.subarray(end)))}</code>`;
 }
 
-/** A reply from a transition, as the reader would read it in valkey-cli: an error reply as (error) …. */
-export function replyText(reply: unknown): string {
-  if (reply === null || reply === undefined) return '(nil)';
-  if (Array.isArray(reply)) return `[${reply.map(replyText).join(', ')}]`;
-  if (typeof reply === 'number') return `(integer) ${reply}`;
-  if (typeof reply === 'object' && 'error' in reply) return `(error) ${String(reply.error)}`;
-  return JSON.stringify(reply);
-}
-
 /** The reserve sequence as a timeline: the plan before a run, every command and reply after it. */
 export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): SafeHtml {
   const items = steps.map((step, i) => {
@@ -124,8 +114,7 @@ export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): Sa
     step.outcome === 'ok'
       ? markup`<span class="xp-badge is-ok">ok</span>`
       : markup`<span class="xp-badge is-refused">refused</span>`
-  } ${step.message}</p>
-  <p class="xp-identity">{emq}:version now holds <code>${step.identity ?? '(nil)'}</code></p>
+  } ${step.message} <span class="xp-identity">· {emq}:version now holds <code>${step.identity ?? '(nil)'}</code></span></p>
   ${wireView(step.wire, step.proof, 'On the wire')}`
       : markup`<p class="xp-step-pending">not run yet</p>`;
     return markup`<li class="xp-step" data-step="${i + 1}" data-outcome="${done ? step.outcome : 'pending'}">
@@ -170,7 +159,7 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): SafeHtml {
       ? markup`<span class="xp-badge is-ok">same</span>`
       : markup`<span class="xp-badge is-refused">differs</span> ${s.differences.join('; ')}`
   }</p>
-  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${replyText(s.scripted.reply)}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${replyText(s.native.reply)}</code></p>
+  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${cliReply(s.scripted.reply as WireReply)}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${cliReply(s.native.reply as WireReply)}</code></p>
   <details class="xp-run-calls"><summary>The call each executor sent</summary>
     <div class="xp-sides">
       <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
@@ -188,16 +177,18 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): SafeHtml {
   const verdict = same
     ? markup`<p class="xp-verdict" data-verdict="same"><span class="xp-badge is-ok">same</span> After every step both executors left the same keys with the same contents.</p>`
     : markup`<p class="xp-verdict" data-verdict="differ"><span class="xp-badge is-refused">differ</span> The executors disagree at ${steps.filter((s) => !s.same).length} step(s).</p>`;
-  return markup`${verdict}<ol class="xp-runs">${joined(rows, '\n')}</ol>`;
+  const answered = steps.map((s) => answeredBy(s.native.reply as WireReply));
+  const checks = markup`<p class="xp-note">Where each native reply was answered, in the order the module checks a call:</p>${checkOrder(answered, { cluster: false })}`;
+  return markup`${verdict}${checks}<ol class="xp-runs">${joined(rows, '\n')}</ol>`;
 }
 
 function slotCall(title: string, call: SlotCall): SafeHtml {
   const keys = call.keys.map((k, i) => markup`<li>${keyText(k)} → slot ${call.slots[i]}</li>`);
   const reply =
     call.error !== undefined
-      ? markup`<span class="xp-badge is-refused">refused</span> <code data-reply>${call.error}</code>`
+      ? markup`${kindBadge(textKind(call.error))} <code data-reply>${call.error}</code>`
       : 'reply' in call
-        ? markup`<span class="xp-badge is-ok">accepted</span> <code data-reply>${replyText(call.reply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
+        ? markup`${replyBadge(call.reply as WireReply)} <code data-reply>${cliReply(call.reply as WireReply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
         : // without JavaScript nothing will ask the node: say so rather than wait on screen for ever
           markup`<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
   return markup`<div class="xp-call"><p class="xp-side-name">${title}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
