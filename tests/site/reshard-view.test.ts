@@ -95,7 +95,7 @@ for (const [width, colorScheme] of [
     );
     assert.match(
       String(await stepper.locator('[data-drawing] [data-node="1"]').textContent()),
-      /3 keys of the queue/,
+      /\d+ keys of the queue/,
     );
     assert.match(
       String(await stepper.locator('[data-drawing] [data-node="2"]').textContent()),
@@ -214,6 +214,28 @@ describe('the atomic mode on Valkey 9.1', { skip: noValkey9 }, () => {
         '(error) EMQWIRE expected a standalone server but cluster mode is enabled',
       );
       assert.match(String(await module.locator('[data-reply]').textContent()), /^\(error\) MOVED 105 /);
+      if (width === 1280) {
+        // the other mode at the other size: both workers on one time axis, each said in words
+        await section.getByLabel('Jobs in the queue when it moves').selectOption('20000');
+        await section.getByRole('button', { name: 'Move its slot, and back' }).click();
+        await section.locator('[data-reshard-mode="keys"] [data-stepper]').waitFor({ timeout: 120_000 });
+        assert.match(
+          await section.locator('[data-reshard-mode="keys"] .xp-reshard-line').innerText(),
+          /20,000 jobs/,
+        );
+        const timeline = section.locator('[data-worker-timeline]');
+        assert.equal(await timeline.locator('[data-lane]').count(), 2);
+        assert.ok(
+          await timeline
+            .getByRole('img', { name: /Atomic — Valkey 9\.1: \d+ claims.*Key by key — Valkey 8: \d+ claims/ })
+            .isVisible(),
+        );
+        for (const mode of ['keys', 'atomic']) {
+          const said = await timeline.locator(`[data-worker="${mode}"]`).innerText();
+          assert.match(said, /longest wait without a served claim \d+ ms/, said);
+          assert.match(said, /maxRedirections \d+/, said);
+        }
+      }
       await page.close();
     });
   }

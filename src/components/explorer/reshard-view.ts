@@ -41,6 +41,8 @@ function served(p: MigrationProbe): SafeHtml | '' {
   return markup`${kindBadge(kind, `${kind} ${p.served}×`)}${first} then `;
 }
 
+const KEYS_LISTED = 6;
+
 function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
   const cards = r.nodes.map((node, i) => {
     const owns = node.address === phase.owner;
@@ -55,8 +57,13 @@ function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
       ],
       ' ',
     );
+    // a queue of thousands of jobs: its first keys, and how many more (the count is what the phase shows)
+    const listed = keys.slice(0, KEYS_LISTED);
     const list = keys.length
-      ? markup`<ul class="xp-phase-keys">${keys.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>`
+      ? markup`<ul class="xp-phase-keys">${listed.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>${
+          keys.length > listed.length &&
+          markup`<p class="xp-hint" data-more-keys="${keys.length - listed.length}">and ${(keys.length - listed.length).toLocaleString('en')} more: ${keys.length.toLocaleString('en')} keys of the queue</p>`
+        }`
       : markup`<p class="xp-hint">no key of the queue</p>`;
     return markup`<li class="xp-phase-node${owns && ' is-owner'}" data-node="${i + 1}"><p><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span><span class="xp-node-name">${node.name}</span> <code>${node.address}</code> ${marks}</p>${list}</li>`;
   });

@@ -102,7 +102,7 @@ function cell(slot: number) {
 }
 
 /** A mark drawn twice: a halo in the page's colour under a line in the text's, readable on any band. */
-function mark(m: GridMark): SafeHtml {
+function mark(m: GridMark, inLegend = false): SafeHtml {
   const { x, y } = cell(m.slot);
   const shape =
     m.kind === 'reserve'
@@ -112,6 +112,8 @@ function mark(m: GridMark): SafeHtml {
             markup`<rect class="${cls}" x="${x - 1.8}" y="${y - 1.8}" width="4.6" height="4.6" />`
         : (cls: string) =>
             markup`<path class="${cls}" d="M${x + 0.5} ${y - 2.4}L${x + 3.4} ${y + 0.5}L${x + 0.5} ${y + 3.4}L${x - 2.4} ${y + 0.5}Z" />`;
+  if (inLegend)
+    return markup`<g class="xp-mark xp-mark-${m.kind}">${shape('xp-mark-halo')}${shape('xp-mark-ink')}</g>`;
   return markup`<g class="xp-mark xp-mark-${m.kind}" data-mark="${m.kind}" data-slot="${m.slot}">${shape('xp-mark-halo')}${shape('xp-mark-ink')}</g>`;
 }
 
@@ -153,13 +155,13 @@ export function slotGrid(input: GridInput): SafeHtml {
   const markList = marks.map((m) => {
     const owner = ownerOf(nodes, m.slot);
     const on = owner >= 0 ? nodes[owner]!.name : 'no node';
-    return markup`<li><svg class="xp-mark-key xp-mark-${m.kind}" viewBox="-3 -3 7 7" aria-hidden="true">${mark({ ...m, slot: 0 })}</svg><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
+    return markup`<li><svg class="xp-mark-key xp-mark-${m.kind}" viewBox="-3 -3 7 7" aria-hidden="true">${mark({ ...m, slot: 0 }, true)}</svg><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
   });
   const openItem =
     open &&
     markup`<li data-open>slot ${open.slot}: <b>MIGRATING</b> on ${nodes[open.migrating]?.name}, <b>IMPORTING</b> on ${nodes[open.importing]?.name}</li>`;
   return markup`<figure class="xp-grid" data-slot-grid data-owners="${owners}">
-  <div class="xp-grid-frame"><svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map(mark)}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg></div>
+  <div class="xp-grid-frame"><svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg></div>
   <figcaption class="xp-grid-caption">
     <p class="xp-grid-readout" data-grid-readout><span class="needs-js">Hover, tap or arrow-key the map to read a slot’s owner.</span></p>
     <ul class="xp-legend">${nodeList}</ul>
