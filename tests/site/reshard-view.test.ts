@@ -232,7 +232,7 @@ describe('the atomic mode on Valkey 9.1', { skip: noValkey9 }, () => {
         );
         for (const mode of ['keys', 'atomic']) {
           const said = await timeline.locator(`[data-worker="${mode}"]`).innerText();
-          assert.match(said, /longest wait without a served claim \d+ ms/, said);
+          assert.match(said, /longest wait without a served claim [\d,]+ ms/, said);
           assert.match(said, /maxRedirections \d+/, said);
         }
       }

@@ -34,8 +34,10 @@ function shortCommand(command: string[]): string {
     .join(' ');
 }
 
+/** When, in whole milliseconds since the move began (the server measures fractions; the page need not). */
+export const ms = (value: number) => Math.round(value).toLocaleString('en');
 const when = (atMs: number | undefined) =>
-  atMs === undefined ? '' : atMs < 0 ? `${atMs} ms, before the move` : `+${atMs} ms`;
+  atMs === undefined ? '' : atMs < 0 ? `${ms(-atMs)} ms before the move` : `+${ms(atMs)} ms`;
 
 export const modeTitle = (mode: string) =>
   mode === 'atomic' ? 'Atomic — Valkey 9.1' : 'Key by key — Valkey 8';
@@ -67,7 +69,7 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
   const arrows: SafeHtml[] = [];
   r.nodes.forEach((node, i) => {
     const mine = probes.filter((q) => q.at === i);
-    const height = Math.max(80, mine.length * ROW + 14);
+    const height = Math.max(74, mine.length * ROW + 14);
     const owns = node.address === phase.owner;
     const open = phase.open.find((o) => o.node === node.address);
     const keys =

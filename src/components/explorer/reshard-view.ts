@@ -13,7 +13,7 @@ import {
   type ProbeReply,
 } from '../../../server/experiments/browser-safe/migration.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
-import { modeTitle, stepper, words } from './migration-stepper.ts';
+import { modeTitle, ms, stepper, words } from './migration-stepper.ts';
 import { kindBadge, replyBadge } from './reply-badge.ts';
 import { cliReply } from './wire-view.ts';
 
@@ -122,10 +122,10 @@ function atomicView(r: MigrationResult): SafeHtml | '' {
   const name = namer(r);
   const states = a.states.map(
     (m) =>
-      markup`<li><span class="xp-hint">+${m.atMs} ms</span> ${m.operation} on ${name(m.node)}: <code class="xp-key">${m.state}</code></li>`,
+      markup`<li><span class="xp-hint">+${ms(m.atMs)} ms</span> ${m.operation} on ${name(m.node)}: <code class="xp-key">${m.state}</code></li>`,
   );
   const keys = a.keys;
-  return markup`<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${a.moveMs} ms; back in ${a.backMs} ms):</p>
+  return markup`<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${ms(a.moveMs)} ms; back in ${ms(a.backMs)} ms):</p>
   <ol class="xp-call-keys">${states}</ol>
   <p>${keys.together ? markup`<span class="xp-badge is-ok">every key</span>` : markup`<span class="xp-badge is-refused">keys missing</span>`} ${keys.after.toLocaleString('en')} keys on the new owner: the ${keys.before.toLocaleString('en')} the source held, plus the probes' one new row; ${keys.leftOnSource} left on the source.</p></div>`;
 }
@@ -147,7 +147,7 @@ ${clientView(r)}`;
 export function reshardPanel(r: MigrationResult): SafeHtml {
   const name = namer(r);
   const size = r.jobCount ?? r.atomic?.jobCount;
-  return markup`<p class="xp-reshard-line">Slot ${r.slot} of <code class="xp-key">${r.queue}</code>${size !== undefined && `, ${size.toLocaleString('en')} jobs,`} from ${name(r.source)} to ${name(r.target)} and back (Valkey ${r.server})${r.moveMs !== undefined && `, moved in ${r.moveMs} ms`}. ${r.clean ? markup`<span class="xp-badge is-ok">clean</span>` : markup`<span class="xp-badge is-refused">not clean</span>`}</p>
+  return markup`<p class="xp-reshard-line">Slot ${r.slot} of <code class="xp-key">${r.queue}</code>${size !== undefined && `, ${size.toLocaleString('en')} jobs,`} from ${name(r.source)} to ${name(r.target)} and back (Valkey ${r.server})${r.moveMs !== undefined && `, moved in ${ms(r.moveMs)} ms`}. ${r.clean ? markup`<span class="xp-badge is-ok">clean</span>` : markup`<span class="xp-badge is-refused">not clean</span>`}</p>
 ${stepper(r)}
 <details class="xp-reshard-all" data-reshard-all><summary>Every phase as a list, the cluster client’s claim${r.atomic ? ', the migration’s states' : ''}</summary>${reshardView(r)}</details>`;
 }
@@ -156,5 +156,5 @@ ${stepper(r)}
 export function reshardColumns(): SafeHtml {
   const column = (mode: 'keys' | 'atomic', note: string) =>
     markup`<section class="xp-reshard-mode" data-reshard-mode="${mode}"><h4 class="xp-phase-title">${modeTitle(mode)}</h4><div data-column><p class="xp-note">${note}</p></div></section>`;
-  return markup`<div class="xp-reshard-modes" data-reshard-modes><div data-reshard-timeline></div>${column('keys', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Not run yet: “Move it atomically (Valkey 9.1)”. It runs on a second cluster, of Valkey 9.1, which the site builds once in the background; until then it says so.')}</div>`;
+  return markup`<div class="xp-reshard-modes" data-reshard-modes><div data-reshard-timeline></div>${column('keys', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Not run yet: “Move it atomically (Valkey 9.1)” runs it on a second cluster, of Valkey 9.1.')}</div>`;
 }

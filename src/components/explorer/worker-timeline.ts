@@ -11,7 +11,7 @@ import {
 } from '../../../server/experiments/browser-safe/migration.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge } from './reply-badge.ts';
-import { modeTitle } from './migration-stepper.ts';
+import { modeTitle, ms } from './migration-stepper.ts';
 
 const KINDS: ReplyKind[] = ['served', 'retry', 'redirected', 'refused'];
 const W = 360;
@@ -65,7 +65,7 @@ function laneWords(r: MigrationResult): SafeHtml {
     kind,
     n: w.claims.filter((c) => replyKind(c.reply) === kind).length,
   })).filter((c) => c.n > 0);
-  return markup`<li data-worker="${r.mode}"><b>${modeTitle(r.mode)}</b>${r.jobCount !== undefined && `, ${r.jobCount.toLocaleString('en')} jobs`}${r.moveMs !== undefined && `, moved in ${r.moveMs} ms`}: ${w.claims.length} claim${w.claims.length === 1 ? '' : 's'} — ${counts.map((c, i) => markup`${i > 0 && ', '}${kindBadge(c.kind)} ${c.n}`)}; longest wait without a served claim <b data-longest-wait>${w.longestWaitMs} ms</b>; ${w.gaveUp ? markup`<b data-gave-up="true">the client gave up</b>` : markup`<span data-gave-up="false">the client never gave up</span>`} (iovalkey <code>Cluster</code>, ${settingsText(w.settings)}).</li>`;
+  return markup`<li data-worker="${r.mode}"><b>${modeTitle(r.mode)}</b>${r.jobCount !== undefined && `, ${r.jobCount.toLocaleString('en')} jobs`}${r.moveMs !== undefined && `, moved in ${ms(r.moveMs)} ms`}: ${w.claims.length} claim${w.claims.length === 1 ? '' : 's'} — ${counts.map((c, i) => markup`${i > 0 && ', '}${kindBadge(c.kind)} ${c.n}`)}; longest wait without a served claim <b data-longest-wait>${ms(w.longestWaitMs)} ms</b>; ${w.gaveUp ? markup`<b data-gave-up="true">the client gave up</b>` : markup`<span data-gave-up="false">the client never gave up</span>`} (iovalkey <code>Cluster</code>, ${settingsText(w.settings)}).</li>`;
 }
 
 /** Both modes' workers on one axis; `runs` holds each mode's last answer. */
@@ -78,14 +78,14 @@ export function workerTimelines(runs: MigrationResult[]): SafeHtml | '' {
   const x = (ms: number) => LEFT + ((ms - start) / (end - start)) * (RIGHT - LEFT);
   const height = 14 + drawn.length * (LANE + 14) + 14;
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-    const ms = Math.round(start + f * (end - start));
-    return markup`<text class="xp-axis-label" x="${x(ms)}" y="${height - 3}" text-anchor="${f === 0 ? 'start' : f === 1 ? 'end' : 'middle'}">${ms} ms</text>`;
+    const msAt = start + f * (end - start);
+    return markup`<text class="xp-axis-label" x="${x(msAt)}" y="${height - 3}" text-anchor="${f === 0 ? 'start' : f === 1 ? 'end' : 'middle'}">${ms(msAt)} ms</text>`;
   });
   const drawing =
     drawn.length > 0 &&
-    markup`<svg class="xp-timeline-svg" viewBox="0 0 ${W} ${height}" role="img" aria-label="The worker's claims over time, ${drawn.map((r) => `${modeTitle(r.mode)}: ${r.worker.claims.length} claims, longest wait ${r.worker.longestWaitMs} ms`).join('; ')}">${drawn.map((r, i) => lane(r, 18 + i * (LANE + 14), x, ends[i]!))}<line class="xp-axis-line" x1="${LEFT}" x2="${RIGHT}" y1="${height - 14}" y2="${height - 14}" />${ticks}</svg>`;
+    markup`<svg class="xp-timeline-svg" viewBox="0 0 ${W} ${height}" role="img" aria-label="The worker's claims over time, ${drawn.map((r) => `${modeTitle(r.mode)}: ${r.worker.claims.length} claims, longest wait ${ms(r.worker.longestWaitMs)} ms`).join('; ')}">${drawn.map((r, i) => lane(r, 18 + i * (LANE + 14), x, ends[i]!))}<line class="xp-axis-line" x1="${LEFT}" x2="${RIGHT}" y1="${height - 14}" y2="${height - 14}" />${ticks}</svg>`;
   return markup`<figure class="xp-timeline-figure" data-worker-timeline>
-  ${drawing && markup`<figcaption class="xp-note">A worker claiming in a loop throughout each move: every claim a mark, on the row of its reply’s kind (served, retry, redirected, refused, top to bottom); the shaded band is the move, the bracket the longest wait.</figcaption>`}
+  ${drawing && markup`<figcaption class="xp-note">A worker claiming in a loop through each move: a mark per claim, one row per kind (served, retry, redirected, refused); shaded, the move; the bracket, the longest wait.</figcaption>`}
   ${drawing}
   <ul class="xp-timeline-words">${runs.map(laneWords)}</ul>
 </figure>`;
