@@ -14,7 +14,6 @@ import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
 import { cliReply, readableLine, wireView } from './wire-view.ts';
 import type { WireReply } from '../../../server/wire/recorder.ts';
-import { answeredBy, checkOrder } from './check-order.ts';
 import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
 import type { GridMark } from './slot-grid.ts';
 
@@ -177,9 +176,7 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): SafeHtml {
   const verdict = same
     ? markup`<p class="xp-verdict" data-verdict="same"><span class="xp-badge is-ok">same</span> After every step both executors left the same keys with the same contents.</p>`
     : markup`<p class="xp-verdict" data-verdict="differ"><span class="xp-badge is-refused">differ</span> The executors disagree at ${steps.filter((s) => !s.same).length} step(s).</p>`;
-  const answered = steps.map((s) => answeredBy(s.native.reply as WireReply));
-  const checks = markup`<p class="xp-note">Where each native reply was answered, in the order the module checks a call:</p>${checkOrder(answered, { cluster: false })}`;
-  return markup`${verdict}${checks}<ol class="xp-runs">${joined(rows, '\n')}</ol>`;
+  return markup`${verdict}<ol class="xp-runs">${joined(rows, '\n')}</ol>`;
 }
 
 function slotCall(title: string, call: SlotCall): SafeHtml {
