@@ -215,7 +215,7 @@ describe('the atomic mode on Valkey 9.1', { skip: noValkey9 }, () => {
       );
       assert.match(String(await module.locator('[data-reply]').textContent()), /^\(error\) MOVED 105 /);
       if (width === 1280) {
-        // the other mode at the other size: both workers on one time axis, each said in words
+        // the other mode too: both workers on one time axis, each said in words; the sizes the answer offers
         assert.deepEqual(
           await section.getByLabel('Jobs in the queue when it moves').locator('option').allTextContents(),
           ['1,000', '20,000'],
