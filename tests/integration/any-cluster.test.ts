@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { nodeStrip } from '../../src/components/explorer/node-view.ts';
+import { nodeMap } from '../../src/components/explorer/node-view.ts';
 import { classify } from '../../server/api/failures.ts';
 import type { RouteNode } from '../../server/experiments/route.ts';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
@@ -156,7 +156,7 @@ describe('any cluster', () => {
         route.nodes.map((node) => node.replicas?.length),
         [1, 1, 1],
       );
-      const strip = nodeStrip(route.nodes as RouteNode[], []).html;
+      const strip = nodeMap(route.nodes as RouteNode[], []).html;
       assert.equal(strip.match(/data-node-replica/g)?.length, 3, strip);
     } finally {
       await runtime.close();

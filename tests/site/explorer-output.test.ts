@@ -52,7 +52,13 @@ for (const width of [360, 1280]) {
     await layout.getByLabel('Key 2').fill('emq:{ordErs}:pending');
     await layout.getByRole('button', { name: 'Call EMQ.ENQUEUE' }).click();
     const cluster = layout.locator('[data-node="cluster"]');
-    await cluster.locator('.xp-badge', { hasText: 'CROSSSLOT' }).waitFor();
+    // the badge says what the reply is (refused), the text says which: the routing check answered
+    await cluster.locator('.xp-refused', { hasText: 'CROSSSLOT' }).waitFor();
+    assert.equal(await cluster.locator('.xp-refused .xp-badge').innerText(), 'refused');
+    assert.equal(
+      await cluster.locator('[data-check][data-state="answered"]').getAttribute('data-check'),
+      'routing',
+    );
     const standalone = await layout.locator('[data-node="standalone"]').innerText();
     assert.match(standalone, /EMQKEY/);
     assert.doesNotMatch(standalone, /EMQKEY EMQKEY/);

@@ -90,7 +90,7 @@ test('layout: one byte edited in a key is refused with EMQKEY and that byte is h
 
   // the exact call is accepted; the cluster node refuses it with EMQWIRE
   await section.getByRole('button', { name: 'Call EMQ.ENQUEUE' }).click();
-  await section.locator('[data-node="standalone"]', { hasText: 'accepted' }).waitFor();
+  await section.locator('[data-node="standalone"]', { hasText: 'served' }).waitFor();
   assert.match(
     await section.locator('[data-node="cluster"]').innerText(),
     /EMQWIRE expected a standalone server but cluster mode is enabled/,

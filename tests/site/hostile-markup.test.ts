@@ -90,7 +90,7 @@ test('hashtag page: the slot, route and reshard views show the name as text', as
   assert.equal(await slot.locator('[data-field="key"]').textContent(), `emq:{${HOSTILE}}:pending`);
   assert.equal(await slot.locator('[data-field="hashtag"]').textContent(), HOSTILE);
   await slot.locator('[data-field="agree"]', { hasText: 'the same slot' }).waitFor();
-  assert.ok((await slot.locator('.xp-legend').textContent())!.includes(`emq:{${HOSTILE}}:*`));
+  assert.ok((await slot.locator('[data-slot-grid]').textContent())!.includes(`emq:{${HOSTILE}}:*`));
   await slot.locator('[data-crossslot] [data-reply]').first().waitFor();
   assert.ok((await slot.locator('[data-crossslot]').textContent())!.includes(`emq:{${HOSTILE}}:`));
   await noElementMade(page, dialogs, 'slot');

@@ -3,7 +3,7 @@
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
 import { TRANSITIONS } from '../../../server/executors/transitions.ts';
-import { reserveSlot, SLOT_COUNT, utf8, versionKey } from '../../../server/keyspace/index.ts';
+import { reserveSlot, utf8, versionKey } from '../../../server/keyspace/index.ts';
 import type { SlotCall } from '../../../server/experiments/browser-safe/cross-slot.ts';
 import type { ReservePlanStep } from '../../../server/experiments/browser-safe/reserve-plan.ts';
 import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
@@ -12,7 +12,10 @@ import type { ExecutorStep } from '../../../server/experiments/two-executors.ts'
 import type { KeyChange } from '../../../server/inspect/keyspace-diff.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
-import { readableLine, wireView } from './wire-view.ts';
+import { cliReply, readableLine, wireView } from './wire-view.ts';
+import type { WireReply } from '../../../server/wire/recorder.ts';
+import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
+import type { GridMark } from './slot-grid.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {
   prefix: 'the prefix',
@@ -51,40 +54,13 @@ export function keyList(keys: Array<KeyView & { type: string }>, compact = false
   return markup`<ol class="xp-key-list${compact && ' is-compact'}">${joined(rows, '\n')}</ol>`;
 }
 
-export interface SlotPin {
-  slot: number;
-  label: string;
-  kind: 'queue' | 'reserve' | 'other';
-}
-
-/** The 16,384 slots as one strip, with a pin for each slot that matters. */
-export function slotMap(pins: SlotPin[]): SafeHtml {
-  const described = pins.map((p) => `${p.label} on slot ${p.slot}`).join('; ');
-  const marks = pins.map(
-    (p) =>
-      markup`<rect class="xp-pin xp-pin-${p.kind}" x="${Math.max(0, p.slot - 60)}" y="0" width="120" height="40"><title>${p.label}: slot ${p.slot}</title></rect>`,
-  );
-  const ticks = [4096, 8192, 12288].map(
-    (x) => markup`<line class="xp-tick" x1="${x}" x2="${x}" y1="30" y2="40" />`,
-  );
-  const legend = pins.map(
-    (p) =>
-      markup`<li><span class="xp-swatch xp-pin-${p.kind}" aria-hidden="true"></span>${p.label} → slot <b data-pin="${p.kind}">${p.slot}</b></li>`,
-  );
-  return markup`<figure class="xp-slot-map">
-  <svg viewBox="0 0 ${SLOT_COUNT} 40" preserveAspectRatio="none" role="img" aria-label="The ${SLOT_COUNT.toLocaleString('en')} cluster slots: ${described}"><rect class="xp-strip" x="0" y="0" width="${SLOT_COUNT}" height="40" />${ticks}${marks}</svg>
-  <div class="xp-axis" aria-hidden="true"><span>0</span><span>8192</span><span>16383</span></div>
-  <ul class="xp-legend">${legend}</ul>
-</figure>`;
-}
-
 /** The pins of a queue, the reserve, and (optionally) a second queue. */
 export function queuePins(
   queue: string,
   queueSlot: number,
   other?: { name: string; slot: number },
-): SlotPin[] {
-  const pins: SlotPin[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
+): GridMark[] {
+  const pins: GridMark[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
   if (other) pins.push({ slot: other.slot, label: `emq:{${other.name}}:*`, kind: 'other' });
   pins.push({ slot: reserveSlot(), label: versionKey(), kind: 'reserve' });
   return pins;
@@ -100,10 +76,6 @@ export function refusalText(code: string, message: string): SafeHtml {
   // A server error's message starts with its class: the badge says it, the text does not say it again.
   const text = message.startsWith(`${code} `) ? message.slice(code.length + 1) : message;
   return markup`<p class="xp-refused"><span class="xp-badge is-refused">${code}</span> ${text}</p>`;
-}
-
-export function acceptedText(message: string): SafeHtml {
-  return markup`<p class="xp-accepted"><span class="xp-badge is-ok">accepted</span> ${message}</p>`;
 }
 
 /** A key with the byte at `offset` marked (the whole character holding it, for multi-byte UTF-8). */
@@ -128,15 +100,6 @@ export function markedKey(key: string, offset: number | null): SafeHtml {
   return markup`<code class="xp-key">${breakable(decode(bytes.subarray(0, start)))}${mark}${breakable(decode(bytes.subarray(end)))}</code>`;
 }
 
-/** A reply from a transition, as the reader would read it in valkey-cli: an error reply as (error) …. */
-export function replyText(reply: unknown): string {
-  if (reply === null || reply === undefined) return '(nil)';
-  if (Array.isArray(reply)) return `[${reply.map(replyText).join(', ')}]`;
-  if (typeof reply === 'number') return `(integer) ${reply}`;
-  if (typeof reply === 'object' && 'error' in reply) return `(error) ${String(reply.error)}`;
-  return JSON.stringify(reply);
-}
-
 /** The reserve sequence as a timeline: the plan before a run, every command and reply after it. */
 export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): SafeHtml {
   const items = steps.map((step, i) => {
@@ -150,8 +113,7 @@ export function reserveTimeline(steps: Array<ReservePlanStep | ReserveStep>): Sa
     step.outcome === 'ok'
       ? markup`<span class="xp-badge is-ok">ok</span>`
       : markup`<span class="xp-badge is-refused">refused</span>`
-  } ${step.message}</p>
-  <p class="xp-identity">{emq}:version now holds <code>${step.identity ?? '(nil)'}</code></p>
+  } ${step.message} <span class="xp-identity">· {emq}:version now holds <code>${step.identity ?? '(nil)'}</code></span></p>
   ${wireView(step.wire, step.proof, 'On the wire')}`
       : markup`<p class="xp-step-pending">not run yet</p>`;
     return markup`<li class="xp-step" data-step="${i + 1}" data-outcome="${done ? step.outcome : 'pending'}">
@@ -196,7 +158,7 @@ export function executorRuns(steps: ExecutorStep[], same: boolean): SafeHtml {
       ? markup`<span class="xp-badge is-ok">same</span>`
       : markup`<span class="xp-badge is-refused">differs</span> ${s.differences.join('; ')}`
   }</p>
-  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${replyText(s.scripted.reply)}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${replyText(s.native.reply)}</code></p>
+  <p class="xp-run-replies"><span class="xp-side-name">scripted</span> <code class="xp-reply" data-side="scripted">${cliReply(s.scripted.reply as WireReply)}</code> <span class="xp-side-name">native</span> <code class="xp-reply" data-side="native">${cliReply(s.native.reply as WireReply)}</code></p>
   <details class="xp-run-calls"><summary>The call each executor sent</summary>
     <div class="xp-sides">
       <div><p class="xp-side-name">scripted (EVALSHA)</p>${sentCall(s.scripted)}${wireView(s.scripted.wire, s.scripted.proof, 'Sent')}</div>
@@ -221,9 +183,9 @@ function slotCall(title: string, call: SlotCall): SafeHtml {
   const keys = call.keys.map((k, i) => markup`<li>${keyText(k)} → slot ${call.slots[i]}</li>`);
   const reply =
     call.error !== undefined
-      ? markup`<span class="xp-badge is-refused">refused</span> <code data-reply>${call.error}</code>`
+      ? markup`${kindBadge(textKind(call.error))} <code data-reply>${call.error}</code>`
       : 'reply' in call
-        ? markup`<span class="xp-badge is-ok">accepted</span> <code data-reply>${replyText(call.reply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
+        ? markup`${replyBadge(call.reply as WireReply)} <code data-reply>${cliReply(call.reply as WireReply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
         : // without JavaScript nothing will ask the node: say so rather than wait on screen for ever
           markup`<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
   return markup`<div class="xp-call"><p class="xp-side-name">${title}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;

@@ -6,11 +6,20 @@ import { reachedView, wireView } from './wire-view.ts';
 import { keyText } from './key-text.ts';
 import { keyList, refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
+import { typedKeys } from './typed-keys.ts';
 
 export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const region = section.querySelector('[data-result]')!;
+  const typed = section.querySelector<HTMLElement>('[data-typed]')!;
   const compact = section.dataset.compact === 'true';
+  // The keys follow the name as it is typed; a run's answer (which has them too) replaces them.
+  form.addEventListener('input', () => {
+    const data = new FormData(form);
+    show(typed, typedKeys(String(data.get('queue') ?? ''), String(data.get('id') ?? '').trim(), compact));
+    typed.hidden = false;
+    region.replaceChildren();
+  });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const data = new FormData(form);
@@ -18,6 +27,8 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
     const body = { queue: String(data.get('queue') ?? ''), ...(id ? { id } : {}) };
     void busy(form, async () => {
       const outcome = await api.run<KeysResult>('keys', body);
+      typed.replaceChildren();
+      typed.hidden = true;
       if (!outcome.ok) {
         // the API's byte cap: the same view as every experiment's for that name
         const refused = queueRefusal(body.queue);

@@ -9,14 +9,19 @@ import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/la
 import type { WireCommand, WireProof } from '../../../server/wire/recorder.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { LIMITS } from '../../../server/settings/limits.ts';
-import { acceptedText, markedKey, refusalText, replyText } from './explorer-view.ts';
-import { wireView } from './wire-view.ts';
+import { markedKey, refusalText } from './explorer-view.ts';
+import { cliReply, wireView } from './wire-view.ts';
+import type { ProbeReply } from '../../../server/experiments/browser-safe/migration.ts';
+import { answeredBy, checkOrder } from './check-order.ts';
+import { replyBadge } from './reply-badge.ts';
 
 /** A node's verdict as the layout experiment returns it, with the commands that node received. */
 type Verdict = LayoutVerdict & { wire?: WireCommand[]; proof?: WireProof | null };
 
-function verdictText(v: Verdict, keys: string[]): SafeHtml {
-  if (v.accepted) return acceptedText(`the server replied ${replyText(v.reply)}`);
+function verdictText(v: Verdict, keys: string[], cluster: boolean): SafeHtml {
+  if (v.accepted)
+    return markup`${checkOrder([answeredBy(v.reply as ProbeReply)], { cluster })}<p class="xp-accepted">${replyBadge(v.reply as ProbeReply)} the server replied <code>${cliReply(v.reply as ProbeReply)}</code></p>${wireView(v.wire, v.proof, 'Commands sent')}`;
+  const reply = { error: v.error };
   const marked =
     !!v.position &&
     markup`<p class="xp-note">Key ${v.position} as you sent it, byte ${String(v.offset)} marked:</p><p class="xp-marked" data-position="${v.position}">${markedKey(keys[v.position - 1] ?? '', v.offset ?? null)}</p>${
@@ -25,7 +30,7 @@ function verdictText(v: Verdict, keys: string[]): SafeHtml {
   const unchanged =
     v.keyspaceUnchanged !== undefined &&
     markup`<p class="xp-note" data-unchanged="${String(v.keyspaceUnchanged)}">${v.keyspaceUnchanged ? 'The keyspace is unchanged: the refusal wrote nothing.' : 'The keyspace changed.'}</p>`;
-  return markup`${refusalText(v.errorClass, v.error)}${marked}${unchanged}${wireView(v.wire, v.proof, 'Commands sent')}`;
+  return markup`${checkOrder([answeredBy(reply)], { cluster })}<p class="xp-refused">${replyBadge(reply)} <code>${cliReply(reply)}</code></p>${marked}${unchanged}${wireView(v.wire, v.proof, 'Commands sent')}`;
 }
 
 export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
@@ -114,8 +119,8 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
       show(
         region,
         markup`<div class="xp-sides">
-  <div data-node="standalone"><p class="xp-side-name">standalone node (native module)</p>${verdictText(r.standalone, r.keys)}</div>
-  <div data-node="cluster"><p class="xp-side-name">the three-node cluster, the same call</p>${verdictText(r.cluster, r.keys)}</div>
+  <div data-node="standalone"><p class="xp-side-name">standalone node (native module)</p>${verdictText(r.standalone, r.keys, false)}</div>
+  <div data-node="cluster"><p class="xp-side-name">the three-node cluster, the same call</p>${verdictText(r.cluster, r.keys, true)}</div>
 </div>`,
       );
     });

@@ -14,6 +14,8 @@ export interface QueueRefusal {
   queue: string;
   code: string;
   message: string;
+  /** What was typed, in the page's words, when it is not a queue name (`key`, `keys[0]`). */
+  field?: string;
 }
 
 const NOTHING_SENT: WireProof = { reached: 0, listed: 0, bytesReceived: 0, bytesListed: 0 };
@@ -24,6 +26,7 @@ export function overCap(field: string, value: string, cap: number): QueueRefusal
   return bytes > cap
     ? {
         queue: value,
+        field,
         code: 'BAD_INPUT',
         message: `${field}: is ${bytes} bytes long; at most ${cap} are allowed`,
       }
@@ -65,9 +68,10 @@ function wouldBe(queue: string, code: string): SafeHtml | '' {
  * prove nothing arrived); without it, nothing was sent at all.
  */
 export function queueRefusedView(refusal: QueueRefusal, measured?: WireProof): SafeHtml {
+  const what = !refusal.field || refusal.field === 'queue' ? 'queue name' : 'key';
   const who =
     refusal.code === 'BAD_INPUT'
-      ? 'The API refuses a queue name over its byte cap before the wire.'
+      ? `The API refuses a ${what} over its byte cap before the wire.`
       : 'The host refused the queue name before the wire.';
   const proof = measured && reachedView(measured);
   return markup`${refusalText(refusal.code, refusal.message)}<p data-refused-by>${who}</p>${wouldBe(refusal.queue, refusal.code)}${proof}${wireView([], measured ?? NOTHING_SENT)}`;

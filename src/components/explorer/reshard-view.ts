@@ -6,17 +6,16 @@
 // same on the server (the fallback) and in the browser.
 
 import {
-  isErrorReply,
-  replyLine,
+  replyKind,
   type MigrationPhase,
   type MigrationProbe,
   type MigrationResult,
   type ProbeReply,
 } from '../../../server/experiments/browser-safe/migration.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
-
-/** A command as typed: an empty argument shows as "". */
-const words = (command: string[]) => command.map((w) => (w === '' ? '""' : w)).join(' ');
+import { modeTitle, ms, stepper, words } from './migration-stepper.ts';
+import { kindBadge, replyBadge } from './reply-badge.ts';
+import { cliReply } from './wire-view.ts';
 
 function namer(r: MigrationResult) {
   return (address: string) => {
@@ -27,25 +26,22 @@ function namer(r: MigrationResult) {
   };
 }
 
-/** A reply's class for its badge: the routing answers by name, else served or refused. */
-function replyKind(reply: ProbeReply): string {
-  if (!isErrorReply(reply)) return 'served';
-  const word = reply.error.split(' ', 1)[0]!;
-  return ['MOVED', 'ASK', 'TRYAGAIN'].includes(word) ? word : 'error';
+/** A reply as redis-cli prints it, and its kind's badge before it. */
+function replyCell(reply: ProbeReply, attr = ''): SafeHtml {
+  return markup`${replyBadge(reply)}<pre class="xp-wire-reply" data-reply="${attr}">${cliReply(reply)}</pre>`;
 }
 
-function badge(reply: ProbeReply): SafeHtml {
-  const kind = replyKind(reply);
-  const cls = kind === 'served' ? 'is-ok' : 'is-refused';
-  return markup`<span class="xp-badge ${cls}" data-kind="${kind}">${kind === 'error' ? 'refused' : kind}</span>`;
-}
-
-/** Atomic mode, while the slot moved: how often the node served the probe before it redirected it. */
+/** Atomic mode, while the slot moved: how often the node answered the probe alike before it redirected. */
 function served(p: MigrationProbe): SafeHtml | '' {
   if (p.served === undefined) return '';
-  const first = p.firstReply !== undefined && markup` <code class="xp-key">${replyLine(p.firstReply)}</code>`;
-  return markup`<span class="xp-badge is-ok" data-kind="served">served ${p.served}×</span>${first}, then `;
+  const kind = p.firstReply === undefined ? 'served' : replyKind(p.firstReply);
+  const first =
+    p.firstReply !== undefined &&
+    markup`<pre class="xp-wire-reply" data-first-reply>${cliReply(p.firstReply)}</pre>`;
+  return markup`${kindBadge(kind, `${kind} ${p.served}×`)}${first} then `;
 }
+
+const KEYS_LISTED = 6;
 
 function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
   const cards = r.nodes.map((node, i) => {
@@ -61,8 +57,13 @@ function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
       ],
       ' ',
     );
+    // a queue of thousands of jobs: its first keys, and how many more (the count is what the phase shows)
+    const listed = keys.slice(0, KEYS_LISTED);
     const list = keys.length
-      ? markup`<ul class="xp-phase-keys">${keys.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>`
+      ? markup`<ul class="xp-phase-keys">${listed.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>${
+          keys.length > listed.length &&
+          markup`<p class="xp-hint" data-more-keys="${keys.length - listed.length}">and ${(keys.length - listed.length).toLocaleString('en')} more: ${keys.length.toLocaleString('en')} keys of the queue</p>`
+        }`
       : markup`<p class="xp-hint">no key of the queue</p>`;
     return markup`<li class="xp-phase-node${owns && ' is-owner'}" data-node="${i + 1}"><p><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span><span class="xp-node-name">${node.name}</span> <code>${node.address}</code> ${marks}</p>${list}</li>`;
   });
@@ -75,12 +76,12 @@ function phaseView(r: MigrationResult, phase: MigrationPhase, index: number): Sa
     phase.steps.length > 0 &&
     markup`<details class="xp-phase-steps"><summary>${phase.steps.length} migration command(s)</summary><ol>${phase.steps.map(
       (s) =>
-        markup`<li><code class="xp-key">${words(s.command)}</code> to ${name(s.node)} → <code class="xp-key">${replyLine(s.reply)}</code></li>`,
+        markup`<li><code class="xp-key">${words(s.command)}</code> to ${name(s.node)} → <code class="xp-key">${cliReply(s.reply)}</code></li>`,
     )}</ol></details>`;
   const probes = phase.probes.map(
     (p) => markup`<li class="xp-probe" data-probe="${p.label}"><p class="xp-probe-label">${p.label}</p>
   <p>${p.asking && markup`<code class="xp-key">ASKING</code>, then `}<code class="xp-key">${words(p.command)}</code> to ${name(p.node)}</p>
-  <p>${served(p)}${badge(p.reply)} <code class="xp-key" data-reply>${replyLine(p.reply)}</code></p></li>`,
+  <div class="xp-probe-reply">${served(p)}${replyCell(p.reply)}</div></li>`,
   );
   return markup`<li class="xp-phase" data-phase="${phase.name}">
   <h4 class="xp-phase-title">${index + 1}. ${phase.name}</h4>
@@ -96,7 +97,7 @@ function clientView(r: MigrationResult): SafeHtml {
   const name = namer(r);
   const runs: Array<{ node: string; line: string; reply: string; count: number }> = [];
   for (const entry of r.client.wire) {
-    const reply = replyLine(entry.reply);
+    const reply = cliReply(entry.reply);
     const last = runs.at(-1);
     if (last && last.node === entry.node && last.line === entry.line && last.reply === reply) last.count += 1;
     else runs.push({ node: entry.node, line: entry.line, reply, count: 1 });
@@ -111,7 +112,7 @@ function clientView(r: MigrationResult): SafeHtml {
       : markup`A cluster client (iovalkey <code>Cluster</code>, retrying <code>TRYAGAIN</code> every 100 ms) sent the claim when the queue was split. What it wrote, node by node:`;
   return markup`<div class="xp-call" data-reshard="client"><p>${sent}</p>
   <ol class="xp-call-keys">${items}</ol>
-  <p>Its answer: ${badge(r.client.reply)} <code class="xp-key" data-reply="client">${replyLine(r.client.reply)}</code></p></div>`;
+  <div class="xp-probe-reply">Its answer: ${replyCell(r.client.reply, 'client')}</div></div>`;
 }
 
 /** Atomic mode: the states CLUSTER GETSLOTMIGRATIONS went through, and every key on the new owner. */
@@ -121,10 +122,10 @@ function atomicView(r: MigrationResult): SafeHtml | '' {
   const name = namer(r);
   const states = a.states.map(
     (m) =>
-      markup`<li><span class="xp-hint">+${m.atMs} ms</span> ${m.operation} on ${name(m.node)}: <code class="xp-key">${m.state}</code></li>`,
+      markup`<li><span class="xp-hint">+${ms(m.atMs)} ms</span> ${m.operation} on ${name(m.node)}: <code class="xp-key">${m.state}</code></li>`,
   );
   const keys = a.keys;
-  return markup`<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${a.moveMs} ms; back in ${a.backMs} ms):</p>
+  return markup`<div class="xp-call" data-reshard="states"><p><code class="xp-key">CLUSTER GETSLOTMIGRATIONS</code>, read every few milliseconds while the slot moved (${ms(a.moveMs)} ms; back in ${ms(a.backMs)} ms):</p>
   <ol class="xp-call-keys">${states}</ol>
   <p>${keys.together ? markup`<span class="xp-badge is-ok">every key</span>` : markup`<span class="xp-badge is-refused">keys missing</span>`} ${keys.after.toLocaleString('en')} keys on the new owner: the ${keys.before.toLocaleString('en')} the source held, plus the probes' one new row; ${keys.leftOnSource} left on the source.</p></div>`;
 }
@@ -142,9 +143,18 @@ ${atomicView(r)}
 ${clientView(r)}`;
 }
 
-/** The two modes' columns, side by side: each filled by its own run, the other kept. */
+/** A run as the reader first sees it: one line of what moved, the stepper, and the rest on demand. */
+export function reshardPanel(r: MigrationResult): SafeHtml {
+  const name = namer(r);
+  const size = r.jobCount ?? r.atomic?.jobCount;
+  return markup`<p class="xp-reshard-line">Slot ${r.slot} of <code class="xp-key">${r.queue}</code>${size !== undefined && `, ${size.toLocaleString('en')} jobs,`} from ${name(r.source)} to ${name(r.target)} and back (Valkey ${r.server})${r.moveMs !== undefined && `, moved in ${ms(r.moveMs)} ms`}. ${r.clean ? markup`<span class="xp-badge is-ok">clean</span>` : markup`<span class="xp-badge is-refused">not clean</span>`}</p>
+${stepper(r)}
+<details class="xp-reshard-all" data-reshard-all><summary>Every phase as a list, the cluster client’s claim${r.atomic ? ', the migration’s states' : ''}</summary>${reshardView(r)}</details>`;
+}
+
+/** The two modes, one under the other at the explorer's full width; the timelines of both above them. */
 export function reshardColumns(): SafeHtml {
-  const column = (mode: 'keys' | 'atomic', title: string, note: string) =>
-    markup`<section class="xp-reshard-mode" data-reshard-mode="${mode}"><h4 class="xp-phase-title">${title}</h4><div data-column><p class="xp-note">${note}</p></div></section>`;
-  return markup`<div class="xp-reshard-modes" data-reshard-modes>${column('keys', 'Key by key — Valkey 8', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Atomic — Valkey 9.1', 'Not run yet: “Move it atomically (Valkey 9.1)”. It runs on a second cluster, of Valkey 9.1, which the site builds once in the background; until then it says so.')}</div>`;
+  const column = (mode: 'keys' | 'atomic', note: string) =>
+    markup`<section class="xp-reshard-mode" data-reshard-mode="${mode}"><h4 class="xp-phase-title">${modeTitle(mode)}</h4><div data-column><p class="xp-note">${note}</p></div></section>`;
+  return markup`<div class="xp-reshard-modes" data-reshard-modes><div data-reshard-timeline></div>${column('keys', 'Not run yet: “Move its slot, and back”.')}${column('atomic', 'Not run yet: “Move it atomically (Valkey 9.1)” runs it on a second cluster, of Valkey 9.1.')}</div>`;
 }

@@ -1,30 +1,44 @@
-// route and reshard: the node strip follows the queue name as the reader types (the slot from the real
-// keyspace module, the owners from the last layout the cluster reported); "Route it" and "Move its slot"
-// run the experiments and show what the cluster answered; "Move it atomically" runs the reshard's
-// atomic mode (Valkey 9.1), and the two reshard modes' answers stand side by side.
-import type { ReshardResult } from '../../../server/experiments/reshard.ts';
+// route and reshard: the slot map follows the queue name as the reader types (the slot from the real
+// keyspace module, the owners from the last layout the cluster reported); "Route it" reads the layout
+// live (CLUSTER SHARDS) and shows what the cluster answered; "Move its slot" and "Move it atomically"
+// run the reshard in either mode at the size picked, each mode's answer a stepper, both modes' workers
+// on one time axis, and the slot map follows the phase the stepper shows (the slot's owner, open states).
+import {
+  DEFAULT_MIGRATION_SIZE,
+  type MigrationResult,
+} from '../../../server/experiments/browser-safe/migration.ts';
 import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
 import { queueKey, slot } from '../../../server/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { nodeStrip, routePins, routeView, sharedSlotNote } from './node-view.ts';
-import { reshardColumns, reshardView } from './reshard-view.ts';
+import { gridNodes, routeMarks, routeView, sharedSlotNote } from './node-view.ts';
+import { reshardColumns, reshardPanel } from './reshard-view.ts';
+import { ownerOf, withSlotOwner, type GridNode } from './slot-grid.ts';
+import { readGrids, showGrid } from './slot-grid-reader.ts';
+import { driveStepper } from './stepper-controls.ts';
+import { workerTimelines } from './worker-timeline.ts';
 
-const FALLBACK_NODES: RouteNode[] = [
-  { address: 'sandbox', slots: [[0, 5460]] },
-  { address: 'sandbox', slots: [[5461, 10922]] },
-  { address: 'sandbox', slots: [[10923, 16383]] },
-];
+type Mode = 'keys' | 'atomic';
+
+/** The layout the map was drawn with at build time (the sandbox's three ranges), read off the map. */
+function drawnNodes(map: Element): GridNode[] {
+  const figure = map.querySelector<HTMLElement>('[data-slot-grid]');
+  return figure ? (JSON.parse(figure.dataset.owners ?? '[]') as GridNode[]) : [];
+}
 
 export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const input = form.elements.namedItem('queue') as HTMLInputElement;
+  const size = form.elements.namedItem('size') as HTMLSelectElement | null;
   const map = section.querySelector('[data-node-map]')!;
   const shared = section.querySelector('[data-shared]')!;
   const region = section.querySelector('[data-result]')!;
-  let nodes = FALLBACK_NODES;
+  const root = section.closest<HTMLElement>('[data-explorer]')!;
+  let nodes: GridNode[] = drawnNodes(map);
+  const runs = new Map<Mode, MigrationResult>();
+  readGrids(section);
 
   const draw = () => {
     const refused = queueRefusal(input.value);
@@ -33,26 +47,65 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
       return;
     }
     const n = slot(queueKey(input.value, 'pending'));
-    show(map, nodeStrip(nodes, routePins(input.value, n)));
+    showGrid(map, { nodes, marks: routeMarks(input.value, n) });
     show(shared, sharedSlotNote(input.value, n));
   };
 
+  /** The map in a phase of a run: the slot with that phase's owner, and the nodes that have it open. */
+  const drawPhase = (r: MigrationResult, index: number) => {
+    const phase = r.phases[index]!;
+    // the run's nodes are in slot order, as the map's are: match by address, else by place
+    const at = (address: string) => {
+      const byAddress = nodes.findIndex((node) => node.address === address);
+      return byAddress >= 0 ? byAddress : r.nodes.findIndex((node) => node.address === address);
+    };
+    const owner = at(phase.owner);
+    const migrating = phase.open.find((o) => o.state === 'migrating');
+    const importing = phase.open.find((o) => o.state === 'importing');
+    const open =
+      migrating && importing
+        ? { slot: r.slot, migrating: at(migrating.node), importing: at(importing.node) }
+        : null;
+    const base = ownerOf(nodes, r.slot) === owner || owner < 0 ? nodes : withSlotOwner(nodes, r.slot, owner);
+    showGrid(map, {
+      nodes: base,
+      marks: routeMarks(r.queue, r.slot),
+      open,
+      when: `in phase ${phase.name} of the ${r.mode === 'atomic' ? 'atomic' : 'key-by-key'} move`,
+    });
+  };
+
   /**
-   * A reshard in one mode fills that mode's column and keeps the other's last answer, so the two ways a
-   * slot moves stand side by side.
+   * A reshard in one mode fills that mode's stepper and keeps the other's last answer; the workers of
+   * both stand on one time axis above them.
    */
-  const reshard = async (mode: 'keys' | 'atomic') => {
+  const reshard = async (mode: Mode) => {
     if (!region.querySelector('[data-reshard-modes]')) show(region, reshardColumns());
     const column = region.querySelector<HTMLElement>(`[data-reshard-mode="${mode}"] [data-column]`)!;
     show(
       column,
       markup`<p class="xp-note">${mode === 'keys' ? 'Moving the slot key by key' : 'Moving the slot atomically'}…</p>`,
     );
-    const outcome = await api.run<ReshardResult>('reshard', { queue: input.value, mode });
-    show(column, outcome.ok ? reshardView(outcome.result) : refusalText(outcome.code, outcome.message));
+    const picked = Number(size?.value ?? DEFAULT_MIGRATION_SIZE);
+    // the default size is the server's own default: a server that has no sizes yet still answers
+    const body = { queue: input.value, mode, ...(picked !== DEFAULT_MIGRATION_SIZE ? { size: picked } : {}) };
+    const outcome = await api.run<MigrationResult>('reshard', body);
+    if (!outcome.ok) {
+      show(column, refusalText(outcome.code, outcome.message));
+      return;
+    }
+    runs.set(mode, outcome.result);
+    show(column, reshardPanel(outcome.result));
+    show(region.querySelector('[data-reshard-timeline]')!, workerTimelines([...runs.values()]) || markup``);
+    driveStepper(column.querySelector<HTMLElement>('[data-stepper]')!, outcome.result, (index) =>
+      drawPhase(outcome.result, index),
+    );
+    drawPhase(outcome.result, 0);
   };
 
-  form.addEventListener('input', draw);
+  form.addEventListener('input', (event) => {
+    if ((event.target as Element).getAttribute('name') === 'queue') draw();
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const button = (event.submitter as HTMLButtonElement | null)?.value ?? 'route';
@@ -71,7 +124,9 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
       show(region, refusalText(outcome.code, outcome.message));
       return;
     }
-    nodes = outcome.result.nodes;
+    nodes = gridNodes(outcome.result.nodes as RouteNode[]);
+    // the slot experiment beside this one draws the same owners from now on
+    root.dispatchEvent(new CustomEvent('explorer:layout', { detail: nodes }));
     draw();
     shared.replaceChildren();
     show(region, routeView(outcome.result));

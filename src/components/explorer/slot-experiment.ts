@@ -13,7 +13,9 @@ import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-sa
 import type { SlotResult } from '../../../server/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
-import { crcHex, crossSlot, queuePins, refusalText, slotMap } from './explorer-view.ts';
+import { crcHex, crossSlot, queuePins, refusalText } from './explorer-view.ts';
+import type { GridNode } from './slot-grid.ts';
+import { readGrids, showGrid } from './slot-grid-reader.ts';
 import { keyText } from './key-text.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { LIMITS } from '../../../server/settings/limits.ts';
@@ -39,6 +41,10 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const subjectCap = form.querySelector<HTMLElement>(`#${subject.id}-cap`)!;
   let timer: number | undefined;
   let asked = 0;
+  // The owners as the map was first drawn (the sandbox's layout); a route run beside it reads them live.
+  const figure = map.querySelector<HTMLElement>('[data-slot-grid]');
+  let nodes = JSON.parse(figure?.dataset.owners ?? '[]') as GridNode[];
+  readGrids(section);
 
   const mode = () => (new FormData(form).get('mode') === 'key' ? 'key' : 'queue');
 
@@ -75,20 +81,18 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
       field('server-slot').textContent = '…';
       field('agree').textContent = 'asking the cluster node';
     }
-    show(
-      map,
-      slotMap(
-        byKey
-          ? [
-              { slot: local, label: key, kind: 'queue' },
-              { slot: reserveSlot(), label: versionKey(), kind: 'reserve' },
-            ]
-          : queuePins(subject.value, local, {
-              name: other.value,
-              slot: slot(queueKey(other.value, 'pending')),
-            }),
-      ),
-    );
+    showGrid(map, {
+      nodes,
+      marks: byKey
+        ? [
+            { slot: local, label: key, kind: 'queue' },
+            { slot: reserveSlot(), label: versionKey(), kind: 'reserve' },
+          ]
+        : queuePins(subject.value, local, {
+            name: other.value,
+            slot: slot(queueKey(other.value, 'pending')),
+          }),
+    });
     window.clearTimeout(timer);
     asked += 1; // an answer still on its way is for an older name
     if (!refused) timer = window.setTimeout(() => void confirm(byKey, local), DEBOUNCE_MS);
@@ -122,7 +126,12 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
 
   form.addEventListener('input', update);
   // back from an outage: ask the cluster node again
-  section.closest('[data-explorer]')!.addEventListener('explorer:up', update);
+  const root = section.closest('[data-explorer]')!;
+  root.addEventListener('explorer:up', update);
+  root.addEventListener('explorer:layout', (event) => {
+    nodes = (event as CustomEvent<GridNode[]>).detail;
+    update();
+  });
   form.addEventListener('submit', (event) => event.preventDefault());
 }
 

@@ -82,9 +82,22 @@ export function proofText(proof: WireProof | null): string {
   return `the server received ${proof.bytesReceived} bytes — ${proof.listed === 1 ? 'exactly this command' : `exactly these ${proof.listed} commands`}${extra}`;
 }
 
-/** The server's own count of what reached it during a run, as a line of its own under the result. */
+/**
+ * The server's own count of the commands it ran during a run, said plainly beside what was sent: a
+ * script's own calls count there too, and a command refused before it ran (MOVED, CROSSSLOT) does not.
+ */
 export function reachedView(proof: WireProof): SafeHtml {
-  return markup`<p class="xp-proof" data-reached="${proof.reached}">Commands that reached the server during the run: <b>${proof.reached}</b> <span class="xp-hint">(its own count, CLIENT INFO tot-cmds; bytes received: ${proof.bytesReceived})</span></p>`;
+  const { reached, listed } = proof;
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const said =
+    reached === 0 && listed === 0
+      ? 'The server itself counted no command: nothing reached it.'
+      : reached === listed
+        ? `The server itself counted ${plural(reached, 'command')}, the same as sent.`
+        : reached > listed
+          ? `The server itself counted ${plural(reached, 'command')}: the ${plural(listed, 'command')} sent, and ${plural(reached - listed, 'call')} ${listed === 1 ? 'it' : 'they'} made inside the server (a script’s own calls are counted too).`
+          : `The server itself counted ${plural(reached, 'command')} of the ${listed} sent: a command refused before it ran, such as MOVED or CROSSSLOT, is not counted.`;
+  return markup`<p class="xp-proof" data-reached="${reached}">${said}</p>`;
 }
 
 /** The commands a run sent, collapsible, redis-cli style, each with its reply (and its node on a cluster). */
