@@ -171,8 +171,8 @@ describe('a refusal names the rule that refused it', () => {
     });
     const messages = body.result.lines.map((line: { error: { message: string } }) => line.error.message);
     assert.deepEqual(messages, [
-      "SET: emq:{mira}:meta is a hash, which SET cannot write: write it with HSET emq:{mira}:meta <field> <value> and read it with HGETALL emq:{mira}:meta (the console's one SET is SET {emq}:version <value> NX)",
-      "SET: emq:{mira}:ring is a list, which the console only reads, with LRANGE emq:{mira}:ring 0 -1 (the console's one SET is SET {emq}:version <value> NX)",
+      'SET: emq:{mira}:meta is a hash: write it with HSET emq:{mira}:meta <field> <value>, read it with HGETALL emq:{mira}:meta',
+      'SET: emq:{mira}:ring is a list, which the console only reads: LRANGE emq:{mira}:ring 0 -1',
       'SET: "emq:{mira}:bogus" is not a key of the grammar, and the console\'s one SET is SET {emq}:version <value> NX; a queue\'s settings are the hash emq:{<queue>}:meta, written with HSET',
       "SET: \"foo\" is outside the console's keys, which start with emq: or {emq}:, and the console's one SET is SET {emq}:version <value> NX; a queue's settings are the hash emq:{orders}:meta, written with HSET",
       'SET: NX is missing: the console sets {emq}:version only while it is absent, as in SET {emq}:version x NX',

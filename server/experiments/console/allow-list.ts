@@ -319,8 +319,8 @@ function setElsewhere(key: Uint8Array): Refused {
     return bad(
       'SET',
       forms.write
-        ? `${shown} is ${structure}, which SET cannot write: write it with ${forms.write} and read it with ${forms.read} (${only})`
-        : `${shown} is ${structure}, which the console only reads, with ${forms.read} (${only})`,
+        ? `${shown} is ${structure}: write it with ${forms.write}, read it with ${forms.read}`
+        : `${shown} is ${structure}, which the console only reads: ${forms.read}`,
     );
   return bad(
     'SET',
