@@ -162,7 +162,10 @@ export function codeSpans(text: string): Array<{ code: boolean; text: string }> 
   return text.split('`').map((piece, i) => ({ code: i % 2 === 1, text: piece }));
 }
 
-/** The glossary as a markdown list, for the twins (and so the search index and llms-full.txt). */
+/**
+ * The glossary as a markdown list, for the twins (and so llms-full.txt, and the search index, which
+ * reads each `<dfn>` as one entry linking to the term).
+ */
 export function glossaryMarkdown(): string {
-  return GLOSSARY.map((t) => `- **${t.term}**: ${t.text}`).join('\n');
+  return GLOSSARY.map((t) => `- <dfn id="glossary-${t.id}">${t.term}</dfn>: ${t.text}`).join('\n');
 }

@@ -98,7 +98,10 @@ test('the glossary is one source: the home page lists every term of the data mod
   // the twin, and so the search index, carries the glossary from the same module
   const twin = await (await fetch(explorer.site.url + '/index.md')).text();
   for (const term of GLOSSARY)
-    assert.ok(twin.includes(`- **${term.term}**:`), `the home twin lists ${term.term}`);
+    assert.ok(
+      twin.includes(`- <dfn id="glossary-${term.id}">${term.term}</dfn>:`),
+      `the home twin lists ${term.term}`,
+    );
   const search = (await (await fetch(explorer.site.url + '/search-index.json')).json()) as Array<{
     text: string;
   }>;
