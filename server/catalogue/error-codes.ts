@@ -449,7 +449,7 @@ const ROWS = [
     {
       code: 'KEY_NOT_ALLOWED',
       when: 'a console read names a key outside `emq:` and `{emq}:`, or a write a key outside the grammar',
-      text: '<command>: "<key>" is outside what the console <reads or writes>',
+      text: '<command>: "<key>" is not a key the console <reads or writes>: <what it takes, with an example>',
     },
     {
       code: 'BAD_ARGUMENTS',

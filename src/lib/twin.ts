@@ -5,6 +5,7 @@
  * and related links the page ends with. Links to course pages point at their twins. Used for
  * `<page>.md`, `/llms-full.txt` and the search index.
  */
+import { glossaryHref, glossaryMarkdown } from './glossary.ts';
 import { twinOf } from './paths.ts';
 import { readSymbol } from './source.ts';
 
@@ -59,6 +60,9 @@ export function toMarkdown(page: TwinPage, options: TwinOptions = {}): string {
       (_, text) => `[${text}](#live-explorer)`,
     )
     .replace(/<a\s+href="([^"]*)"[^>]*>([^<]*)<\/a>/g, (_, href, text) => `[${text}](${href})`)
+    // a term defined in place is a link to its glossary entry; the glossary is the list of them all
+    .replace(/<Term\s+id="([^"]*)"\s*>(.*?)<\/Term>/g, (_, id, text) => `[${text}](${glossaryHref(id)})`)
+    .replace(selfClosing('Glossary'), () => glossaryMarkdown())
     .replace(/\]\((\/[^)\s]*)\)/g, (_, href) => `](${twinLink(href)})`)
     .replace(selfClosing('KeyStrip'), (tag) => `\`${attrs(tag).value}\``)
     .replace(selfClosing('DiveCards'), (tag) =>

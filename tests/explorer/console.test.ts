@@ -158,19 +158,107 @@ describe('the console limits', () => {
 });
 
 describe('a refusal names the rule that refused it', () => {
-  it('SET anything but the identity: the one form SET has, and what the line did instead', async () => {
+  it('SET anything but the identity: what the key holds and the commands that do write and read it', async () => {
     const { body } = await run({
-      lines: ['SET emq:{orders}:meta hello', 'SET {emq}:version x', 'SET {emq}:version x NX EX'],
+      lines: [
+        'SET emq:{mira}:meta hello',
+        'SET emq:{mira}:ring x',
+        'SET emq:{mira}:bogus x',
+        'SET foo bar',
+        'SET {emq}:version x',
+        'SET {emq}:version x NX EX',
+      ],
     });
     const messages = body.result.lines.map((line: { error: { message: string } }) => line.error.message);
     assert.deepEqual(messages, [
-      'SET: the console runs it only as SET {emq}:version <value> NX [GET]; the key here is "emq:{orders}:meta", not {emq}:version',
-      'SET: the console runs it only as SET {emq}:version <value> NX [GET]; NX is missing',
+      'SET: emq:{mira}:meta is a hash: write it with HSET emq:{mira}:meta <field> <value>, read it with HGETALL emq:{mira}:meta',
+      'SET: emq:{mira}:ring is a list, which the console only reads: LRANGE emq:{mira}:ring 0 -1',
+      'SET: "emq:{mira}:bogus" is not a key of the grammar, and the console\'s one SET is SET {emq}:version <value> NX; a queue\'s settings are the hash emq:{<queue>}:meta, written with HSET',
+      "SET: \"foo\" is outside the console's keys, which start with emq: or {emq}:, and the console's one SET is SET {emq}:version <value> NX; a queue's settings are the hash emq:{orders}:meta, written with HSET",
+      'SET: NX is missing: the console sets {emq}:version only while it is absent, as in SET {emq}:version x NX',
       'SET: the console runs it only as SET {emq}:version <value> NX [GET]; "EX" is neither NX nor GET',
     ]);
+    // the form each refusal names is one the console runs
+    const named = await run({ lines: ['HSET emq:{mira}:meta paused 1', 'HGETALL emq:{mira}:meta'] });
+    assert.deepEqual(
+      named.body.result.lines.map((line: { outcome: string }) => line.outcome),
+      ['reply', 'reply'],
+    );
     // the identity itself is still set, once
     const ok = await run({ lines: ['SET {emq}:version echomq:6.0.0 NX'] });
     assert.notEqual(ok.body.result.lines[0].outcome, 'refused');
+  });
+
+  it('a key outside the namespace: one plain sentence with the namespace and a key it takes', async () => {
+    const { body } = await run({
+      lines: ['GET foo', 'HGETALL settings', 'LRANGE orders 0 -1', 'HSET foo a b', 'DEL {emq}:version'],
+    });
+    assert.deepEqual(
+      body.result.lines.map((line: { error: { message: string } }) => line.error.message),
+      [
+        'GET: "foo" is not a key the console reads: it reads only keys that start with emq: or {emq}:, such as {emq}:version',
+        'HGETALL: "settings" is not a key the console reads: it reads only keys that start with emq: or {emq}:, such as emq:{orders}:meta',
+        'LRANGE: "orders" is not a key the console reads: it reads only keys that start with emq: or {emq}:, such as emq:{orders}:ring',
+        'HSET: "foo" is not a key the console writes: it writes only keys of the grammar, emq:{<queue>}:<type> or a job row emq:{<queue>}:job:<branded id>, such as emq:{orders}:meta',
+        'DEL: "{emq}:version" is not a key the console writes: it writes only keys of the grammar, emq:{<queue>}:<type> or a job row emq:{<queue>}:job:<branded id>, such as emq:{orders}:pending',
+      ],
+    );
+    for (const { error } of body.result.lines) {
+      assert.doesNotMatch(error.message, /account|namespace\)|outside what/, error.message);
+      assert.equal(error.message.split(/[.;] /).length, 1, `one sentence: ${error.message}`);
+    }
+  });
+
+  it('a command the console does not run names the one that does its job; a write on the cluster says where it runs', async () => {
+    const { body } = await run({
+      lines: ['HMSET emq:{a}:meta a b', 'ZCARD emq:{a}:pending', 'UNLINK emq:{a}:pending'],
+    });
+    assert.deepEqual(
+      body.result.lines.map(
+        (line: { error: { message: string } }) => /\((.*)\)\. Allowed/.exec(line.error.message)?.[1],
+      ),
+      [
+        'not a command the console runs; use HSET, which takes several field value pairs',
+        'not a command the console runs; use ZRANGE key 0 -1',
+        'not a command the console runs; use DEL',
+      ],
+    );
+    const cluster = await run({ lines: ['HSET emq:{orders}:meta paused 1'], node: 'cluster' });
+    assert.match(cluster.body.result.lines[0].error.message, /run it on a fresh standalone keyspace instead/);
+  });
+
+  it('replies that need it carry a one-line reading: (nil) after SET … NX wrote nothing', async () => {
+    const { body } = await run({
+      lines: [
+        'SET {emq}:version echomq:4.0.0 NX',
+        'GET emq:{orders}:meta',
+        'HGETALL emq:{orders}:meta',
+        'HSET emq:{orders}:meta paused 1 paused 0',
+        'GET emq:{orders}:meta',
+        'EXISTS emq:{orders}:meta emq:{orders}:pending',
+        'CLUSTER KEYSLOT emq:{orders}:pending',
+        'PING',
+      ],
+    });
+    const [nx, missing, empty, hset, wrongType, exists, keyslot, ping] = body.result.lines;
+    // the native identity is installed before the lines run, so NX finds it
+    assert.equal(nx.reply, null);
+    assert.equal(
+      nx.reading,
+      '{emq}:version already held a value, so NX wrote nothing; GET {emq}:version shows it',
+    );
+    assert.equal(missing.reply, null);
+    assert.equal(missing.reading, 'there is no such key here');
+    assert.deepEqual(empty.reply, []);
+    assert.equal(empty.reading, 'there is no such key here (Valkey removes a hash once it is empty)');
+    assert.equal(hset.reply, 1);
+    assert.equal(hset.reading, '1 new field; a field already there is overwritten and not counted');
+    assert.equal(wrongType.error.code, 'WRONGTYPE');
+    assert.equal(wrongType.reading, 'emq:{orders}:meta is a hash: read it with HGETALL emq:{orders}:meta');
+    assert.equal(exists.reading, '1 of the 2 keys named exist (a key named twice counts twice)');
+    assert.equal(keyslot.reply, 105);
+    assert.equal(keyslot.reading, 'CRC16 of the hashed bytes "orders", modulo 16384');
+    assert.equal(ping.reading, undefined);
   });
 
   it('a wrong count quotes the form; a typo is told the name it is near; the allow-list is short', async () => {

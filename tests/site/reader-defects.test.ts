@@ -52,7 +52,7 @@ for (const width of [360, 1280]) {
     const replies = await panel.locator('.cn-line .cn-reply').allInnerTexts();
     assert.match(
       replies[0]!,
-      /SET: the console runs it only as SET \{emq\}:version <value> NX \[GET\]; the key here is "emq:\{orders\}:meta"/,
+      /SET: emq:\{orders\}:meta is a hash: write it with HSET emq:\{orders\}:meta <field> <value>, read it with HGETALL emq:\{orders\}:meta/,
     );
     assert.match(
       replies[1]!,
@@ -263,13 +263,19 @@ for (const width of [360, 1280]) {
     const page = await open(HASHTAG, width, true, width === 360 ? 'dark' : 'light');
     const item = page.locator('[data-exercise="slot-same-as-vector"]');
     const status = item.getByRole('status');
+    const hint = item.locator('[data-hint]');
     const miss = async (text: string) => {
       await item.locator('input').fill(text);
+      await status.evaluate((el) => (el.textContent = ''));
       await item.getByRole('button', { name: 'Check' }).click();
-      await status.filter({ hasText: new RegExp(`answered \\d+.*Hint:`) }).waitFor();
+      await status
+        .filter({ hasText: /^Not yet\. That key lands on slot \d+, not on slot 12739\./ })
+        .waitFor();
     };
     await miss('12345678');
-    assert.match(await status.innerText(), /^Not yet\. .*Hint: Only the bytes between the first \{/);
+    // the hint is its own element, beside the verdict, never inside it
+    assert.doesNotMatch(await status.innerText(), /Hint:/);
+    assert.match(await hint.innerText(), /^Hint: Only the bytes between the first \{/);
     assert.equal(await item.getByRole('button', { name: 'Show me' }).isVisible(), false);
     await miss('1234567');
     await item.getByRole('button', { name: 'Show me' }).click();
@@ -287,13 +293,13 @@ for (const width of [360, 1280]) {
     await migration.getByLabel('MOVED to the target').check();
     await migration.getByRole('button', { name: 'Check' }).click();
     await migration.getByRole('status').filter({ hasText: 'Not yet.' }).waitFor();
-    assert.match(await migration.getByRole('status').innerText(), /Hint: ASK is for one key/);
+    assert.match(await migration.locator('[data-hint]').innerText(), /Hint: ASK is for one key/);
     await migration.getByLabel(/TRYAGAIN, on the source/).check();
     await migration.getByRole('button', { name: 'Check' }).click();
     await migration.getByRole('status').filter({ hasText: 'Right.' }).waitFor();
     assert.match(
       await migration.getByRole('status').innerText(),
-      /EXISTS emq:\{orders\}:job: answered 0: the row base is never a key.*TRYAGAIN on both nodes until CLUSTER SETSLOT … NODE/,
+      /The row base emq:\{orders\}:job: is no key on the cluster \(EXISTS counts 0 of it\): the claim always names a missing key.*TRYAGAIN on both nodes until CLUSTER SETSLOT … NODE/,
     );
     await noSidewaysScroll(page);
     await page.close();

@@ -140,14 +140,17 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
   for (const route of COURSE_ROUTES) {
     let js = 0;
     // the live explorer's own script (src/components/explorer/explorer.ts) has a budget of its own below,
-    // and so has the console panel's (src/components/console/console-panel.ts), on every page
+    // and so has the console panel's (src/components/console/console-panel.ts), on every page, and the
+    // exercises' (exercises-panel.ts, fetched after the load event, only where a page has exercises)
     let island = 0;
     let consoleJs = 0;
+    let exercisesJs = 0;
     page.on('response', async (r) => {
       if (r.request().resourceType() !== 'script') return;
       const size = (await r.body()).length;
       if (/\/ExplorerFallback\.astro_astro_type_script/.test(r.url())) island += size;
       else if (/\/ConsolePanel\.astro_astro_type_script/.test(r.url())) consoleJs += size;
+      else if (/\/exercises-panel\.[\w-]+\.js$/.test(r.url())) exercisesJs += size;
       else js += size;
     });
     await page.goto(course.site.url + route);
@@ -163,6 +166,10 @@ test('no client JavaScript beyond the interactive parts, and little of it', asyn
     // with the slot migration drawn phase by phase and its two modes side by side (before compression)
     assert.ok(island < 39_000, `${route}: the explorer's script is ${island} bytes`);
     assert.ok(consoleJs > 0 && consoleJs < 8_000, `${route}: the console's script is ${consoleJs} bytes`);
+    // every page's exercises and their checks, the verdicts' words and the progress kept in the browser
+    assert.ok(exercisesJs < 10_000, `${route}: the exercises' script is ${exercisesJs} bytes`);
+    const hasExercises = (await page.locator('emq-exercises').count()) > 0;
+    assert.ok(hasExercises || exercisesJs === 0, `${route}: the exercises' script only where exercises are`);
     page.removeAllListeners('response');
   }
   await page.close();

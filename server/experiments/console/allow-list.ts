@@ -14,6 +14,7 @@ import {
   validQueue,
   versionKey,
 } from '../../keyspace/index.ts';
+import { formsFor, grammarExample, NAMESPACE, structureOf } from './key-forms.ts';
 import { nearestCommands } from './nearest-command.ts';
 import { CONSOLE_CAPS } from '../../settings/limits.ts';
 
@@ -151,8 +152,34 @@ const ASCII_NAME = /^[\x21-\x7e]+$/;
 const sameBytes = (a: Uint8Array, b: string) =>
   text(a) === b && new TextEncoder().encode(b).length === a.length;
 
+/** Commands the console does not run, each with the one it runs that does the nearest job. */
+const INSTEAD: Record<string, string> = {
+  HMSET: 'HSET, which takes several field value pairs',
+  HSETNX: 'HSET',
+  HMGET: 'HGET, one field at a time, or HGETALL',
+  HKEYS: 'HGETALL',
+  HVALS: 'HGETALL',
+  HLEN: 'HGETALL',
+  HEXISTS: 'HGET',
+  ZCARD: 'ZRANGE key 0 -1',
+  ZCOUNT: 'ZRANGE key min max BYSCORE',
+  ZRANGEBYSCORE: 'ZRANGE key min max BYSCORE',
+  ZREVRANGE: 'ZRANGE key start stop REV',
+  ZRANK: 'ZRANGE key 0 -1',
+  ZINCRBY: 'ZADD',
+  MGET: 'GET, one key a line',
+  STRLEN: 'GET',
+  UNLINK: 'DEL',
+  SETNX: `SET ${versionKey()} <value> NX`,
+  LLEN: 'LRANGE key 0 -1',
+  SCARD: 'SMEMBERS',
+  SISMEMBER: 'SMEMBERS',
+  PTTL: 'TTL',
+};
+
 /** Why an unknown name is refused: not known, and the allowed name it is a typo of, if one is near. */
 function unknown(name: string): string {
+  if (Object.hasOwn(INSTEAD, name)) return `not a command the console runs; use ${INSTEAD[name]}`;
   const near = nearestCommands(name, Object.keys(FORMS));
   return near.length > 0
     ? `not a command the console knows; did you mean ${near.join(' or ')}?`
@@ -193,18 +220,32 @@ export function isGrammarKey(key: Uint8Array): boolean {
   return lane !== null && isBrandedId(lane[1]!);
 }
 
+/** The key a refusal offers instead: one the command takes, in the typed key's queue where it names one. */
+function exampleKey(command: string, typed: string, reads: boolean): string {
+  const name = command.split(' ')[0]!;
+  if (name === 'GET') return versionKey();
+  const like = grammarExample(typed, reads);
+  const queue = like.slice(0, like.lastIndexOf(':') + 1);
+  if (name === 'HGETALL' || name === 'HGET' || name === 'HSET') return `${queue}meta`;
+  if (name === 'LRANGE') return `${queue}ring`;
+  if (name === 'SMEMBERS') return `${queue}paused`;
+  return `${queue}pending`;
+}
+
 function keysOutside(command: string, keys: Uint8Array[], rule: 'namespace' | 'grammar'): Refused | null {
   const check = rule === 'grammar' ? isGrammarKey : inNamespace;
   const outside = keys.find((key) => !check(key));
   if (!outside) return null;
+  const example = exampleKey(command, text(outside), rule === 'namespace');
   const what =
     rule === 'grammar'
-      ? 'writes only keys of the grammar (emq:{q}:<type>, a job row emq:{q}:job:<branded id>)'
-      : `reads only keys under emq: or ${RESERVE_BASE} (the sandbox account's namespace)`;
+      ? `it writes only keys of the grammar, emq:{<queue>}:<type> or a job row emq:{<queue>}:job:<branded id>, such as ${example}`
+      : `it reads only keys that start with ${NAMESPACE}, such as ${example}`;
   const message = catalogueText('KEY_NOT_ALLOWED', {
     command,
     key: quoted(text(outside)),
-    'reads or writes': what,
+    'reads or writes': rule === 'grammar' ? 'writes' : 'reads',
+    'what it takes, with an example': what,
   });
   return { ok: false, code: 'KEY_NOT_ALLOWED', command, message };
 }
@@ -262,6 +303,30 @@ function arity(command: string, args: Uint8Array[], min: number, max: number): R
   return notInForm(
     command,
     `that is ${wanted === '1' ? plural(1) : `${wanted} arguments`} after the name, found ${args.length}`,
+  );
+}
+
+/**
+ * SET on a key other than the wire identity's: the refusal says what the key holds and the commands
+ * that do write and read it (a hash → HSET, HGETALL), or where the console's keys are.
+ */
+function setElsewhere(key: Uint8Array): Refused {
+  const shown = text(key);
+  const structure = sameBytes(key, shown) ? structureOf(shown) : undefined;
+  const forms = sameBytes(key, shown) ? formsFor(shown) : undefined;
+  const only = `the console's one SET is SET ${versionKey()} <value> NX`;
+  if (structure && forms)
+    return bad(
+      'SET',
+      forms.write
+        ? `${shown} is ${structure}: write it with ${forms.write}, read it with ${forms.read}`
+        : `${shown} is ${structure}, which the console only reads: ${forms.read}`,
+    );
+  return bad(
+    'SET',
+    inNamespace(key)
+      ? `${JSON.stringify(shown)} is not a key of the grammar, and ${only}; a queue's settings are the hash emq:{<queue>}:meta, written with HSET`
+      : `${JSON.stringify(shown)} is outside the console's keys, which start with ${NAMESPACE}, and ${only}; a queue's settings are the hash ${grammarExample(shown, false)}, written with HSET`,
   );
 }
 
@@ -364,21 +429,23 @@ export function plan(argv: Uint8Array[]): Planned | Refused {
       // One write only: the wire identity, set if absent. Every other SET is refused by that rule.
       const options = args.slice(2).map(upper);
       const stray = options.find((o) => !['NX', 'GET'].includes(o));
+      if (args.length > 0 && !sameBytes(args[0]!, versionKey())) return setElsewhere(args[0]!);
       const found =
         args.length === 0
           ? 'found no arguments after SET'
-          : !sameBytes(args[0]!, versionKey())
-            ? `the key here is ${JSON.stringify(text(args[0]!))}, not ${versionKey()}`
-            : args.length < 2
-              ? 'the value is missing'
-              : !options.includes('NX')
-                ? 'NX is missing'
-                : stray !== undefined
-                  ? `${JSON.stringify(stray)} is neither NX nor GET`
-                  : args.length > 4
-                    ? `found ${args.length} arguments after SET`
-                    : null;
+          : args.length < 2
+            ? 'the value is missing'
+            : stray !== undefined
+              ? `${JSON.stringify(stray)} is neither NX nor GET`
+              : args.length > 4
+                ? `found ${args.length} arguments after SET`
+                : null;
       if (found) return notInForm(name, found);
+      if (!options.includes('NX'))
+        return bad(
+          name,
+          `NX is missing: the console sets ${versionKey()} only while it is absent, as in SET ${versionKey()} ${text(args[1]!)} NX`,
+        );
       if (args[1]!.length > CONSOLE_CAPS.identityBytes)
         return bad(
           name,

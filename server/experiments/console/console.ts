@@ -19,6 +19,7 @@ import { clusterWireDuring, withOwnCluster } from '../../wire/cluster-wire.ts';
 import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused } from './allow-list.ts';
 import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
 import { sectionFor, type CourseSection } from './error-course.ts';
+import { errorReading, replyReading } from './reply-reading.ts';
 import { LineError, splitLine } from './split-line.ts';
 import { CONSOLE_LIMITS } from '../../settings/limits.ts';
 
@@ -88,6 +89,8 @@ export interface ConsoleLine {
   outcome: 'reply' | 'error' | 'refused';
   reply?: WireReply;
   error?: ConsoleError;
+  /** The reply or error in one line of plain words, where redis-cli's print alone leaves a reader guessing. */
+  reading?: string;
   /** What went over the wire for this line, as the server received it; empty for a refused line. */
   wire: WireCommand[];
   proof: WireProof;
@@ -149,7 +152,7 @@ async function runLine(
           command: planned.command,
           message: notAllowedMessage(
             planned.command,
-            'it writes, and on "cluster" the console runs only commands that write nothing: reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses',
+            'it writes, and on the cluster the console runs only what writes nothing (reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses); run it on a fresh standalone keyspace instead',
           ),
         }
       : mode === 'cluster'
@@ -184,6 +187,7 @@ async function runLine(
     }
   });
   const answeredBy = wire.at(-1)?.node;
+  const reading = error ? errorReading(line, error.code) : replyReading(line, reply ?? null);
   return {
     input,
     command: line.command,
@@ -192,6 +196,7 @@ async function runLine(
     keys: line.keys.map((key) => ({ key: new TextDecoder().decode(key), slot: slot(key) })),
     outcome: error ? 'error' : 'reply',
     ...(error ? { error } : { reply: reply ?? null }),
+    ...(reading ? { reading } : {}),
     wire,
     proof,
   };

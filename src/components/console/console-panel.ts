@@ -25,6 +25,7 @@ function lineView(line: ConsoleLine): SafeHtml {
       : line.outcome === 'refused'
         ? `(refused by the console, never sent) ${line.error!.message.replace(ALLOWED_TAIL, '.')}`
         : `(error) ${line.error!.message}`;
+  const reading = line.reading && markup`<p class="cn-reading">${line.reading}</p>`;
   const learn =
     line.error?.learn &&
     markup`<p class="cn-learn">Explained in <a href="${line.error.learn.href}">${line.error.learn.title}</a></p>`;
@@ -37,7 +38,7 @@ function lineView(line: ConsoleLine): SafeHtml {
   const node = line.answeredBy && markup`<p class="cn-node">answered by node ${line.answeredBy}</p>`;
   return markup`<li class="cn-line is-${line.outcome}" data-outcome="${line.outcome}">
 <code class="cn-input">&gt; ${breakable(line.input)}</code>
-<pre class="cn-reply">${answer}</pre>${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
+<pre class="cn-reply">${answer}</pre>${reading}${learn}${keys}${node}${wireView(line.wire, line.proof, 'On the wire')}</li>`;
 }
 
 /** The console's allow-list, said once when a line was refused by name. */

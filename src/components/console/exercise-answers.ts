@@ -1,5 +1,5 @@
-// What each exercise says to a reader who missed: a hint after a wrong answer, and after two the answer
-// and why. Rendered into the page by Exercises.astro, so the exercises' script does not carry the text.
+// What each exercise says to a reader who missed: a hint after a wrong answer (never the answer), and
+// after the second wrong try the answer and why, one click away. Rendered into the page by Exercises.astro, so the exercises' script does not carry the text.
 
 export interface ExerciseAnswer {
   /** Said after a wrong answer: where to look, without giving the answer away. */
@@ -11,6 +11,24 @@ export interface ExerciseAnswer {
 }
 
 export const ANSWERS: Record<string, ExerciseAnswer> = {
+  'module-pending-key': {
+    hint: 'Every key of a queue is the prefix emq:, the queue name in braces, a colon, then the type.',
+    answer: 'emq:{mira}:pending',
+    explain:
+      'The key shape is emq:{<queue>}:<type>, so queue mira’s pending set is emq:{mira}:pending; the module rebuilt it from the name mira and found the same bytes.',
+  },
+  'module-same-slot': {
+    hint: 'The cluster hashes only the part between the braces; every key of queue orders has the same part there.',
+    answer: 'emq:{orders}:active',
+    explain:
+      'Every key of queue orders hashes on orders, the part in braces, so each one — active, schedule, meta, a job row — lands on slot 105, the slot of emq:{orders}:pending.',
+  },
+  'module-native-verb': {
+    hint: 'The native module adds commands of its own to the server, one per core transition, all named EMQ.<VERB>.',
+    answer: 'EMQ.ENQUEUE',
+    explain:
+      'The scripted executor sends EVALSHA with a script’s sha; the native executor sends the same keys to the module’s own command, EMQ.ENQUEUE for an enqueue.',
+  },
   'grammar-schedule-key': {
     hint: "The key is the prefix emq:, the queue name in braces, then the type; the schedule set's type is schedule.",
     answer: 'emq:{billing}:schedule',

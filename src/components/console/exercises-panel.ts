@@ -1,28 +1,13 @@
-// <emq-exercises>: sends each answer through the console and shows the server's verdict; solved
-// exercises are remembered in localStorage and said in words (never by colour alone).
+// <emq-exercises>: sends each answer through the console and shows the server's verdict. A miss shows
+// the exercise's hint (its own element, never the answer); the second miss shows "Show me". Solved
+// exercises are kept in this browser (progress-store.ts) and said in words, never by colour alone.
 
 import { markup, show } from '../../lib/html.ts';
 import { exercisesFor, type ConsoleAnswer } from './exercises.ts';
+import { forget, onProgress, remember, solved, solvedOf } from './progress-store.ts';
 
-const STORE = 'emq-exercises-solved';
-
-function solved(): Set<string> {
-  try {
-    return new Set(JSON.parse(localStorage.getItem(STORE) ?? '[]') as string[]);
-  } catch {
-    return new Set();
-  }
-}
-
-function remember(id: string): void {
-  const done = solved();
-  done.add(id);
-  try {
-    localStorage.setItem(STORE, JSON.stringify([...done]));
-  } catch {
-    // storage off: the verdict still shows, only the progress is not kept
-  }
-}
+/** "2 of 3 solved", the words every view of the progress uses. */
+const ofSolved = (done: number, total: number) => `${done} of ${total} solved`;
 
 export class EmqExercises extends HTMLElement {
   connectedCallback(): void {
@@ -32,6 +17,7 @@ export class EmqExercises extends HTMLElement {
       if (!item) continue;
       const form = item.querySelector('form')!;
       const verdict = item.querySelector<HTMLElement>('[data-verdict]')!;
+      const hint = item.querySelector<HTMLElement>('[data-hint]')!;
       const button = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
       const showMe = form.querySelector<HTMLButtonElement>('[data-show]')!;
       const shown = item.querySelector<HTMLElement>('[data-shown]')!;
@@ -64,20 +50,20 @@ export class EmqExercises extends HTMLElement {
             return;
           }
           const { ok, why } = exercise.check(payload.result, answer);
+          this.#mark(item, verdict, ok, why);
+          // A miss teaches: the hint at once, and after the second the answer is one click away.
+          hint.hidden = ok;
           if (ok) remember(exercise.id);
-          else misses += 1;
-          // A miss teaches: a hint at once, and after two the answer is one click away.
-          this.#mark(item, verdict, ok, ok ? why : `${why} Hint: ${item.dataset.hint}`);
-          if (!ok && misses >= 2 && shown.hidden) showMe.hidden = false;
+          else if ((misses += 1) >= 2 && shown.hidden) showMe.hidden = false;
         } catch {
           this.#mark(item, verdict, false, 'The site did not answer; try again.');
         } finally {
           button.disabled = false;
-          this.#progress(exercises.length);
         }
       });
     }
-    this.#progress(exercises.length);
+    this.querySelector('[data-forget]')?.addEventListener('click', () => forget());
+    onProgress(() => this.#progress());
   }
 
   #mark(item: HTMLElement, verdict: HTMLElement, ok: boolean, why: string): void {
@@ -85,9 +71,21 @@ export class EmqExercises extends HTMLElement {
     show(verdict, markup`<b>${ok ? 'Right.' : 'Not yet.'}</b> ${why}`);
   }
 
-  #progress(total: number): void {
-    const done = exercisesFor(this.dataset.route ?? '').filter((e) => solved().has(e.id)).length;
-    this.querySelector('[data-progress]')!.textContent = `${done} of ${total} solved in this browser.`;
+  /** This page's count, the module summary's counts, and a reset's effect on the verdicts shown. */
+  #progress(): void {
+    const exercises = exercisesFor(this.dataset.route ?? '');
+    const done = solved();
+    for (const item of this.querySelectorAll<HTMLElement>('[data-exercise][data-state="solved"]')) {
+      if (done.has(item.dataset.exercise!)) continue;
+      delete item.dataset.state;
+      item.querySelector('[data-verdict]')!.textContent = '';
+    }
+    this.querySelector('[data-progress]')!.textContent =
+      `${ofSolved(solvedOf(exercises.map((e) => e.id)), exercises.length)} in this browser.`;
+    for (const count of this.querySelectorAll<HTMLElement>('[data-count]')) {
+      const ids = count.dataset.count!.split(' ');
+      count.textContent = ofSolved(solvedOf(ids), ids.length);
+    }
   }
 }
 

@@ -32,16 +32,30 @@ export interface Exercise {
 }
 
 const first = (result: ConsoleAnswer) => result.lines[0]!;
+/**
+ * What the server said, without the part that would give the answer away: the module's EMQKEY names
+ * the key it expected, which is the right answer to a "type the key" exercise.
+ */
 const said = (line: ConsoleAnswer['lines'][number]) =>
-  line.error ? line.error.message : line.outcome === 'reply' ? JSON.stringify(line.reply) : 'no reply';
+  line.error
+    ? line.error.message.replace(/: expected .*$/s, '')
+    : line.outcome === 'reply'
+      ? JSON.stringify(line.reply)
+      : 'no reply';
 
-function slotBetween(low: number, high: number) {
+/** The slots wanted, in words: "slot 12739" or "a slot from 0 to 100". */
+const slotsWanted = (low: number, high: number) =>
+  low === high ? `slot ${low}` : `a slot from ${low} to ${high}`;
+
+function slotBetween(low: number, high: number, lands = 'That key lands') {
   return (result: ConsoleAnswer) => {
     const line = first(result);
     const n = Number(line.reply);
-    return line.outcome === 'reply' && n >= low && n <= high
-      ? { ok: true, why: `CLUSTER KEYSLOT answered ${n}.` }
-      : { ok: false, why: `CLUSTER KEYSLOT answered ${said(line)}; the slot must be ${low}–${high}.` };
+    if (line.outcome !== 'reply')
+      return { ok: false, why: `The cluster could not say its slot: ${said(line)}.` };
+    return n >= low && n <= high
+      ? { ok: true, why: `The cluster says slot ${n}.` }
+      : { ok: false, why: `${lands} on slot ${n}, not on ${slotsWanted(low, high)}.` };
   };
 }
 
@@ -55,7 +69,7 @@ function queueOnSlots(low: number, high: number): Pick<Exercise, 'placeholder' |
     lines: (answer) => [`CLUSTER KEYSLOT ${arg(`emq:{${answer}}:pending`)}`],
     check: (result, answer) =>
       noBraces(answer)
-        ? slotBetween(low, high)(result)
+        ? slotBetween(low, high, 'Its keys land')(result)
         : {
             ok: false,
             why: 'A queue name has at least one byte and no braces (spaces make it hard to type here).',
@@ -64,6 +78,56 @@ function queueOnSlots(low: number, high: number): Pick<Exercise, 'placeholder' |
 }
 
 export const EXERCISES: Record<string, Exercise[]> = {
+  [MODULE]: [
+    {
+      id: 'module-pending-key',
+      question: 'Type the key of queue mira’s pending set, the sorted set where its ready jobs wait.',
+      placeholder: 'emq:…',
+      node: 'standalone',
+      lines: (answer) => [`EMQ.ENQUEUE 2 emq:{mira}:job:${ID} ${arg(answer)} ${ID} x`],
+      check: (result) => {
+        const line = first(result);
+        return line.outcome === 'reply'
+          ? {
+              ok: true,
+              why: 'EMQ.ENQUEUE took it: the module built the same bytes from the queue name mira.',
+            }
+          : { ok: false, why: `The module refused that key: ${said(line)}.` };
+      },
+    },
+    {
+      id: 'module-same-slot',
+      question:
+        'Type any key of queue orders other than emq:{orders}:pending; the cluster will say its slot.',
+      placeholder: 'emq:{orders}:…',
+      node: 'standalone',
+      lines: (answer) => [`CLUSTER KEYSLOT ${arg(answer)}`],
+      check: (result, answer) =>
+        !answer.startsWith('emq:{orders}:') || answer === 'emq:{orders}:'
+          ? {
+              ok: false,
+              why: 'That is not a key of queue orders: its keys start with emq:{orders}: and go on with a type.',
+            }
+          : answer === ORDERS_PENDING
+            ? { ok: false, why: 'That is the pending set itself: try another type of the same queue.' }
+            : slotBetween(105, 105)(result),
+    },
+    {
+      id: 'module-native-verb',
+      question: 'The native executor runs an enqueue with one command. Which?',
+      choices: ['EVALSHA', 'EMQ.ENQUEUE'],
+      node: 'standalone',
+      // The live call shows it: the module's own command, answered by the module.
+      lines: () => [`EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x`],
+      check: (result, answer) =>
+        answer === 'EMQ.ENQUEUE'
+          ? { ok: true, why: `The module's own command; your keyspace answered ${said(first(result))}.` }
+          : {
+              ok: false,
+              why: 'EVALSHA sends a Lua script by its sha: that is how the other executor, the scripted one, runs a transition.',
+            },
+    },
+  ],
   [`${MODULE}braced-grammar/`]: [
     {
       id: 'grammar-schedule-key',
@@ -75,7 +139,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
         const line = first(result);
         return line.outcome === 'reply'
           ? { ok: true, why: 'EMQ.SCHEDULE took it as its schedule key: the module rebuilt the same bytes.' }
-          : { ok: false, why: `The module refused it: ${said(line)}` };
+          : { ok: false, why: `The module refused that key: ${said(line)}.` };
       },
     },
     {
@@ -91,7 +155,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
               ok: true,
               why: 'EMQ.ENQUEUE took it as the row: the module rebuilt it from the queue name and the id.',
             }
-          : { ok: false, why: `The module refused it: ${said(line)}` };
+          : { ok: false, why: `The module refused that row key: ${said(line)}.` };
       },
     },
     {
@@ -104,7 +168,13 @@ export const EXERCISES: Record<string, Exercise[]> = {
         const line = first(result);
         return /^EMQKEY key 2 differs at byte 7:/.test(line.error?.message ?? '')
           ? { ok: true, why: `The module said: ${line.error!.message}` }
-          : { ok: false, why: `The module said ${said(line)}; it must name key 2 and byte 7.` };
+          : {
+              ok: false,
+              why:
+                line.outcome === 'reply'
+                  ? 'The module took that key: it is the key it expects, so nothing differs.'
+                  : `The module said ${said(line)}, not key 2 at byte 7.`,
+            };
       },
     },
   ],
@@ -143,7 +213,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
             }
           : {
               ok: false,
-              why: 'EMQWIRE comes from the module, which runs only on a node that serves the slot; another node answers MOVED before that.',
+              why: 'EMQWIRE is the module’s answer, and a node calls the module only once the server has agreed to serve the call there; think about what a node that does not serve the slot does first.',
             },
     },
     {
@@ -160,11 +230,15 @@ export const EXERCISES: Record<string, Exercise[]> = {
       // The live part of the answer: the row base is never a key, on any node.
       lines: () => ['EXISTS emq:{orders}:job:'],
       check: (result, answer) => {
-        const base = `EXISTS emq:{orders}:job: answered ${said(first(result))}`;
+        const count = first(result).reply;
+        const base =
+          count === 0
+            ? 'The row base emq:{orders}:job: is no key on the cluster (EXISTS counts 0 of it)'
+            : `EXISTS emq:{orders}:job: counts ${said(first(result))}`;
         return answer.startsWith('TRYAGAIN')
           ? {
               ok: true,
-              why: `${base}: the row base is never a key, so the claim always names a missing key, and a call with several keys, one missing, is TRYAGAIN on both nodes until CLUSTER SETSLOT … NODE ends the migration.`,
+              why: `${base}: the claim always names a missing key, and a call with several keys, one missing, gets TRYAGAIN on both nodes until CLUSTER SETSLOT … NODE ends the migration.`,
             }
           : {
               ok: false,
@@ -183,8 +257,15 @@ export const EXERCISES: Record<string, Exercise[]> = {
       check: (result) => {
         const line = first(result);
         return line.reply === IDENTITY
-          ? { ok: true, why: `GET answered ${IDENTITY}, the identity installed on your keyspace.` }
-          : { ok: false, why: `GET answered ${said(line)}.` };
+          ? { ok: true, why: `That key holds ${IDENTITY}, the identity installed on your keyspace.` }
+          : line.outcome === 'refused'
+            ? {
+                ok: false,
+                why: 'The console reads only keys that start with emq: or {emq}:, and that one starts with neither.',
+              }
+            : line.reply === null
+              ? { ok: false, why: 'Your keyspace has no such key: nothing is stored there.' }
+              : { ok: false, why: 'That key holds something other than the wire identity.' };
       },
     },
     {
@@ -196,8 +277,8 @@ export const EXERCISES: Record<string, Exercise[]> = {
       check: (result, answer) => {
         const line = first(result);
         return String(line.reply) === answer.trim()
-          ? { ok: true, why: `CLUSTER KEYSLOT answered ${String(line.reply)}: the hashtag is emq.` }
-          : { ok: false, why: 'CLUSTER KEYSLOT answered another number: hash the bytes between the braces.' };
+          ? { ok: true, why: `The cluster says slot ${String(line.reply)}: the hashtag is emq.` }
+          : { ok: false, why: 'The cluster puts {emq}:version on another slot than that number.' };
       },
     },
     {
