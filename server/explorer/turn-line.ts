@@ -1,10 +1,13 @@
 // A turn taken in arrival order, by every process on every host: a line kept in Valkey. A taker draws
 // the next ticket (a number, server-side), and asks "am I first?" — one short script that also renews
 // its ticket's lease — until it is; the one who leaves wakes the waiters of this process at once, and
-// those of other processes see it at their next look (a few tens of ms). A ticket whose process died
-// or froze expires with its lease, and a dead holder on this host is freed at once. A line whose work
-// ahead, at the pace of its last turns, is longer than the taker may wait refuses it at once (a ticket
-// served after its run's answer helps nobody); so does a run whose deadline passes while it waits.
+// those of other processes see it at their next look (a few tens of ms). The line is served in rounds
+// (line-join-3.lua): a reader's ticket joins the round under way unless that reader already had one in
+// it, so a reader who keeps a ticket in line all the time takes one turn a round, and one who asks now
+// and then waits only for the rest of the round, not behind everyone who never leaves. A ticket whose
+// process died or froze expires with its lease, and a dead holder on this host is freed at once. A line
+// whose work ahead, at the pace of its last turns, is longer than the taker may wait refuses it at once
+// (a ticket served after its run's answer helps nobody); so does a run whose deadline passes meanwhile.
 
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
@@ -15,6 +18,7 @@ import { BusyError } from '../catalogue/busy.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { runDeadline } from '../run-deadline.ts';
+import { runCaller } from '../run-caller.ts';
 import { LINE_LEASE_MS, LINE_LOOK_MS, LINE_TURN_GUESS_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
 import { holderDead, holderToken, LockBusyError, type Turn } from './turn.ts';
 
@@ -68,7 +72,8 @@ export class TurnLines {
   }
 
   /**
-   * Runs `work` in the turn of the line `name`, once every ticket drawn before this one has left;
+   * Runs `work` in the turn of the line `name`, once every ticket before this one has left (drawn
+   * before it in its round, or of an earlier round; the reader is the run's caller, run-caller.ts);
    * refused at once when the line ahead would take longer than `waitMs` at its pace (LineFullError),
    * and told busy when it did wait that long (LockBusyError).
    */
@@ -85,7 +90,8 @@ export class TurnLines {
     const eval3 = (script: string, ...args: Array<string | number>) =>
       sendRouted(this.admin, 'EVAL', keys, [script, 3, ...keys, ...args]);
     const deadline = Date.now() + waitMs;
-    const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, guessMs)) as number[];
+    const reader = runCaller() ?? '';
+    const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, guessMs, reader)) as number[];
     if (joined[0] === -1) throw new LineFullError(name, joined[1]!, joined[2]!, waitMs);
     let startedAt = 0;
     try {

@@ -1,6 +1,7 @@
 // The reshards' turn as a line, on a real cluster (turn-line.ts): tickets drawn by two separate
 // runtimes (each its own cluster client, as two site processes are) are served in the order drawn,
-// whichever runtime drew them; a dead process's ticket leaves with its lease, and a dead holder on this
+// whichever runtime drew them; a reader who already had a ticket in the round under way goes behind
+// those who had none; a dead process's ticket leaves with its lease, and a dead holder on this
 // host at once; a line whose work ahead, at its pace, is longer than the taker's bound refuses it at
 // once — at the bound it is taken, one past it refused — and an empty line leaves no key.
 
@@ -9,6 +10,7 @@ import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
 import { LineFullError, lineKeys, TurnLines } from '../../server/explorer/turn-line.ts';
 import { LockBusyError } from '../../server/explorer/turn.ts';
+import { asCaller } from '../../server/run-caller.ts';
 import { useSandbox } from '../support/sandbox.ts';
 import { until } from '../support/until.ts';
 
@@ -48,19 +50,44 @@ describe('the line of a turn', () => {
     assert.equal(await admin.exists(...lineKeys(name)), 0, 'an empty line leaves no key');
   });
 
+  it('serves in rounds: a reader who already had a ticket in the round under way waits for the next', async () => {
+    const admin = box.cluster();
+    const lines = new TurnLines(admin);
+    const name = 'test-rounds';
+    const [line] = lineKeys(name);
+    const served: string[] = [];
+    const held = gate();
+    // Reader a holds the turn (round 0); its next ticket goes in round 1, behind b and c, who had none.
+    const holding = asCaller('10.0.0.1', () => lines.with(name, () => held.closed));
+    await until('a holds', async () => (await admin.zcard(line)) === 1);
+    // Each asks once the one before it is in line; `done` is its turn, awaited at the end.
+    const ask = async (reader: string, label: string, inLine: number) => {
+      const done = asCaller(reader, () => lines.with(name, async () => void served.push(label)));
+      await until(`${label} in line`, async () => (await admin.zcard(line)) === inLine, 5000, 5);
+      return { done };
+    };
+    const again = await ask('10.0.0.1', 'a again', 2);
+    const b = await ask('10.0.0.2', 'b', 3);
+    const c = await ask('10.0.0.3', 'c', 4);
+    held.release();
+    await Promise.all([holding, again.done, b.done, c.done]);
+    assert.deepEqual(served, ['b', 'c', 'a again']);
+    assert.equal(await admin.exists(...lineKeys(name)), 0);
+  });
+
   it('lets a dead process’s ticket go with its lease, and a dead holder on this host at once', async () => {
     const admin = box.cluster();
     const lines = new TurnLines(admin, 600);
     const [line, alive] = lineKeys('test-dead');
     // Another host's ticket, first in line, whose process stopped renewing: its lease runs out.
-    await admin.zadd(line, 1, 'elsewhere:1234:deadticket');
+    await admin.zadd(line, 0, 'elsewhere:1234:deadticket');
     await admin.zadd(alive, Date.now() + 600, 'elsewhere:1234:deadticket');
     let started = Date.now();
     assert.equal(await lines.with('test-dead', async () => 'ran', 3000), 'ran');
     assert.ok(Date.now() - started >= 400, 'it waited for the lease');
     // This host's, with a pid that runs nothing (the highest Linux hands out, plus one): freed at once.
     const dead = `${hostname()}:4194305:deadholder`;
-    await admin.zadd(line, 1, dead);
+    await admin.zadd(line, 0, dead);
     await admin.zadd(alive, Date.now() + 20_000, dead);
     started = Date.now();
     assert.equal(await lines.with('test-dead', async () => 'ran', 3000), 'ran');

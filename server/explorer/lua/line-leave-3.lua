@@ -4,9 +4,9 @@
   bound is reckoned by. An empty line leaves no key behind.
 
   Input:
-    KEYS[1] line   {sandbox}:line:<name>        sorted set: token → ticket number
+    KEYS[1] line   {sandbox}:line:<name>        sorted set: token → its place (round, ticket number)
     KEYS[2] alive  {sandbox}:line:<name>:alive  sorted set: token → when its lease ends (server ms)
-    KEYS[3] meta   {sandbox}:line:<name>:meta   hash: seq, avg
+    KEYS[3] meta   {sandbox}:line:<name>:meta   hash: seq, avg, r:<reader>
 
     ARGV[1] token    the ticket's token
     ARGV[2] turn_ms  how long its turn took; 0 when it never had one
