@@ -25,7 +25,6 @@ const LOCK_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua').source;
 const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua').source;
 
-
 export class RunLocks {
   private readonly admin: Cluster;
   private readonly ttlMs: number;

@@ -126,7 +126,9 @@ describe('one reshard per reader address', () => {
       const holding = lines.with(MIGRATION_LOCK, () => held);
       await until('the test holds the turn', async () => (await cluster.zcard(line)) === 1, 5000, 10);
       // At the limit: the reader's one reshard is taken into the line.
-      const first = post('127.0.0.61', 'reshard', { queue: 'orders' }).then((a) => (answered.push('first'), a));
+      const first = post('127.0.0.61', 'reshard', { queue: 'orders' }).then(
+        (a) => (answered.push('first'), a),
+      );
       await until('the first in line', async () => (await cluster.zcard(line)) === 2, 5000, 10);
       // One past: a second from the same address, refused at once with retry-after.
       const started = Date.now();
@@ -155,4 +157,3 @@ describe('one reshard per reader address', () => {
     }
   });
 });
-
