@@ -1,11 +1,16 @@
 // A soak with faults: the built site (WORKERS processes) on a sandbox of its own, mixed explorer runs
-// from closed-loop readers for N minutes, and every `--kill-every` seconds a kill -9 of a sandbox
-// node, the standalone and each cluster node in turn (the sandbox's supervisor starts it again).
-// Prints total runs, 5xx, the failures after each kill and the seconds until runs succeeded again,
-// what /api/sandbox said meanwhile, memory (RSS of the site and of each valkey-server) and the keys
-// left behind at the end. Not part of the suite; asserts nothing.
+// from closed-loop readers for N minutes — and reshards of both modes (keys, atomic) from readers of
+// their own, each from an address of its own (one reshard per reader at a time) — and every
+// `--kill-every` seconds a fault, in turn: a kill -9 of the standalone or of a cluster node (the
+// sandbox's supervisor starts it again), a SIGSTOP of a cluster node for `--stop-s` seconds (then
+// SIGCONT), and a kill -9 of a site worker (the primary starts another; with WORKERS=1 none is killed).
+// Prints total runs, 5xx, the failures after each fault and the seconds until runs succeeded again,
+// what /api/sandbox said meanwhile, memory (RSS of the site and of each valkey-server), the keys left
+// behind at the end, and the valkey-servers the site started still running 10 s after it closed. Not
+// part of the suite; asserts nothing.
 //
 // node bench/soak.ts [--minutes 10] [--readers 6] [--workers 2] [--kill-every 60] [--pause-ms 25]
+//                    [--reshard-readers 2] [--stop-s 10]
 //
 // The sandbox is started here, in this process (as tests/support/explorer.ts does), and handed to the
 // site with VALKEY_URL / VALKEY_CLUSTER_URL: so this process holds the admin's password and can count
@@ -17,7 +22,8 @@ import { Valkey } from 'iovalkey';
 import { startSite } from '../scripts/site.ts';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { mixedRun } from '../tests/support/mixed-runs.ts';
-import { processTable, processTreeOf } from '../tests/support/processes.ts';
+import { alive, processTable, processTreeOf } from '../tests/support/processes.ts';
+import { requestFrom } from '../tests/support/from-address.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
 import { sandboxUp } from '../tests/support/sandbox-up.ts';
 
@@ -28,6 +34,8 @@ const { values: flags } = parseArgs({
     workers: { type: 'string', default: '2' },
     'kill-every': { type: 'string', default: '60' },
     'pause-ms': { type: 'string', default: '25' },
+    'reshard-readers': { type: 'string', default: '2' },
+    'stop-s': { type: 'string', default: '10' },
   },
 });
 function positive(name: keyof typeof flags): number {
@@ -42,6 +50,10 @@ const WORKERS = Math.floor(positive('workers'));
 const KILL_EVERY_S = positive('kill-every');
 /** Each reader's pause between runs (longer after a failure, as a reader would wait): a soak, not a flood. */
 const PAUSE_MS = Number(flags['pause-ms']);
+/** Readers of reshards, per mode; each from an address of its own, one reshard at a time. */
+const RESHARD_READERS = Number(flags['reshard-readers']);
+const STOP_S = positive('stop-s');
+const RESHARD_MODES = ['keys', 'atomic'] as const;
 /** Logical databases of the standalone node: the pool's 24 and database 0 for the leases. */
 const DATABASES = 25;
 
@@ -49,8 +61,10 @@ interface Outcome {
   at: number; // ms since the soak began, when the answer came
   ok: boolean;
   what: string; // '200', '503 SANDBOX_DOWN', 'wrong: …', 'connection: …'
-  /** The part of the sandbox the run needs: the cluster for slot and route, else the standalone. */
-  part: 'standalone' | 'cluster';
+  /** The part of the sandbox the run needs: the cluster for slot, route and a keys reshard, the 9.1
+   * cluster for an atomic reshard, else the standalone. */
+  part: 'standalone' | 'cluster' | 'atomic';
+  kind: string;
 }
 
 const partOf = (kind: string): Outcome['part'] =>
@@ -59,7 +73,8 @@ const partOf = (kind: string): Outcome['part'] =>
 interface Kill {
   at: number;
   node: string;
-  part: Outcome['part'];
+  /** The part whose runs it fails; `all` for a site worker (any run may have been on it). */
+  part: Outcome['part'] | 'all';
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -110,6 +125,11 @@ function memory(): string {
 }
 
 const outcomes: Outcome[] = [];
+/** Every valkey-server seen below the site (read each minute and at the end): none may outlive it. */
+const siteServers = new Set<number>();
+const noteServers = () => {
+  for (const p of processTreeOf(site.pid)) if (p.comm.startsWith('valkey')) siteServers.add(p.pid);
+};
 const kills: Kill[] = [];
 const sandboxSaid: Array<{ at: number; status: string }> = [];
 const t0 = Date.now();
@@ -129,7 +149,7 @@ try {
     while (now() < endAt) {
       const run = mixedRun(next++);
       // The part it ran on is added once, below.
-      let outcome: Omit<Outcome, 'part'>;
+      let outcome: Omit<Outcome, 'part' | 'kind'>;
       try {
         const answer = await client.post(`/api/experiments/${run.kind}`, JSON.stringify(run.body));
         const body = answer.body as { result?: unknown; error?: { code: string } };
@@ -147,28 +167,104 @@ try {
       } catch (error) {
         outcome = { at: now(), ok: false, what: `connection: ${(error as Error).message} (${run.kind})` };
       }
-      outcomes.push({ ...outcome, part: partOf(run.kind) });
+      outcomes.push({ ...outcome, part: partOf(run.kind), kind: run.kind });
       await sleep(outcome.ok ? PAUSE_MS : 4 * PAUSE_MS);
     }
     client.close();
   };
+
+  // A reshard reader: one at a time from its own address, 1 s between them (3 s after a failure).
+  const resharder = async (mode: (typeof RESHARD_MODES)[number], address: string, queue: string) => {
+    const kind = `reshard ${mode}`;
+    const part: Outcome['part'] = mode === 'atomic' ? 'atomic' : 'cluster';
+    while (now() < endAt) {
+      let outcome: Omit<Outcome, 'part' | 'kind'>;
+      try {
+        const answer = await requestFrom(address, `${site.url}/api/experiments/reshard`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ queue, mode }),
+        });
+        const body = JSON.parse(answer.body.toString()) as {
+          result?: { leftBehind?: number };
+          error?: { code: string };
+        };
+        if (answer.status !== 200)
+          outcome = { at: now(), ok: false, what: `${answer.status} ${body.error?.code} (${kind})` };
+        else if (body.result?.leftBehind)
+          outcome = { at: now(), ok: false, what: `wrong ${kind}: left ${body.result.leftBehind} behind` };
+        else outcome = { at: now(), ok: true, what: '200' };
+      } catch (error) {
+        outcome = { at: now(), ok: false, what: `connection: ${(error as Error).message} (${kind})` };
+      }
+      outcomes.push({ ...outcome, part, kind });
+      await sleep(outcome.ok ? 1000 : 3000);
+    }
+  };
+  const resharders = RESHARD_MODES.flatMap((mode, m) =>
+    Array.from({ length: RESHARD_READERS }, (_, r) =>
+      resharder(mode, `127.0.0.${100 + 10 * m + r}`, `soak-${mode}-${r}`),
+    ),
+  );
+
+  // The faults in turn: the standalone and each cluster node killed, a cluster node stopped, a worker killed.
+  type Fault = { name: string; part: Kill['part']; act(): string | null };
+  const killNode = (node: (typeof nodes)[number]): Fault => ({
+    name: `kill -9 ${node.name}`,
+    part: node.name === 'standalone' ? 'standalone' : 'cluster',
+    act() {
+      const pid = valkeyPid(node.port);
+      if (!pid) return null;
+      process.kill(pid, 'SIGKILL');
+      return `pid ${pid}, port ${node.port}`;
+    },
+  });
+  const stopNode = (node: (typeof nodes)[number]): Fault => ({
+    name: `SIGSTOP ${node.name} for ${STOP_S} s`,
+    part: 'cluster',
+    act() {
+      const pid = valkeyPid(node.port);
+      if (!pid) return null;
+      process.kill(pid, 'SIGSTOP');
+      setTimeout(() => alive(pid) && process.kill(pid, 'SIGCONT'), STOP_S * 1000);
+      return `pid ${pid}, port ${node.port}`;
+    },
+  });
+  const killWorker: Fault = {
+    name: 'kill -9 a site worker',
+    part: 'all',
+    act() {
+      if (WORKERS < 2) return null;
+      const worker = processTable().find((p) => p.ppid === site.pid && p.comm.startsWith('node'));
+      if (!worker) return null;
+      process.kill(worker.pid, 'SIGKILL');
+      return `pid ${worker.pid}`;
+    },
+  };
+  const faults: Fault[] = [
+    killNode(nodes[0]!),
+    killNode(nodes[1]!),
+    stopNode(nodes[2]!),
+    killWorker,
+    killNode(nodes[3]!),
+    stopNode(nodes[1]!),
+  ];
 
   const killer = async () => {
     for (let k = 0; ; k++) {
       const at = (k + 1) * KILL_EVERY_S * 1000;
       if (at >= endAt - 10_000) return; // leave the last stretch to recover in
       await sleep(at - now());
-      const node = nodes[k % nodes.length]!;
-      const pid = valkeyPid(node.port);
-      if (!pid) {
+      const fault = faults[k % faults.length]!;
+      const what = fault.act();
+      if (!what) {
         console.log(
-          `${(now() / 1000).toFixed(0)} s: ${node.name} has no process to kill (still restarting?)`,
+          `${(now() / 1000).toFixed(0)} s: ${fault.name}: nothing to act on (restarting, or one worker)`,
         );
         continue;
       }
-      process.kill(pid, 'SIGKILL');
-      kills.push({ at: now(), node: node.name, part: node.name === 'standalone' ? 'standalone' : 'cluster' });
-      console.log(`${(now() / 1000).toFixed(0)} s: kill -9 ${node.name} (pid ${pid}, port ${node.port})`);
+      kills.push({ at: now(), node: fault.name, part: fault.part });
+      console.log(`${(now() / 1000).toFixed(0)} s: ${fault.name} (${what})`);
     }
   };
 
@@ -190,11 +286,18 @@ try {
       await sleep(m * 60_000 - now());
       const done = outcomes.length;
       const failed = outcomes.filter((o) => !o.ok).length;
+      noteServers();
       console.log(`${m} min: ${done} runs, ${failed} failed; ${memory()}`);
     }
   };
 
-  await Promise.all([...Array.from({ length: READERS }, reader), killer(), watcher(), minutely()]);
+  await Promise.all([
+    ...Array.from({ length: READERS }, reader),
+    ...resharders,
+    killer(),
+    watcher(),
+    minutely(),
+  ]);
   await sleep(2000); // runs under way end and give their leases back
 
   // ---- figures ----
@@ -213,14 +316,21 @@ try {
     `\nruns: ${outcomes.length} (${(outcomes.length / (endAt / 1000)).toFixed(0)}/s), failed ${outcomes.filter((o) => !o.ok).length}, 5xx ${fivexx.length}`,
   );
   console.log(`failures by kind: ${tally(outcomes)}`);
+  for (const mode of RESHARD_MODES) {
+    const mine = outcomes.filter((o) => o.kind === `reshard ${mode}`);
+    console.log(
+      `reshard ${mode}: ${mine.length} runs, ${mine.filter((o) => o.ok).length} ok, 5xx ${mine.filter((o) => /^5\d\d /.test(o.what)).length}`,
+    );
+  }
   console.log('\nafter each kill, the runs on the part killed (until the next kill):');
   for (const [k, kill] of kills.entries()) {
     const until = kills[k + 1]?.at ?? endAt;
     // The runs on the part that was killed: a failure of the other part is an earlier kill's.
     const stretch = outcomes.filter((o) => o.at >= kill.at && o.at < until);
-    const window = stretch.filter((o) => o.part === kill.part);
+    const hit = (o: Outcome) => kill.part === 'all' || o.part === kill.part;
+    const window = stretch.filter(hit);
     const failed = window.filter((o) => !o.ok);
-    const otherFailed = stretch.filter((o) => o.part !== kill.part && !o.ok).length;
+    const otherFailed = stretch.filter((o) => !hit(o) && !o.ok).length;
     const lastFailure = failed.at(-1)?.at;
     const recovered =
       failed.length === 0
@@ -237,6 +347,9 @@ try {
     );
   }
   console.log(`\nat end: ${memory()}`);
+  // Every valkey-server below the site now (the workers' Valkey 9.1 clusters among them): none may
+  // outlive it (issue 25.1).
+  noteServers();
 
   // ---- keys left behind, as the admin ----
   const left: string[] = [];
@@ -262,4 +375,9 @@ try {
   await site.close();
   await sandbox.stop();
 }
+await sleep(10_000);
+const leftover = [...siteServers].filter(alive);
+console.log(
+  `valkey-servers the site started (${siteServers.size}) still running 10 s after it closed: ${leftover.length}${leftover.length ? ` (pids ${leftover.join(', ')})` : ''}`,
+);
 process.exit(0);

@@ -11,6 +11,7 @@ import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from
 import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
+import { asCaller } from '../run-caller.ts';
 import { atomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
@@ -30,6 +31,8 @@ export type { Answer };
 
 /** What the API reads of a request: its method, its content type, and its body up to a limit. */
 export interface Asked {
+  /** The client's address as the front read it (peer.ts); absent when no front asked (tests). */
+  from?: string;
   method: string;
   contentType: string;
   /** The body's bytes, or null when it is over `limit` bytes (by Content-Length or as read). */
@@ -84,7 +87,7 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
   }
 
   try {
-    return json(200, { experiment: name, result: await runExperiment(experiment, input) });
+    return json(200, { experiment: name, result: await runExperiment(experiment, input, asked.from) });
   } catch (error) {
     return failed(`experiment ${name}`, error);
   }
@@ -94,7 +97,8 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
  * One run, as every way into a run makes it — the API above and the server island (island.ts): on
  * this process's runtime, ended at the run deadline (the pool cancels a leased run's commands and
  * flushes its keyspace; this bound covers runs that lease nothing, and its deadline cuts what such a
- * run holds: run-deadline.ts). Failures are the caller's to classify (`classify`, failures.ts).
+ * run holds: run-deadline.ts), for the reader at `from` (run-caller.ts). Failures are the caller's to
+ * classify (`classify`, failures.ts).
  */
 export async function runExperiment<I>(
   experiment: {
@@ -103,12 +107,15 @@ export async function runExperiment<I>(
     kind?(input: I): RunKind;
   },
   input: I,
+  from?: string,
 ): Promise<unknown> {
   const runtime = await explorerRuntime();
-  return withinDeadline(
-    RUN_TIMEOUT_MS,
-    () => new RunTimeoutError(RUN_TIMEOUT_MS, experiment.kind?.(input) ?? 'run'),
-    () => experiment.run(runtime, input),
+  return asCaller(from, () =>
+    withinDeadline(
+      RUN_TIMEOUT_MS,
+      () => new RunTimeoutError(RUN_TIMEOUT_MS, experiment.kind?.(input) ?? 'run'),
+      () => experiment.run(runtime, input),
+    ),
   );
 }
 

@@ -8,6 +8,7 @@ import { catalogueText, statusOf } from '../catalogue/catalogue-text.ts';
 import type { StatusCode } from '../catalogue/error-codes.ts';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { BusyError } from '../catalogue/busy.ts';
+import { ShareTakenError } from '../explorer/reader-share.ts';
 import { SandboxLimitError } from '../explorer/keyspace-pool.ts';
 import {
   ClusterDegradedError,
@@ -44,6 +45,7 @@ const OUR_RESOURCES = /EMFILE|ENFILE|ENOBUFS|ENOMEM/;
 
 export function classify(error: unknown): Failure {
   if (error instanceof BusyError) return failure('BUSY', error.message, 2);
+  if (error instanceof ShareTakenError) return failure('RESHARD_QUEUED', error.message, error.retryAfter);
   if (error instanceof Valkey9UnavailableError) {
     if (error.state === 'building') return failure('VALKEY9_BUILDING', error.message, 30);
     if (error.state === 'starting') return failure('VALKEY9_STARTING', error.message, 3);

@@ -316,6 +316,19 @@ const ROWS = [
       text: '<lock> is busy with other runs; waited <ms> ms. Try again in a moment.',
     },
     {
+      code: 'BUSY',
+      variant: 'line',
+      status: 503,
+      when: 'the reshards waiting in line before this one would take, at the pace of the last turns, longer than a reshard waits (10 s): refused at once, before it takes a ticket',
+      text: '<lock> has <ahead> runs in line before this one, about <ms> ms of turns, longer than the <wait> ms a run waits. Try again in a moment.',
+    },
+    {
+      code: 'RESHARD_QUEUED',
+      status: 429,
+      when: 'a reshard from a reader address that already has one queued or running (one at a time per address, either mode, across every site process); `retry-after` says when to come back',
+      text: 'a reshard from you is already queued or running (one at a time for each reader); try again in <seconds> s',
+    },
+    {
       code: 'RESHARD_FAILED',
       variant: 'repaired',
       status: 503,

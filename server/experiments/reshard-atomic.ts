@@ -295,7 +295,7 @@ export async function runAtomicReshard(
   const { queue } = input;
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = slotOf(queueKey(queue, 'pending'));
-  return runtime.locks.with(LOCK, async () => {
+  return runtime.locks.line.with(LOCK, async () => {
     await settle(runtime, await readShards(runtime.clusterAdmin));
     const everyone = await readShards(runtime.clusterAdmin);
     const owner = ownerOf(everyone, n);

@@ -3,7 +3,8 @@
 // optionally, how the slot is moved (`mode`); the answer's shape is the same for every mode
 // (browser-safe/migration.ts). One migration at a time in the whole sandbox: the run takes the
 // migration turn (repairing whatever a killed run left first), then its queue's slot. The atomic mode
-// (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there.
+// (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there. Both turns are
+// lines served in arrival order, and a reader has one reshard queued or running at a time.
 
 import { queueKey, slot } from '../keyspace/index.ts';
 import { inMigrationTurn, MIGRATION_LOCK } from '../explorer/slot-migration.ts';
@@ -17,6 +18,7 @@ import {
 } from './browser-safe/migration.ts';
 import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
 import { RunLocks } from '../explorer/run-lock.ts';
+import { inReaderShare } from '../explorer/reader-share.ts';
 import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
 import { runKeysMigration } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
@@ -52,7 +54,12 @@ export function parseReshardInput(body: unknown): ReshardInput {
   };
 }
 
-export async function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+export function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+  // One reshard queued or running per reader, whichever mode and site process (reader-share.ts).
+  return inReaderShare(runtime.locks, 'reshard', () => reshardInTurn(runtime, input));
+}
+
+async function reshardInTurn(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
   // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
   // while that cluster is being built, starting or cannot start, atomicRuntimeWithin says so (a 503).
   if (input.mode === 'atomic')

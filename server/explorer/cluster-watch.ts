@@ -9,7 +9,7 @@
 
 import { checkCluster } from '../sandbox/cluster-check.ts';
 import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
-import { LockBusyError } from './run-lock.ts';
+import { BusyError } from '../catalogue/busy.ts';
 import { MIGRATION_LOCK, type ClusterAdmin } from './slot-migration.ts';
 import {
   CLUSTER_CHECK_EVERY_MS,
@@ -68,7 +68,7 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
         const first = found ?? (await checkOutsideMigrations());
         if (first.problems.length === 0) return null;
         say(`check found: ${first.problems.join('; ')}`);
-        const report = await admin.locks.with(
+        const report = await admin.locks.line.with(
           MIGRATION_LOCK,
           () => repairCluster(admin.dial, admin.seeds, admin.credentials, say),
           waitMs,
@@ -78,8 +78,9 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
         );
         return report;
       } catch (error) {
-        // Busy: a migration holds the turn and will leave the cluster clean itself (or the next check will).
-        if (!(error instanceof LockBusyError)) say(`check or repair failed: ${(error as Error).message}`);
+        // Busy: a migration holds the turn (or the line is long) and will leave the cluster clean itself
+        // (or the next check will).
+        if (!(error instanceof BusyError)) say(`check or repair failed: ${(error as Error).message}`);
         return null;
       } finally {
         running = null;

@@ -5,48 +5,38 @@
 // it (compare-and-expire with its token) every third of its lifetime, so a long run (a slot migration)
 // never outlives its lock, and says so when the renewal finds the key gone. A token names its holder
 // (host and pid), so a taker on the same host whose holder is dead — a site killed mid-migration — takes
-// the turn over at once instead of waiting out the key's lifetime.
+// the turn over at once instead of waiting out the key's lifetime. The reshards' turn is a line instead
+// (`line`, turn-line.ts): taken in arrival order by every process, not by whoever polls first.
 
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
 import { sendRouted } from '../executors/routed.ts';
-import { catalogueText } from '../catalogue/catalogue-text.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
-import { BusyError } from '../catalogue/busy.ts';
-import { processRuns } from '../sandbox/process-runs.ts';
 import { runDeadline } from '../run-deadline.ts';
 import { TURN_WAIT_MS } from '../settings/bounds.ts';
+import { lineKeys, TurnLines } from './turn-line.ts';
+import { holderDead, holderToken, LockBusyError, type Turn } from './turn.ts';
 
-export class LockBusyError extends BusyError {
-  constructor(name: string, waitedMs: number) {
-    super(catalogueText('BUSY', { lock: name, ms: waitedMs }, 'lock'));
-    this.name = 'LockBusyError';
-  }
-}
+export { LockBusyError, type Turn };
 
 // Compare-and-delete and compare-and-expire on the holder's token: server/explorer/lua/lock-*.lua.
 const LOCK_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua').source;
 const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua').source;
 
-/** What a holder can ask of its turn while it runs. */
-export interface Turn {
-  /** False once a renewal found the key gone or another's (the turn may no longer be ours alone). */
-  held(): boolean;
-}
-
 export class RunLocks {
   private readonly admin: Cluster;
   private readonly ttlMs: number;
   private readonly local = new Map<string, Promise<void>>();
+  /** Turns taken in arrival order across processes (the reshards'): turn-line.ts. */
+  readonly line: TurnLines;
 
   /** `admin` is the cluster as the admin: the lock keys are never the reader's to see or touch. */
   constructor(admin: Cluster, ttlMs = 20_000) {
     this.admin = admin;
     this.ttlMs = ttlMs;
+    this.line = new TurnLines(admin);
   }
 
   /** The lock key of a name; one hashtag keeps every lock on one slot. */
@@ -54,9 +44,9 @@ export class RunLocks {
     return `{sandbox}:lock:${name}`;
   }
 
-  /** Whether some process (this one or another) holds the lock `name` now. */
+  /** Whether some process (this one or another) holds the lock `name`, or is in its line, now. */
   async taken(name: string): Promise<boolean> {
-    return (await this.admin.exists(RunLocks.key(name))) === 1;
+    return (await this.admin.exists(RunLocks.key(name), lineKeys(name)[0])) > 0;
   }
 
   /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
@@ -107,7 +97,7 @@ export class RunLocks {
   }
 
   private async acquire(name: string, deadline: number, waitMs: number, run?: AbortSignal): Promise<string> {
-    const token = `${hostname()}:${process.pid}:${randomBytes(12).toString('base64url')}`;
+    const token = holderToken();
     const key = RunLocks.key(name);
     for (let delay = 5, first = true; ; delay = Math.min(delay * 2, 50), first = false) {
       run?.throwIfAborted();
@@ -126,8 +116,7 @@ export class RunLocks {
   /** Deletes `key` when its token names this host and a pid that no longer runs. */
   private async freeIfHolderDead(key: string): Promise<boolean> {
     const holder = await this.admin.get(key);
-    const match = holder ? /^(.+):(\d+):[A-Za-z0-9_-]+$/.exec(holder) : null;
-    if (!match || match[1] !== hostname() || processRuns(Number(match[2]))) return false;
+    if (!holder || !holderDead(holder)) return false;
     return (await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, holder!])) === 1;
   }
 }

@@ -1,6 +1,6 @@
 // Moving one slot, the way the cluster spec moves it, checked at each step and taken in turns: one
-// migration at a time across the whole sandbox (every process, every host — the turn is a lock key in
-// the cluster itself, renewed while held). A turn starts by repairing whatever a previous holder left
+// migration at a time across the whole sandbox (every process, every host — the turn is a line kept in
+// the cluster itself, served in arrival order, each ticket renewed while it waits or holds). A turn starts by repairing whatever a previous holder left
 // (a site killed mid-way), and a migration that fails is finished or undone by the same repair before
 // the turn is given back, so the next reader always finds every slot with one owner and nothing open.
 
@@ -85,7 +85,8 @@ export async function inMigrationTurn<T>(
   work: (turn: Turn, views: NodeView[]) => Promise<T>,
   waitMs = TURN_WAIT_MS,
 ): Promise<T> {
-  return admin.locks.with(
+  // A line, not a lock: every process's reshards are served in the order they asked (turn-line.ts).
+  return admin.locks.line.with(
     MIGRATION_LOCK,
     async (turn) => {
       const before = await repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);

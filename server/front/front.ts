@@ -25,7 +25,8 @@ export type Handler = (request: IncomingMessage, response: ServerResponse) => un
 /** The routes the front hands past Astro: the JSON API (`owns` says which paths are its). */
 export interface Api {
   owns(path: string): boolean;
-  serve(request: IncomingMessage, response: ServerResponse, path: string): Promise<void>;
+  /** `from`: the client's address as the limiter reads it (peer.ts), for what a run shares per reader. */
+  serve(request: IncomingMessage, response: ServerResponse, path: string, from: string): Promise<void>;
 }
 
 /** Methods a web-standard Request can carry; Astro fails on the others (TRACE, CONNECT, TRACK…). */
@@ -80,7 +81,11 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     const toApi = api.owns(path);
     if (!toApi) compressResponse(request, response);
     Promise.resolve()
-      .then(() => (toApi ? api.serve(request, response, path) : handler(request, response)))
+      .then(() =>
+        toApi
+          ? api.serve(request, response, path, peerOf(request, settings.trustProxy))
+          : handler(request, response),
+      )
       .catch((error: unknown) => {
         logLimited('request failed', `${method} ${path}`, error);
         if (!response.headersSent)

@@ -27,14 +27,20 @@ function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array |
   });
 }
 
-function asked(request: IncomingMessage): Asked {
+function asked(request: IncomingMessage, from: string): Asked {
   return {
+    from,
     method: request.method ?? 'GET',
     contentType: request.headers['content-type'] ?? '',
     readBody: (limit) => readBody(request, limit),
   };
 }
 
-export async function serveApi(request: IncomingMessage, response: ServerResponse, path: string) {
-  writeAnswer(request, response, await answerApi(path, asked(request)));
+export async function serveApi(
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  from: string,
+) {
+  writeAnswer(request, response, await answerApi(path, asked(request, from)));
 }

@@ -38,6 +38,14 @@ export const CLUSTER_CLIENT_WAIT_MS = 5000;
  * reshard takes — before it is told the sandbox is busy.
  */
 export const TURN_WAIT_MS = 10_000;
+/** A ticket in a turn's line (the reshards') lives this long unless its process renews it. */
+export const LINE_LEASE_MS = 6000;
+/** How often a ticket second in line asks whether it is first (further back: that many times as long). */
+export const LINE_LOOK_MS = 25;
+/** What a turn of a line is taken to last until one has been timed (the line's bound is reckoned by it). */
+export const LINE_TURN_GUESS_MS = 1000;
+/** The `retry-after` of a reader's second reshard while the first is queued or running. */
+export const SHARE_RETRY_S = 1;
 /** How long a console run on the cluster waits for each slot's turn: it may hold several. */
 export const CONSOLE_TURN_WAIT_MS = 5000;
 /** How often the cluster is checked (and a half-done move finished or undone). */

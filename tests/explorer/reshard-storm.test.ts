@@ -1,14 +1,23 @@
 // Reshards asked for all at once cannot break the cluster (issue 16.1). 30 at once from one address, then
-// 200 from eight: each is answered 200 or 503 with retry-after (a migration waits its turn, one at a time
-// in the whole sandbox), never 5xx otherwise; afterwards `valkey-cli --cluster check`, asked of every
-// node, finds every slot covered, every node agreeing and no slot open, and route on every queue that
-// was resharded answers 200 with the owner the cluster names.
+// 200 from eight: each is answered 200, 429 RESHARD_QUEUED (one reshard queued or running per reader) or
+// 503, each refusal with retry-after (a migration waits its turn in line, one at a time in the whole
+// sandbox), never 5xx otherwise; afterwards `valkey-cli --cluster check`, asked of every node, finds every
+// slot covered, every node agreeing and no slot open, and route on every queue that was resharded answers
+// 200 with the owner the cluster names. And the share itself (issue 25.2): while a reader's reshard is in
+// line, a second from the same address is refused at once, and another address's is queued behind it and
+// served after it, in the order asked (the line holds across the test process and the site's).
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
+import { until } from '../support/until.ts';
+import { clusterClient } from '../../server/sandbox/cluster.ts';
+import { lineKeys, TurnLines } from '../../server/explorer/turn-line.ts';
+import { MIGRATION_LOCK } from '../../server/explorer/slot-migration.ts';
+import { RunLocks } from '../../server/explorer/run-lock.ts';
+import { shareLock } from '../../server/explorer/reader-share.ts';
 
 // The site's own limits (burst 30 per address): the storm is inside one reader's burst.
 const explorer = useExplorer();
@@ -62,9 +71,10 @@ async function storm(addresses: string[], total: number) {
     const body = JSON.parse(answer.body.toString());
     const key = `${answer.status} ${body.error?.code ?? ''}`.trim();
     counts[key] = (counts[key] ?? 0) + 1;
-    assert.ok([200, 503].includes(answer.status), `answered ${answer.status}: ${answer.body}`);
-    if (answer.status === 503)
-      assert.ok(Number(answer.headers['retry-after']) > 0, 'a 503 says when to retry');
+    assert.ok([200, 429, 503].includes(answer.status), `answered ${answer.status}: ${answer.body}`);
+    if (answer.status === 429) assert.equal(body.error.code, 'RESHARD_QUEUED');
+    if (answer.status !== 200)
+      assert.ok(Number(answer.headers['retry-after']) > 0, 'a refusal says when to retry');
     if (answer.status === 200) assert.equal(body.result.leftBehind, 0);
   }
   console.log(`${total} reshards from ${addresses.length} address(es):`, counts);
@@ -87,7 +97,8 @@ async function assertClusterClean() {
 
 describe('reshards all at once', () => {
   it('30 at once from one address leave the cluster whole', async () => {
-    await storm(['127.0.0.21'], 30);
+    const counts = await storm(['127.0.0.21'], 30);
+    assert.ok((counts['429 RESHARD_QUEUED'] ?? 0) > 0, 'the reader’s others were refused');
     await assertClusterClean();
   });
 
@@ -98,5 +109,51 @@ describe('reshards all at once', () => {
     );
     await assertClusterClean();
     assert.deepEqual(await explorer.allKeys(), []);
+  });
+});
+
+describe('one reshard per reader address', () => {
+  it('refuses at once a second from the same address while one is in line; another address is queued', async () => {
+    const { seeds, admin } = explorer.sandbox.cluster!;
+    const cluster = clusterClient(seeds, { redisOptions: admin ?? {} });
+    try {
+      const lines = new TurnLines(cluster);
+      const [line] = lineKeys(MIGRATION_LOCK);
+      const answered: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // This test process holds the sandbox's migration turn, as another site process would.
+      const holding = lines.with(MIGRATION_LOCK, () => held);
+      await until('the test holds the turn', async () => (await cluster.zcard(line)) === 1, 5000, 10);
+      // At the limit: the reader's one reshard is taken into the line.
+      const first = post('127.0.0.61', 'reshard', { queue: 'orders' }).then(
+        (a) => (answered.push('first'), a),
+      );
+      await until('the first in line', async () => (await cluster.zcard(line)) === 2, 5000, 10);
+      // One past: a second from the same address, refused at once with retry-after.
+      const started = Date.now();
+      const second = await post('127.0.0.61', 'reshard', { queue: 'x' });
+      const tookMs = Date.now() - started;
+      assert.equal(second.status, 429, second.body.toString());
+      assert.equal(JSON.parse(second.body.toString()).error.code, 'RESHARD_QUEUED');
+      assert.equal(second.headers['retry-after'], '1');
+      assert.ok(tookMs < 2000, `refused at once (${tookMs} ms), not after a wait`);
+      // Another address: queued behind the first, not refused.
+      const other = post('127.0.0.62', 'reshard', { queue: 'x' }).then((a) => (answered.push('other'), a));
+      await until('the other address in line', async () => (await cluster.zcard(line)) === 3, 5000, 10);
+      release();
+      await holding;
+      const [a, b] = await Promise.all([first, other]);
+      assert.equal(a.status, 200, a.body.toString());
+      assert.equal(b.status, 200, b.body.toString());
+      assert.deepEqual(answered, ['first', 'other'], 'served in the order asked');
+      // Once the first is answered, its address may ask again.
+      const again = await post('127.0.0.61', 'reshard', { queue: 'x' });
+      assert.equal(again.status, 200, again.body.toString());
+      assert.equal(await cluster.exists(...lineKeys(MIGRATION_LOCK)), 0, 'an empty line leaves no key');
+      assert.equal(await cluster.exists(RunLocks.key(shareLock('reshard', '127.0.0.61'))), 0);
+    } finally {
+      cluster.disconnect();
+    }
   });
 });

@@ -20,6 +20,7 @@ import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { SLOT_RANGES } from '../../server/sandbox/cluster.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
+import { requestFrom } from '../support/from-address.ts';
 import { assertTimeline } from '../support/migration-timeline.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
@@ -287,7 +288,14 @@ describe('reshard', () => {
   it('other readers’ runs stay right while migrations are under way, and migrations take turns', async () => {
     const queues = ['orders', 'emq', 'x', 'fills', 'ça va'];
     const work = [
-      ...['orders', 'x', 'emq'].map((queue) => explorer.post('reshard', { queue, mode: 'keys' })),
+      // From three readers: one reshard queued or running per reader address (issue 25.2).
+      ...['orders', 'x', 'emq'].map((queue, i) =>
+        requestFrom(`127.0.0.${71 + i}`, `${explorer.site.url}/api/experiments/reshard`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ queue, mode: 'keys' }),
+        }).then((a) => ({ status: a.status, body: JSON.parse(a.body.toString()) })),
+      ),
       ...Array.from({ length: 30 }, (_, i) => explorer.post('route', { queue: queues[i % 5] })),
       ...Array.from({ length: 5 }, () => explorer.post('slot', { queue: 'orders', other: 'fills' })),
     ];

@@ -30,6 +30,8 @@ import { ClusterBusyError } from '../../server/wire/cluster-wire.ts';
 import { PoolBusyError, SandboxLimitError } from '../../server/explorer/keyspace-pool.ts';
 import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { LockBusyError } from '../../server/explorer/run-lock.ts';
+import { LineFullError } from '../../server/explorer/turn-line.ts';
+import { ShareTakenError } from '../../server/explorer/reader-share.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -114,6 +116,7 @@ describe('the error-code catalogue', () => {
       new PoolBusyError(5000),
       new ClusterBusyError(5000),
       new LockBusyError('slot:105', 10000),
+      new LineFullError('migration', 12, 10_800, 10_000),
     ]) {
       const failure = classify(error);
       assert.equal(failure.code, 'BUSY', error.message);
@@ -123,6 +126,16 @@ describe('the error-code catalogue', () => {
       assert.equal(rows.length, 1, failure.message);
       assert.equal(rows[0]!.status, failure.status);
     }
+  });
+
+  it('answers a reader’s second reshard as its row says: 429 RESHARD_QUEUED with retry-after', () => {
+    const failure = classify(new ShareTakenError());
+    assert.equal(failure.code, 'RESHARD_QUEUED');
+    assert.equal(failure.status, 429);
+    assert.equal(failure.retryAfter, 1);
+    const rows = rowsFor('RESHARD_QUEUED', failure.message);
+    assert.equal(rows.length, 1, failure.message);
+    assert.equal(rows[0]!.status, failure.status);
   });
 
   it('matches the API’s refusals as the handler sends them, status included', async () => {
@@ -250,7 +263,7 @@ describe('the error-code catalogue', () => {
     assert.throws(() => catalogueText('TIMEOUT', { seconds: 1, ms: 2 }, 'keyspace'), {
       message: 'TIMEOUT: its text has no <ms>',
     });
-    assert.throws(() => catalogueText('BUSY', { ms: 1 }), { message: /has 3 rows for BUSY; exactly one/ });
+    assert.throws(() => catalogueText('BUSY', { ms: 1 }), { message: /has 4 rows for BUSY; exactly one/ });
     assert.equal(
       catalogueText('BAD_PATH', { path: '"/x"' }, 'depth').includes(`${DECODE_ROUNDS} times`),
       true,

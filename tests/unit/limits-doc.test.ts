@@ -23,6 +23,9 @@ import {
   RESERVED_DESCRIPTORS,
   RUN_ANSWER_MARGIN_MS,
   START_BUDGET_MS,
+  SHARE_RETRY_S,
+  TURN_WAIT_MS,
+  LINE_LEASE_MS,
 } from '../../server/settings/bounds.ts';
 
 const read = (path: string) => readFileSync(join(projectRoot(), path), 'utf8');
@@ -64,6 +67,8 @@ const ROWS: Record<string, number[]> = {
   'a lease outliving its run (process killed, flush refused)': [s(DEFAULTS.LEASE_GRACE_MS)],
   'waiting for a free keyspace': [s(KEYSPACE_WAIT_MS)],
   'cluster clients kept for runs; waiting for one': [CLUSTER_CLIENTS, s(CLUSTER_CLIENT_WAIT_MS)],
+  // One per address: a fact of the design (a lock per address), not a setting.
+  "reshards, each mode's line": [1, SHARE_RETRY_S, s(TURN_WAIT_MS), s(LINE_LEASE_MS)],
   // Databases 1 and up are keyspaces; fewer than 2 leaves none.
   keyspaces: [1, MAX_KEYSPACES, 1, 2],
   'a start on servers that cannot be used': [s(START_BUDGET_MS), s(ADMIN_CONNECT_MS), 1],
