@@ -12,6 +12,7 @@ use valkey_module::{raw, valkey_module, Context, Status, ValkeyResult, ValkeyStr
 pub mod commands;
 pub mod keyspace;
 pub mod layout;
+pub mod replication;
 pub mod shared;
 pub mod store;
 pub mod wire;
@@ -38,24 +39,44 @@ type Allocator = std::alloc::System;
 #[cfg(test)]
 const ALLOCATOR: Allocator = std::alloc::System;
 
-/// The one load argument: keep the module out of atomic slot migration (to show the refusal).
+/// A load argument: keep the module out of atomic slot migration (to show the refusal).
 pub const NO_ATOMIC_SLOT_MIGRATION: &str = "no-atomic-slot-migration";
 
 /// Whether the load arguments let the module declare atomic-slot-migration support, or why not.
 pub fn atomic_slot_migration_from_args(args: &[String]) -> Result<bool, String> {
-    match args {
-        [] => Ok(true),
-        [only] if only == NO_ATOMIC_SLOT_MIGRATION => Ok(false),
-        _ => Err(format!(
-            "trafikey refuses to load: unknown arguments {args:?}; the only argument allowed is {NO_ATOMIC_SLOT_MIGRATION}"
-        )),
+    load_options(args).map(|(atomic, _)| atomic)
+}
+
+/// The load arguments as (declare atomic slot migration, replicate the pure verbs verbatim): each
+/// of `no-atomic-slot-migration` and `replicate verbatim` at most once, in either order.
+pub fn load_options(args: &[String]) -> Result<(bool, bool), String> {
+    let (mut atomic, mut verbatim, mut rest) = (true, false, args);
+    loop {
+        match rest {
+            [] => return Ok((atomic, verbatim)),
+            [first, tail @ ..] if first == NO_ATOMIC_SLOT_MIGRATION && atomic => {
+                atomic = false;
+                rest = tail;
+            }
+            [a, b, tail @ ..]
+                if [a.as_str(), b.as_str()] == replication::VERBATIM_ARGS && !verbatim =>
+            {
+                verbatim = true;
+                rest = tail;
+            }
+            _ => {
+                return Err(format!(
+                    "trafikey refuses to load: unknown arguments {args:?}; allowed, each at most once: {NO_ATOMIC_SLOT_MIGRATION}, replicate verbatim"
+                ))
+            }
+        }
     }
 }
 
 fn initialize(ctx: &Context, args: &[ValkeyString]) -> Status {
     let args: Vec<String> = args.iter().map(|arg| arg.to_string_lossy()).collect();
-    let atomic = match atomic_slot_migration_from_args(&args) {
-        Ok(atomic) => atomic,
+    let (atomic, verbatim) = match load_options(&args) {
+        Ok(options) => options,
         Err(why) => {
             ctx.log_warning(&why);
             return Status::Err;
@@ -93,6 +114,7 @@ fn initialize(ctx: &Context, args: &[ValkeyString]) -> Status {
         let flag = raw::VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION as c_int;
         unsafe { raw::RedisModule_SetModuleOptions.unwrap()(ctx.get_raw(), flag) };
     }
+    replication::set_verbatim(verbatim);
     shared::init(ctx);
     register_commands(ctx)
 }
@@ -102,7 +124,10 @@ type Handler = for<'a> fn(&Context, &'a [Str<'a>]) -> ValkeyResult;
 
 /// The server's entry point for one verb, around its handler.
 macro_rules! entry {
-    ($handler:path) => {{
+    ($handler:path) => {
+        entry!($handler, false)
+    };
+    ($handler:path, $pure:expr) => {{
         extern "C" fn entry(
             ctx: *mut raw::RedisModuleCtx,
             argv: *mut *mut raw::RedisModuleString,
@@ -112,7 +137,10 @@ macro_rules! entry {
             // The server passes `argc` strings that live for the whole call.
             let args = unsafe { Str::argv(argv, argc as usize) };
             let run: Handler = $handler;
-            context.reply(run(&context, args)) as c_int
+            replication::begin($pure);
+            let reply = run(&context, args);
+            replication::end(ctx);
+            context.reply(reply) as c_int
         }
         entry as unsafe extern "C" fn(_, _, _) -> _
     }};
@@ -126,13 +154,13 @@ const COMMANDS: [(&CStr, raw::RedisModuleCmdFunc, &layout::Layout); 7] = [
     // EMQ.ENQUEUE 2 <row> <pending> <id> <payload>
     (
         c"EMQ.ENQUEUE",
-        Some(entry!(admission::enqueue)),
+        Some(entry!(admission::enqueue, true)),
         &layout::ENQUEUE,
     ),
     // EMQ.SCHEDULE 2 <row> <schedule> <id> <payload> <run_at_ms>
     (
         c"EMQ.SCHEDULE",
-        Some(entry!(admission::schedule)),
+        Some(entry!(admission::schedule, true)),
         &layout::SCHEDULE,
     ),
     // EMQ.CLAIM 3 <pending> <active> <row-base> <lease_ms>
@@ -140,7 +168,7 @@ const COMMANDS: [(&CStr, raw::RedisModuleCmdFunc, &layout::Layout); 7] = [
     // EMQ.COMPLETE 3 <active> <row> <metrics:completed> <id> <token>
     (
         c"EMQ.COMPLETE",
-        Some(entry!(lease::complete)),
+        Some(entry!(lease::complete, true)),
         &layout::COMPLETE,
     ),
     // EMQ.RETRY 5 <active> <schedule> <dead> <row> <metrics:failed>

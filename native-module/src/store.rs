@@ -302,7 +302,8 @@ impl<'c> Key<'c> {
         let (ctx, name, member) = (self.ctx.get_raw(), self.name.raw(), member.raw());
         let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
         unsafe {
-            if score == 0.0 {
+            if !crate::replication::effect_due() {
+            } else if score == 0.0 {
                 let zero = crate::shared::shared().zero.raw();
                 replicate(ctx, c"ZADD".as_ptr(), c"sss".as_ptr(), name, zero, member);
             } else {
@@ -377,6 +378,7 @@ impl<'c> Key<'c> {
         let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
         match (members, score) {
             ([], _) => {}
+            _ if !crate::replication::effect_due() => {}
             // One member needs no vector.
             ([member], Some(score)) => unsafe {
                 replicate(
@@ -476,6 +478,7 @@ impl<'c> Key<'c> {
         let (ctx, cmd, key, a) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw(), args);
         unsafe {
             match a.len() {
+                _ if !crate::replication::effect_due() => 0,
                 0 => replicate(ctx, cmd, c"s".as_ptr(), key),
                 1 => replicate(ctx, cmd, c"ss".as_ptr(), key, a[0]),
                 2 => replicate(ctx, cmd, c"sss".as_ptr(), key, a[0], a[1]),
