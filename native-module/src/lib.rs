@@ -236,6 +236,30 @@ mod load_args_tests {
     }
 
     #[test]
+    fn replicate_verbatim_is_two_words_in_either_place() {
+        assert_eq!(
+            load_options(&args(&["replicate", "verbatim"])),
+            Ok((true, true))
+        );
+        for words in [
+            &[NO_ATOMIC_SLOT_MIGRATION, "replicate", "verbatim"][..],
+            &["replicate", "verbatim", NO_ATOMIC_SLOT_MIGRATION][..],
+        ] {
+            assert_eq!(load_options(&args(words)), Ok((false, true)));
+        }
+        for words in [
+            &["replicate"][..],
+            &["replicate", "effects"][..],
+            &["verbatim"][..],
+            &["replicate", "verbatim", "replicate", "verbatim"][..],
+            &[NO_ATOMIC_SLOT_MIGRATION, NO_ATOMIC_SLOT_MIGRATION][..],
+        ] {
+            let error = load_options(&args(words)).unwrap_err();
+            assert!(error.contains("replicate verbatim"), "{error}");
+        }
+    }
+
+    #[test]
     fn refuses_any_other_argument() {
         for words in [
             &["yes"][..],
