@@ -54,6 +54,8 @@ function parseDump(text: string): { instructions: number; allocations: number } 
 const module = process.env.BENCH_MODULE ?? nativeModulePath();
 if (!module)
   throw new Error('native-module/target/release/libtrafikey.so is not built (cargo build --release)');
+// BENCH_MODULE_ARGS: the module's load arguments, e.g. `replicate verbatim` (see native-module/README.md).
+const moduleArgs = (process.env.BENCH_MODULE_ARGS ?? '').split(' ').filter(Boolean);
 const dir = await mkdtemp(join(tmpdir(), 'emq-callgrind-'));
 const port = await freePort();
 const server = spawn(
@@ -65,7 +67,7 @@ const server = spawn(
     `--callgrind-out-file=${join(dir, 'cg.out')}`,
     process.env.VALKEY_SERVER ?? 'valkey-server',
     ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    ...['--loadmodule', module],
+    ...['--loadmodule', module, ...moduleArgs],
   ],
   { stdio: 'ignore' },
 );
