@@ -129,7 +129,10 @@ async function waitForLink(replica: Valkey): Promise<void> {
 // BENCH_MODULE points at another build of the module (say, the one before a change) to compare.
 const module = process.env.BENCH_MODULE ?? nativeModulePath();
 // No replica's first sync should wait the default 5 s for more replicas.
-const primary = await startValkeyNode({ module, settings: { 'repl-diskless-sync-delay': '0' } });
+// BENCH_MODULE_ARGS: the module's load arguments; with `replicate verbatim` the replica loads it too.
+const moduleArgs = (process.env.BENCH_MODULE_ARGS ?? '').split(' ').filter(Boolean);
+const verbatim = moduleArgs.join(' ').includes('replicate verbatim');
+const primary = await startValkeyNode({ module, moduleArgs, settings: { 'repl-diskless-sync-delay': '0' } });
 const client = new Client(primary.url);
 const executors: Record<Kind, Executor | null> = {
   floor: null,
@@ -155,12 +158,20 @@ try {
   const alone = await measureAll(client, executors);
   if (!JSON_OUTPUT) table('no replica', alone);
 
-  replica = await startValkeyNode({ settings: { replicaof: `${primary.host} ${primary.port}` } });
+  replica = await startValkeyNode({
+    module: verbatim ? module : null,
+    settings: { replicaof: `${primary.host} ${primary.port}` },
+  });
   replicaClient = new Client(replica.url);
   await waitForLink(replicaClient);
   const replicated = await measureAll(client, executors);
   if (!JSON_OUTPUT) {
-    table('one replica attached (without the module: it applies the effects as plain commands)', replicated);
+    table(
+      verbatim
+        ? 'one replica attached (with the module: enqueue, schedule, complete arrive verbatim)'
+        : 'one replica attached (without the module: it applies the effects as plain commands)',
+      replicated,
+    );
     console.log('scripted÷native: how many times cheaper native is than the script (higher is better);');
     console.log(
       'native÷floor: what native costs over the same work sent as plain commands (1.00x is the floor).',
