@@ -139,7 +139,7 @@ macro_rules! entry {
             let run: Handler = $handler;
             replication::begin($pure);
             let reply = run(&context, args);
-            replication::end(ctx);
+            replication::end(&context);
             context.reply(reply) as c_int
         }
         entry as unsafe extern "C" fn(_, _, _) -> _

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
-use valkey_module::raw;
+use valkey_module::{raw, Context};
 
 /// The load arguments that switch the pure verbs to verbatim replication.
 pub const VERBATIM_ARGS: [&str; 2] = ["replicate", "verbatim"];
@@ -38,8 +38,8 @@ pub fn begin(pure_verb: bool) {
 }
 
 /// Ends the call: a held-back call that wrote anything replicates as the command it arrived as.
-pub fn end(ctx: *mut raw::RedisModuleCtx) {
+pub fn end(ctx: &Context) {
     if CALL.swap(0, Ordering::Relaxed) == 2 {
-        unsafe { raw::RedisModule_ReplicateVerbatim.unwrap()(ctx) };
+        unsafe { raw::RedisModule_ReplicateVerbatim.unwrap()(ctx.get_raw()) };
     }
 }
