@@ -8,7 +8,15 @@
 // asserts nothing. The install is kept between runs (STARLIGHT_DIR moves it).
 // Run: node bench/page-bytes.ts            (--no-starlight: this site's figures alone)
 import { spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -28,7 +36,8 @@ const islandArrived = async (page: Page) => {
 };
 
 /** A course route's markdown twin in the built site: `/` → index.md, `/a/b/` → a/b.md. */
-const twinFile = (route: string) => join(CLIENT, route === '/' ? 'index.md' : route.replace(/\/$/, '') + '.md');
+const twinFile = (route: string) =>
+  join(CLIENT, route === '/' ? 'index.md' : route.replace(/\/$/, '') + '.md');
 
 /** The twin as a Starlight page: its `# title` and `> summary` become the frontmatter. */
 function starlightPage(route: string): string {
@@ -45,7 +54,8 @@ const run = (cmd: string, args: string[], cwd: string) => {
     encoding: 'utf8',
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ASTRO_TELEMETRY_DISABLED: '1' },
   });
-  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
   return result.stdout.trim();
 };
 
@@ -53,14 +63,23 @@ const run = (cmd: string, args: string[], cwd: string) => {
 function buildStarlight(): { dist: string; starlight: string; astro: string } {
   const astro = JSON.parse(readFileSync(join(ROOT, 'node_modules/astro/package.json'), 'utf8')).version;
   const starlight = run('npm', ['view', '@astrojs/starlight', 'version'], ROOT);
-  const dir = process.env.STARLIGHT_DIR ?? join(tmpdir(), `the-owned-keyspace-starlight-${starlight}-astro-${astro}`);
+  const dir =
+    process.env.STARLIGHT_DIR ?? join(tmpdir(), `the-owned-keyspace-starlight-${starlight}-astro-${astro}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'starlight-beside', private: true, type: 'module' }, null, 2),
-  );
-  if (!existsSync(join(dir, 'node_modules/@astrojs/starlight/package.json')))
-    run('npm', ['install', '--no-audit', '--no-fund', `astro@${astro}`, `@astrojs/starlight@${starlight}`], dir);
+  // our overrides too (the Vite version this project's Astro builds with): the same toolchain on both sides
+  const { overrides } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const manifest = {
+    name: 'starlight-beside',
+    private: true,
+    type: 'module',
+    dependencies: { astro: astro, '@astrojs/starlight': starlight },
+    overrides,
+  };
+  const manifestFile = join(dir, 'package.json');
+  const stale = !existsSync(manifestFile) || readFileSync(manifestFile, 'utf8') !== JSON.stringify(manifest);
+  writeFileSync(manifestFile, JSON.stringify(manifest));
+  if (stale || !existsSync(join(dir, 'node_modules/@astrojs/starlight/package.json')))
+    run('npm', ['install', '--no-audit', '--no-fund'], dir);
   writeFileSync(
     join(dir, 'astro.config.mjs'),
     `import { defineConfig } from 'astro/config';
@@ -80,7 +99,8 @@ export const collections = { docs: defineCollection({ loader: docsLoader(), sche
 `,
   );
   for (const route of COURSE_ROUTES) {
-    const file = route === '/' ? join(docs, 'index.md') : join(docs, route.slice(1).replace(/\/$/, '') + '.md');
+    const file =
+      route === '/' ? join(docs, 'index.md') : join(docs, route.slice(1).replace(/\/$/, '') + '.md');
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, starlightPage(route));
   }
@@ -106,7 +126,9 @@ async function serveStatic(dist: string): Promise<{ url: string; server: Server 
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
     const found = file.startsWith(dist) && existsSync(file);
     if (!found) file = join(dist, '404.html');
-    response.writeHead(found ? 200 : 404, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    response.writeHead(found ? 200 : 404, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    });
     createReadStream(file).pipe(response);
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -142,18 +164,28 @@ try {
   const n = (x: number) => x.toLocaleString('en');
   const cell = (a: number, b: number | undefined) =>
     b === undefined ? n(a) : `${n(a)} / ${n(b)} = ${(a / b).toFixed(2)}×`;
-  const head = ['page', 'HTML br', 'JS at load br', 'total br', 'elements'];
+  const head = ['page', 'HTML br', 'JS at load br', 'JS once idle br', 'total br', 'elements'];
   const rows = ROUTES.map((route) => {
     const a = ours.get(route)!;
     const b = theirs.get(route);
-    return [route, cell(a.html, b?.html), cell(a.js, b?.js), cell(a.total, b?.total), cell(a.elements, b?.elements)];
+    return [
+      route,
+      cell(a.html, b?.html),
+      cell(a.js, b?.js),
+      cell(a.jsSettled, b?.jsSettled),
+      cell(a.total, b?.total),
+      cell(a.elements, b?.elements),
+    ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   console.log(
     WITH_STARLIGHT
-      ? `this site / ${versions} (the same text: each page's markdown twin), bytes as served (brotli), 412 px, at load`
-      : 'this site, bytes as served (brotli), 412 px, at load',
+      ? `this site / ${versions} (the same text: each page's markdown twin), bytes as served (brotli), 412 px`
+      : 'this site, bytes as served (brotli), 412 px',
+  );
+  console.log(
+    'JS at load: requested by the load event; once idle and total: all a page fetched, idle too, the reader not moving',
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
