@@ -3,7 +3,9 @@
 // press inside it, whichever comes first — never at load. The code is the part's own module, imported
 // once; its custom elements wire themselves when they are defined, the island's HTML included, whenever
 // that arrives. A form submitted inside the part before its code has run is held, then submitted again
-// once it has (the code's own listeners take it), so a quick reader's first click never reloads the page.
+// once it has (the code's own listeners take it), so a quick reader's first click never reloads the page;
+// a field typed into meanwhile is announced again (an input event, a change event if it had one), so
+// what the reader typed is read as if the code had been there.
 // Browser only.
 
 /** How far ahead of the viewport a part starts loading: one viewport height above and below. */
@@ -18,6 +20,14 @@ export function whenNeeded<T>(selector: string, importPart: () => Promise<T>): N
   const parts = [...document.querySelectorAll<HTMLElement>(selector)];
   let loading: Promise<T> | null = null;
   const held: { form: HTMLFormElement; submitter: HTMLElement | null }[] = [];
+  const edited = new Map<EventTarget, Set<string>>();
+
+  const note = (event: Event) => {
+    if (!event.isTrusted || !event.target) return;
+    const kinds = edited.get(event.target) ?? new Set<string>();
+    edited.set(event.target, kinds.add(event.type));
+    start();
+  };
 
   const hold = (event: Event) => {
     const form = event.target as HTMLFormElement;
@@ -42,7 +52,13 @@ export function whenNeeded<T>(selector: string, importPart: () => Promise<T>): N
           el.removeEventListener('focusin', start);
           el.removeEventListener('pointerdown', start);
           el.removeEventListener('submit', hold, true);
+          el.removeEventListener('input', note, true);
+          el.removeEventListener('change', note, true);
         }
+        for (const [field, kinds] of edited)
+          for (const kind of ['input', 'change'])
+            if (kinds.has(kind)) field.dispatchEvent(new Event(kind, { bubbles: true }));
+        edited.clear();
         for (const { form, submitter } of held.splice(0)) if (form.isConnected) form.requestSubmit(submitter);
         return part;
       },
@@ -59,6 +75,8 @@ export function whenNeeded<T>(selector: string, importPart: () => Promise<T>): N
     el.addEventListener('focusin', start);
     el.addEventListener('pointerdown', start);
     el.addEventListener('submit', hold, true);
+    el.addEventListener('input', note, true);
+    el.addEventListener('change', note, true);
   }
   // Without an observer (a very old browser) nothing would say when the part nears: load it now.
   if (!observer && parts.length) start();

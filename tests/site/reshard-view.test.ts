@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const HASHTAG = '/protocol/the-owned-keyspace/hashtag-and-slot/';
@@ -16,7 +16,7 @@ const chromium = useBrowser();
 for (const width of [360, 1280]) {
   test(`reshard at ${width} px: phases in order, the map moving, probes named and exact`, async () => {
     const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, { width });
-    await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+    await reachExplorer(page, '[data-sandbox="up"]');
     const section = page.locator('[data-experiment="route"]');
     await section.getByRole('button', { name: 'Move its slot, and back' }).click();
     await section.locator('[data-reshard="phases"]').waitFor({ timeout: 30_000 });

@@ -57,15 +57,18 @@ customElements.define('emq-explorer', ExplorerElement);
 // long after that means the island's own request failed, so say so instead of "Connecting…" forever.
 // Counted from the page's start: this module loads only when the reader nears the explorer.
 const ISLAND_PATIENCE_MS = 12_000;
-setTimeout(() => {
-  for (const root of document.querySelectorAll<HTMLElement>('[data-explorer][data-sandbox="loading"]')) {
-    const text = root.querySelector<HTMLElement>('[data-status-text]');
-    if (text)
-      text.textContent =
-        'The live explorer did not load. The keys and slots above are computed in your browser; reload the page to try the sandbox again.';
-    root.dataset.sandbox = 'unreachable';
-  }
-}, Math.max(0, ISLAND_PATIENCE_MS - performance.now()));
+setTimeout(
+  () => {
+    for (const root of document.querySelectorAll<HTMLElement>('[data-explorer][data-sandbox="loading"]')) {
+      const text = root.querySelector<HTMLElement>('[data-status-text]');
+      if (text)
+        text.textContent =
+          'The live explorer did not load. The keys and slots above are computed in your browser; reload the page to try the sandbox again.';
+      root.dataset.sandbox = 'unreachable';
+    }
+  },
+  Math.max(0, ISLAND_PATIENCE_MS - performance.now()),
+);
 
 /**
  * A part picker link such as <a href="#explorer-module" data-explorer-open="slot"> opens that view. Called
