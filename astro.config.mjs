@@ -4,6 +4,7 @@ import mdx from '@astrojs/mdx';
 import node from '@astrojs/node';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { codeColours, THEMES } from './src/lib/code-colours.ts';
 
 /** The project's own server code, which `node server/serve.ts` loads from source. */
 const SERVER_DIR = fileURLToPath(new URL('./server/', import.meta.url));
@@ -73,11 +74,9 @@ export default defineConfig({
     },
   },
   integrations: [mdx()],
+  // the fences' colours as the source panels' are: classes, not a style per token (src/lib/code-colours.ts)
   markdown: {
-    shikiConfig: {
-      themes: { light: 'github-light-default', dark: 'github-dark-default' },
-      defaultColor: false,
-    },
+    shikiConfig: { themes: THEMES, defaultColor: false, transformers: [codeColours] },
   },
   devToolbar: { enabled: false },
   // The experiments API accepts only application/json, which a cross-site form cannot send without a

@@ -1,9 +1,9 @@
-/** Shiki at build time: one highlighter for every code panel, in both themes (CSS variables). */
+/** Shiki at build time: one highlighter for every code panel, in both themes (colours as classes). */
 import { createHighlighter, type Highlighter } from 'shiki';
+import { codeColours, THEMES } from './code-colours.ts';
 import type { Lang } from './source.ts';
 
 const SHIKI_LANG: Record<Lang, string> = { ts: 'typescript', lua: 'lua', rust: 'rust' };
-export const THEMES = { light: 'github-light-default', dark: 'github-dark-default' } as const;
 
 let highlighter: Promise<Highlighter> | undefined;
 
@@ -13,5 +13,6 @@ export async function highlight(code: string, lang: Lang): Promise<string> {
     lang: SHIKI_LANG[lang],
     themes: THEMES,
     defaultColor: false,
+    transformers: [codeColours],
   });
 }

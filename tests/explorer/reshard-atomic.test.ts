@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
@@ -70,7 +70,7 @@ describe('mode atomic on Valkey 9.1', { skip }, () => {
 
   it('shows both modes side by side in Chromium', async () => {
     const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, { width: 1280 });
-    await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+    await reachExplorer(page, '[data-sandbox="up"]');
     const section = page.locator('[data-experiment="route"]');
     await section.getByRole('button', { name: 'Move it atomically (Valkey 9.1)' }).click();
     const atomic = section.locator('[data-reshard-mode="atomic"]');
@@ -124,7 +124,7 @@ describe('mode atomic without Valkey 9.1', () => {
 
   it('says so plainly on the page, where everything else still runs', async () => {
     const page = await openPage(chromium.browser, site!.url + HASHTAG, { width: 360 });
-    await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+    await reachExplorer(page, '[data-sandbox="up"]');
     const section = page.locator('[data-experiment="route"]');
     await section.getByRole('button', { name: 'Move it atomically (Valkey 9.1)' }).click();
     const atomic = section.locator('[data-reshard-mode="atomic"]');

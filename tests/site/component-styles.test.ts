@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reach, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const GRAMMAR = '/protocol/the-owned-keyspace/braced-grammar/';
@@ -31,6 +31,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       "the exercises' and the console's own styles are inlined in the head",
     );
 
+    await reach(page, 'emq-exercises');
     await page.locator('emq-exercises button:not([disabled])').first().waitFor();
     const look = await page.evaluate(() => {
       const style = (selector: string) => getComputedStyle(document.querySelector(selector)!);

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reach, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const GRAMMAR = '/protocol/the-owned-keyspace/braced-grammar/';
@@ -17,6 +17,7 @@ const chromium = useBrowser();
 
 async function open(route: string, width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
   const page = await openPage(chromium.browser, explorer.site.url + route, { width, colorScheme });
+  await reach(page, 'emq-console');
   await page.locator('emq-console button[type="submit"]:not([disabled])').waitFor();
   return page;
 }
@@ -59,6 +60,7 @@ for (const [width, scheme] of [
     // edited lines live in the link: a reload keeps them, Reset brings the example back
     await lines.fill('KEYS *\nPING');
     await page.reload();
+    await reach(page, 'emq-console');
     await page.locator('emq-console button[type="submit"]:not([disabled])').waitFor();
     assert.equal(await lines.inputValue(), 'KEYS *\nPING');
     assert.match(page.url(), /console\.lines=KEYS/);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { COURSE_ROUTES } from '../../scripts/site.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { useBrowser } from '../support/site.ts';
+import { useBrowser, reach } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const chromium = useBrowser();
@@ -79,6 +79,7 @@ test('under the policy the explorer runs an experiment, the console a line, an e
 
   // The console: the page's example, run.
   const consolePanel = page.locator('.cn-panel');
+  await reach(page, 'emq-console'); // its code loads as the reader nears it
   await page.locator('emq-console button[type="submit"]:not([disabled])').waitFor();
   await consolePanel.getByRole('button', { name: 'Run' }).click();
   await consolePanel.locator('.cn-line .cn-reply').first().waitFor();

@@ -8,7 +8,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { slot } from '../../server/keyspace/index.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reach, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -17,6 +17,7 @@ const chromium = useBrowser();
 
 async function open(route: string, width: number): Promise<Page> {
   const page = await openPage(chromium.browser, explorer.site.url + route, { width });
+  await reach(page, 'emq-exercises');
   await page.locator('emq-exercises button:not([disabled])').first().waitFor();
   return page;
 }
@@ -43,6 +44,7 @@ test('the grammar dive’s exercises at 360 px, by keyboard: the module decides,
   assert.match(await answer(page, 'grammar-byte-7', 'emq:{orders}:pendinX'), /^Not yet\. .*byte 19/);
   assert.match(await answer(page, 'grammar-byte-7', 'emq:{orDers}:pending'), /^Right\. .*differs at byte 7/);
   await page.reload();
+  await reach(page, 'emq-exercises');
   await page.locator('emq-exercises button:not([disabled])').first().waitFor();
   assert.equal(await page.locator('[data-progress]').innerText(), '2 of 3 solved in this browser.');
   assert.match(

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -14,7 +14,7 @@ const chromium = useBrowser();
 
 async function open(url: string, width: number): Promise<Page> {
   const page = await openPage(chromium.browser, url, { width });
-  await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').first().waitFor();
+  await reachExplorer(page);
   return page;
 }
 

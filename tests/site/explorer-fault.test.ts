@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { COURSE_ROUTES, startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
-import { launchBrowser } from '../support/site.ts';
+import { launchBrowser, reachExplorer } from '../support/site.ts';
 import { serversOf } from '../support/processes.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
@@ -64,8 +64,7 @@ test('the standalone sandbox dies mid-run: pages serve, the island says so, and 
 
   const page = await browser.newPage();
   await page.goto(`${site.url}/protocol/the-owned-keyspace/braced-grammar/`);
-  const root = page.locator('emq-explorer:defined:not([data-sandbox="loading"])');
-  await root.waitFor();
+  const root = await reachExplorer(page);
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   // The island (rendered by Astro's server build) and the API (its status, asked above) use one
   // runtime: a second copy of it would have started a second sandbox under the site.

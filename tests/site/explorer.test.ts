@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
 import { seededRandom } from '../../server/seeded-random.ts';
 import { COURSE_ROUTES } from '../../scripts/site.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -24,7 +24,7 @@ const chromium = useBrowser();
 /** A page with its island arrived and wired. */
 async function open(route: string, width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
   const page = await openPage(chromium.browser, explorer.site.url + route, { width, colorScheme });
-  await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
+  await reachExplorer(page);
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   return page;
 }
@@ -268,7 +268,7 @@ test('no layout shift: the island takes exactly the fallback’s box, at 360 and
       const fallback = (await slot.boundingBox())!;
       const below = (await page.locator('[data-explorer-slot] ~ *').first().boundingBox())!;
       release();
-      await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
+      await page.locator('[data-explorer]:not([data-sandbox="loading"])').waitFor();
       const island = (await slot.boundingBox())!;
       const belowAfter = (await page.locator('[data-explorer-slot] ~ *').first().boundingBox())!;
       assert.deepEqual(island, fallback, `${route} at ${width} px: the slot's box`);
@@ -286,6 +286,9 @@ test('a failed island request turns "Connecting…" into a plain message, and th
   await page.goto(explorer.site.url + GRAMMAR);
   const status = page.locator('[data-explorer] [data-status-text]').first();
   assert.match((await status.textContent()) ?? '', /Connecting/);
+  // the explorer's code, which says so, loads once the reader reaches it
+  await page.locator('[data-explorer-slot]').scrollIntoViewIfNeeded();
+  await page.locator('emq-explorer:defined').waitFor();
   await page.clock.fastForward(13_000);
   await page.locator('[data-explorer][data-sandbox="unreachable"]').waitFor();
   assert.match((await status.textContent()) ?? '', /did not load/);

@@ -8,7 +8,7 @@ import type { Locator, Page } from 'playwright-core';
 import { utf8 } from '../../server/keyspace/index.ts';
 import { LIMITS } from '../../server/settings/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reach, reachExplorer, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -26,7 +26,7 @@ async function open(route: string): Promise<{ page: Page; dialogs: string[] }> {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   });
-  await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
+  await reachExplorer(page, '[data-sandbox="up"]');
   return { page, dialogs };
 }
 
@@ -69,6 +69,7 @@ test('braced grammar page: keys, the layout check and the console show the name 
   await noElementMade(page, dialogs, 'layout');
 
   const console = page.locator('emq-console');
+  await reach(page, 'emq-console'); // its code loads as the reader nears it
   await console.locator('button[type="submit"]:not([disabled])').waitFor();
   await console
     .getByLabel('Commands, one per line')

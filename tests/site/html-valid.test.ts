@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { HtmlValidate, type Report } from 'html-validate';
 import { CLIENT, COURSE_ROUTES, ensureBuilt } from '../../scripts/site.ts';
-import { useCourse } from '../support/site.ts';
+import { useCourse, reachExplorer } from '../support/site.ts';
 
 const validator = new HtmlValidate({ extends: ['html-validate:standard'] });
 
@@ -43,7 +43,7 @@ test('each course page with its explorer island arrived is valid too', async () 
   const found: string[] = [];
   for (const route of COURSE_ROUTES) {
     await page.goto(course.site.url + route);
-    if (route !== '/') await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
+    if (route !== '/') await reachExplorer(page);
     found.push(...problems(await validator.validateString(await page.content(), `${route} (live)`)));
   }
   await page.close();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { openPage, useCourse } from '../support/site.ts';
+import { openPage, useCourse, reachExplorer } from '../support/site.ts';
 
 const course = useCourse();
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -13,7 +13,7 @@ const GRAMMAR = `${MODULE}braced-grammar/`;
 
 async function open(route: string, width: number, colorScheme: 'light' | 'dark'): Promise<Page> {
   const page = await openPage(course.browser, course.site.url + route, { width, colorScheme });
-  await page.locator('emq-explorer:defined:not([data-sandbox="loading"])').waitFor();
+  await reachExplorer(page);
   return page;
 }
 

@@ -9,7 +9,7 @@ import { Valkey } from 'iovalkey';
 import type { Locator, Page } from 'playwright-core';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const HASHTAG = '/protocol/the-owned-keyspace/hashtag-and-slot/';
@@ -20,7 +20,7 @@ async function open(javaScript = true): Promise<Page> {
   const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, {
     javaScriptEnabled: javaScript,
   });
-  if (javaScript) await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+  if (javaScript) await reachExplorer(page, '[data-sandbox="up"]');
   return page;
 }
 

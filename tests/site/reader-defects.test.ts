@@ -10,7 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { EXPLAINED, sectionFor } from '../../server/experiments/console/error-course.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const chromium = useBrowser();
@@ -235,6 +235,8 @@ test('the module page: the part picker and the explorer’s picker are one state
   const page = await open(MODULE, 360);
   await page.locator('[data-part-tab="hashtag"]').click();
   assert.match(page.url(), /#part-hashtag$/);
+  // the explorer's code loads as the reader reaches it, and opens on the part the URL holds
+  await reachExplorer(page);
   await page.locator('[data-view="slot"]:not([hidden])').waitFor();
   assert.equal(await page.getByRole('radio', { name: 'The hashtag: the slot' }).isChecked(), true);
   await page.getByRole('radio', { name: 'The reserve' }).check();

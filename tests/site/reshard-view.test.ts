@@ -11,7 +11,7 @@ import { before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
 const { skip: noValkey9 } = await valkey9ForTests();
@@ -22,7 +22,7 @@ const BUDGET: Record<number, number> = { 360: 2400, 1280: 1350 };
 const KINDS = /^(served|refused|redirected|retry)( \d+×)?$/;
 
 async function run(page: Page, button: string): Promise<Locator> {
-  await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+  await reachExplorer(page, '[data-sandbox="up"]');
   const section = page.locator('[data-experiment="route"]');
   await section.getByRole('button', { name: button }).click();
   await section.locator('[data-stepper]').waitFor({ timeout: 60_000 });

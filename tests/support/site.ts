@@ -1,7 +1,7 @@
 // The site tests' browser: Debian's Chromium through playwright-core, the viewports the tests use, and
 // the built site with a Chromium for one test file. Building and starting the site is scripts/site.ts's.
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { boundedTeardown } from './teardown.ts';
 
@@ -60,6 +60,23 @@ export async function openPage(
   page.on('close', () => void context.close().catch(() => {}));
   await page.goto(url);
   return page;
+}
+
+/**
+ * The explorer, reached as a reader reaches it: its code loads only when its section nears the viewport
+ * (src/lib/when-needed.ts), so this scrolls the page's first explorer into view and waits until it is
+ * wired (defined) in `state` — by default, once its island has arrived, whatever the sandbox said.
+ */
+export async function reachExplorer(page: Page, state = ':not([data-sandbox="loading"])'): Promise<Locator> {
+  await page.locator('[data-explorer-slot]').first().scrollIntoViewIfNeeded();
+  const root = page.locator(`emq-explorer:defined${state}`).first();
+  await root.waitFor();
+  return root;
+}
+
+/** A part whose code loads when it nears the viewport (the console, the exercises), scrolled to. */
+export async function reach(page: Page, selector: string): Promise<void> {
+  await page.locator(selector).first().scrollIntoViewIfNeeded();
 }
 
 /** The built site and a Chromium for one test file: started before its tests, stopped after them. */

@@ -55,27 +55,33 @@ customElements.define('emq-explorer', ExplorerElement);
 
 // The island renders within a couple of seconds even when the sandbox is down; a fallback still waiting
 // long after that means the island's own request failed, so say so instead of "Connecting…" forever.
+// Counted from the page's start: this module loads only when the reader nears the explorer.
 const ISLAND_PATIENCE_MS = 12_000;
-setTimeout(() => {
-  for (const root of document.querySelectorAll<HTMLElement>('[data-explorer][data-sandbox="loading"]')) {
-    const text = root.querySelector<HTMLElement>('[data-status-text]');
-    if (text)
-      text.textContent =
-        'The live explorer did not load. The keys and slots above are computed in your browser; reload the page to try the sandbox again.';
-    root.dataset.sandbox = 'unreachable';
-  }
-}, ISLAND_PATIENCE_MS);
+setTimeout(
+  () => {
+    for (const root of document.querySelectorAll<HTMLElement>('[data-explorer][data-sandbox="loading"]')) {
+      const text = root.querySelector<HTMLElement>('[data-status-text]');
+      if (text)
+        text.textContent =
+          'The live explorer did not load. The keys and slots above are computed in your browser; reload the page to try the sandbox again.';
+      root.dataset.sandbox = 'unreachable';
+    }
+  },
+  Math.max(0, ISLAND_PATIENCE_MS - performance.now()),
+);
 
-// A part picker link such as <a href="#explorer-module" data-explorer-open="slot"> opens that view.
-document.addEventListener('click', (event) => {
-  const link = (event.target as Element).closest<HTMLAnchorElement>('[data-explorer-open]');
+/**
+ * A part picker link such as <a href="#explorer-module" data-explorer-open="slot"> opens that view. Called
+ * by the page's loader (ExplorerFallback.astro) on the link's click, once this module has loaded.
+ */
+export function openLinkedView(link: HTMLAnchorElement): void {
   const root = document.querySelector<HTMLElement>(
     'emq-explorer[data-explorer="module"]:defined:not([data-sandbox="loading"])',
   );
-  if (!link || !root) return;
+  if (!root) return;
   showView(root, link.dataset.explorerOpen!);
   const panel = root.querySelector<HTMLElement>(`[data-view="${link.dataset.explorerOpen}"]`);
   requestAnimationFrame(() =>
     panel?.querySelector<HTMLElement>('input:not([type="radio"]), button')?.focus(),
   );
-});
+}
