@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -22,7 +22,7 @@ const chromium = useBrowser();
 
 async function open(route: string, width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
   const page = await openPage(chromium.browser, explorer.site.url + route, { width, colorScheme });
-  await page.locator('emq-explorer:defined[data-sandbox="up"]').waitFor();
+  await reachExplorer(page, '[data-sandbox="up"]');
   return page;
 }
 
