@@ -49,7 +49,7 @@ async function removeQueueKeys(node: Valkey): Promise<number> {
  * it has ended, and removes every queue key. Answers one line per thing done, for the log.
  */
 export function clearAtomicLeftovers(runtime: AtomicRuntime, lock: string): Promise<string[]> {
-  return runtime.locks.with(lock, async () => {
+  return runtime.locks.line.with(lock, async () => {
     const said: string[] = [];
     const shards = await readShards(runtime.clusterAdmin);
     const nodes = shards.map(({ address }) => ({ address, admin: runtime.clusterAdminNode(address) }));

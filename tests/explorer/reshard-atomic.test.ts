@@ -68,29 +68,33 @@ describe('mode atomic on Valkey 9.1', { skip }, () => {
     assert.equal(status2.atomic.version, build!.version);
   });
 
-  it('shows both modes side by side in Chromium', async () => {
+  it('shows both modes, one above the other, in Chromium', async () => {
     const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, { width: 1280 });
     await reachExplorer(page, '[data-sandbox="up"]');
     const section = page.locator('[data-experiment="route"]');
     await section.getByRole('button', { name: 'Move it atomically (Valkey 9.1)' }).click();
     const atomic = section.locator('[data-reshard-mode="atomic"]');
-    await atomic.locator('[data-reshard="phases"]').waitFor({ timeout: 30_000 });
+    await atomic.locator('[data-stepper]').waitFor({ timeout: 30_000 });
+    // Every phase, as a list, opens on demand: the moving phase's probes served (or refused) N× then MOVED.
+    await atomic.locator('[data-reshard-all] summary').first().click();
     assert.match(await atomic.locator('[data-reshard="summary"]').innerText(), /CLUSTER MIGRATESLOTS/);
-    const moving = atomic.locator('[data-phase="moving"]');
+    const moving = atomic.locator('[data-reshard-all] [data-phase="moving"]');
+    assert.equal(await moving.count(), 1);
     for (const probe of await moving.locator('[data-probe]').all()) {
-      assert.match(await probe.innerText(), /served \d+×/);
-      assert.match(String(await probe.locator('[data-reply]').textContent()), /^MOVED 105 127\.0\.0\.1:\d+$/);
+      assert.match(await probe.innerText(), /(served|refused) \d+×/);
+      assert.match(String(await probe.locator('[data-reply]').textContent()), /MOVED 105 127\.0\.0\.1:\d+$/);
     }
     assert.match(await atomic.locator('[data-reshard="states"]').innerText(), /EXPORT[\s\S]*success/);
 
     await section.getByRole('button', { name: 'Move its slot, and back' }).click();
     const keys = section.locator('[data-reshard-mode="keys"]');
-    await keys.locator('[data-reshard="phases"]').waitFor({ timeout: 30_000 });
-    assert.match(await keys.innerText(), /TRYAGAIN/);
-    // The atomic answer stays beside it.
-    assert.equal(await atomic.locator('[data-phase="moving"]').count(), 1);
-    const [left, right] = await Promise.all([keys.boundingBox(), atomic.boundingBox()]);
-    assert.ok(left!.x < right!.x && Math.abs(left!.y - right!.y) < 2, 'side by side at 1280 px');
+    await keys.locator('[data-stepper]').waitFor({ timeout: 30_000 });
+    await keys.locator('[data-reshard-all] summary').first().click();
+    assert.match(await keys.locator('[data-reshard-all]').innerText(), /TRYAGAIN/);
+    // The atomic answer stays beside it, each at the explorer's full width.
+    assert.equal(await atomic.locator('[data-reshard-all] [data-phase="moving"]').count(), 1);
+    const [upper, lower] = await Promise.all([keys.boundingBox(), atomic.boundingBox()]);
+    assert.ok(upper && lower && Math.abs(upper.width - lower.width) < 2, 'both modes at one width');
     await page.close();
   });
 });

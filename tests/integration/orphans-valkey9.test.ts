@@ -163,7 +163,10 @@ describe('a site with its Valkey 9.1 cluster', { skip }, () => {
         await untilMigrating(nodes);
         let holder = 0;
         for (const node of nodes) {
-          const token = await node.get('{sandbox}:lock:reshard-atomic').catch(() => null);
+          // The atomic runs' turn is a line (turn-line.ts): its first ticket is the holder's token.
+          const [token] = (await node
+            .call('ZRANGE', '{sandbox}:line:reshard-atomic', 0, 0)
+            .catch(() => [])) as string[];
           const pid = Number(/:(\d+):[^:]+$/.exec(token ?? '')?.[1]);
           if (pid) holder = pid;
         }

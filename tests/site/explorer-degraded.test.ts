@@ -10,7 +10,7 @@ import { Valkey } from 'iovalkey';
 import { queueKey, slot } from '../../server/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reach, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '10000', EXPLORER_RATE: '10000' });
 const chromium = useBrowser();
@@ -110,6 +110,8 @@ test('a degraded cluster: the cluster parts say what is wrong, standalone runs s
   // Finished by hand: the watch settles the slot, and the page still open drops the note and says up.
   await finish();
   const page = pages[1]!;
+  // The explorer's code (its status poll among it) loads once the reader nears it: scroll there.
+  await reach(page, '[data-explorer-slot]');
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor({ timeout: 60_000 });
   assert.equal(await page.locator('[data-cluster-degraded]').count(), 0);
   assert.match(await page.locator('[data-status-text]').innerText(), /^Live on the sandbox Valkey/);

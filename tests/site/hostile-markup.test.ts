@@ -105,7 +105,8 @@ test('hashtag page: the slot, route and reshard views show the name as text', as
 
   await route.getByRole('button', { name: 'Move its slot, and back' }).click();
   const summary = route.locator('[data-reshard-mode="keys"] [data-reshard="summary"]');
-  await summary.waitFor({ timeout: 60_000 });
+  // The summary sits in the list of every phase, which opens on demand: there, though closed.
+  await summary.waitFor({ state: 'attached', timeout: 60_000 });
   assert.equal(await summary.locator('code.xp-key').first().textContent(), HOSTILE);
   await noElementMade(page, dialogs, 'reshard');
   await page.close();
