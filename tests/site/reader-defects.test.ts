@@ -10,7 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { EXPLAINED, sectionFor } from '../../server/experiments/console/error-course.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
+import { openPage, reach, reachExplorer, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const chromium = useBrowser();
@@ -41,6 +41,9 @@ async function noSidewaysScroll(page: Page): Promise<void> {
 for (const width of [360, 1280]) {
   test(`console at ${width} px: each refusal names its rule, the allow-list is said once, a broken quote refuses its line only, Ctrl+Enter runs, the text wraps`, async () => {
     const page = await open(GRAMMAR, width);
+    // The console's code loads once the reader nears it: typed before that, Ctrl+Enter would run nothing.
+    await reach(page, 'emq-console');
+    await page.locator('emq-console button[type="submit"]:not([disabled])').waitFor();
     const panel = page.locator('.cn-panel');
     const lines = panel.getByLabel('Commands, one per line');
     await lines.fill(
