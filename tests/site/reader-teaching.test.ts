@@ -14,7 +14,7 @@ import { GLOSSARY } from '../../src/lib/glossary.ts';
 import { ANSWERS } from '../../src/components/console/exercise-answers.ts';
 import { EXERCISES } from '../../src/components/console/exercises.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reach, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const chromium = useBrowser();
@@ -198,6 +198,8 @@ for (const [width, colorScheme] of [SCREENS[0], SCREENS[2]]) {
   test(`exercises at ${width} px (${colorScheme}): no miss shows the answer; the hint is its own; "Show me" is announced and comes after the second miss`, async () => {
     for (const [route, exercises] of Object.entries(EXERCISES)) {
       const page = await openPage(chromium.browser, explorer.site.url + route, { width, colorScheme });
+      // the exercises' code loads once the reader nears them (when-needed.ts)
+      await reach(page, '.ex-panel');
       await page.locator('emq-exercises button[type="submit"]:not([disabled])').first().waitFor();
       assert.match(
         await page.locator('.ex-how').innerText(),
@@ -229,6 +231,8 @@ for (const [width, colorScheme] of [SCREENS[0], SCREENS[2]]) {
 
   test(`progress at ${width} px (${colorScheme}): a mark per page in the course nav that shifts nothing, the module's summary, and its reset`, async () => {
     const page = await openPage(chromium.browser, explorer.site.url + GRAMMAR, { width, colorScheme });
+    // the exercises' code loads once the reader nears them (when-needed.ts)
+    await reach(page, '.ex-panel');
     await page.locator('emq-exercises button[type="submit"]:not([disabled])').first().waitFor();
     await page.evaluate(() => {
       (window as any).shifts = 0;
@@ -256,6 +260,8 @@ for (const [width, colorScheme] of [SCREENS[0], SCREENS[2]]) {
 
     // across pages: the module's summary on its last page, with links to the rest
     await page.goto(explorer.site.url + RESERVE);
+    // the exercises' code loads once the reader nears them (when-needed.ts)
+    await reach(page, '.ex-panel');
     await page.locator('emq-exercises button[type="submit"]:not([disabled])').first().waitFor();
     assert.equal(
       (await page.locator(`.course-nav a[href="${GRAMMAR}"] [data-mark-count]`).innerText()).trim(),
@@ -280,6 +286,8 @@ for (const [width, colorScheme] of [SCREENS[0], SCREENS[2]]) {
     );
     // and it stays forgotten on the page it was solved on
     await page.goto(explorer.site.url + GRAMMAR);
+    // the exercises' code loads once the reader nears them (when-needed.ts)
+    await reach(page, '.ex-panel');
     await page.locator('emq-exercises button[type="submit"]:not([disabled])').first().waitFor();
     assert.equal(await page.locator('[data-progress]').innerText(), '0 of 3 solved in this browser.');
     assert.doesNotMatch(await page.locator('.ex-panel').innerText(), /Solved before/);
