@@ -302,6 +302,8 @@ for (const [width, colorScheme] of SCREENS) {
   test(`the console at ${width} px (${colorScheme}) says what to do: the allowed form closest to the line, and what a (nil) means`, async () => {
     const page = await openPage(chromium.browser, explorer.site.url + RESERVE, { width, colorScheme });
     const panel = page.locator('.cn-panel');
+    // the console's code loads once the reader nears it (when-needed.ts)
+    await reach(page, 'emq-console');
     await panel.locator('button[type="submit"]:not([disabled])').waitFor();
     await panel
       .getByLabel('Commands, one per line')
