@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { useExplorer } from '../support/explorer.ts';
+import { atomicUp } from '../support/sandbox-up.ts';
 import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
@@ -32,18 +33,7 @@ async function post(site: Site, body: unknown) {
 }
 
 describe('mode atomic on Valkey 9.1', { skip }, () => {
-  before(async () => {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const status = await (await fetch(`${explorer.site.url}/api/sandbox`)).json();
-      if (status.atomic.state === 'up') return;
-      assert.ok(
-        Date.now() < deadline,
-        `the Valkey 9.1 cluster never came up: ${JSON.stringify(status.atomic)}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  });
+  before(() => atomicUp(explorer.site.url));
 
   it('answers in the keys mode’s shape: the server that ran it, probes served then MOVED', async () => {
     const { status, body } = await explorer.post('reshard', { queue: 'orders', mode: 'atomic' });

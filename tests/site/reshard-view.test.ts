@@ -11,6 +11,7 @@ import { before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
+import { atomicUp } from '../support/sandbox-up.ts';
 import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
@@ -183,18 +184,7 @@ test('with reduced motion Play is not offered; otherwise it steps on its own and
 });
 
 describe('the atomic mode on Valkey 9.1', { skip: noValkey9 }, () => {
-  before(async () => {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const status = await (await fetch(`${explorer.site.url}/api/sandbox`)).json();
-      if (status.atomic.state === 'up') return;
-      assert.ok(
-        Date.now() < deadline,
-        `the Valkey 9.1 cluster never came up: ${JSON.stringify(status.atomic)}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  });
+  before(() => atomicUp(explorer.site.url));
 
   for (const width of [360, 1280]) {
     test(`atomic at ${width} px: a value served N× then redirected; an EMQWIRE refused N×, then redirected`, async () => {
