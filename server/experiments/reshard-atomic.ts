@@ -365,8 +365,8 @@ export async function runAtomicReshard(
       const move = await migrateAtomically(run, source, target, async (state) => {
         moving = await probeWhileMoving(run, source, list, state);
       });
-      // The move is over: the worker's claim under way ends, and it stops.
-      const working = worker.stop();
+      // The move is over: the worker claims on until the new owner serves it, then stops.
+      const working = worker.stop({ untilServed: true });
       const leftOnSource = await drained(runtime, source.address, n);
       const after = await countIn(runtime, target.address, n);
       phases.push({

@@ -283,11 +283,11 @@ export async function runKeysMigration(
         },
       });
 
-      // The move ends when every node named the new owner (moveSlot settled it); the worker's claim
-      // under way ends, and it stops.
+      // The move ends when every node named the new owner (moveSlot settled it); the worker claims on
+      // until the new owner serves it, and stops before anything else moves the slot.
       const moveEnd = stamp();
       const moveMs = tenths(moveEnd - origin!);
-      const working = worker.stop();
+      const working = worker.stop({ untilServed: true });
       // The claim the cluster client sent mid-way is served now; then a claim asked of each node.
       const retries = await (client as Promise<ClientRetries> | null)!;
       await phase(
@@ -302,7 +302,10 @@ export async function runKeysMigration(
         ],
       );
 
-      // Back where it was, in one batch, so the next reader finds the layout the page describes.
+      // Back where it was, in one batch, so the next reader finds the layout the page describes: once
+      // the worker has stopped, so no claim of its meets the move back.
+      const worked = await working;
+      worker = null;
       await moveSlot(runtime.migrations, turn, views, n, target, source, record);
       await phase(
         'back',
@@ -313,7 +316,7 @@ export async function runKeysMigration(
       );
 
       const check = await checkCluster(runtime.migrations.dial, runtime.migrations.seeds);
-      const timeline = workerTimeline(await working, origin!, moveEnd);
+      const timeline = workerTimeline(worked, origin!, moveEnd);
       return migrationAnswer(plan, {
         mode: 'keys' as const,
         server,

@@ -3,7 +3,9 @@
 // Every claim attempt the client writes is recorded per node and stamped (a TRYAGAIN retried or a
 // MOVED followed is an attempt of its own), so the answer shows what the queue lived through: which
 // claims were served, when, and the longest stretch without one. stop() waits for the claim under way
-// to end (the run's clean-up comes after its last writer), cutting the client if it does not.
+// to end (the run's clean-up comes after its last writer), cutting the client if it does not; once a
+// move is over, stop({ untilServed: true }) first lets the worker claim until the new owner serves it,
+// so its timeline ends on the claim the move held up, never on one cut short.
 
 import type { Cluster } from 'iovalkey';
 import { callFor } from '../../executors/calls.ts';
@@ -30,6 +32,8 @@ export const WORKER_PAUSE_MS = 5;
 const MAX_CLAIMS = 2000;
 /** How long stop() waits for the claim under way before cutting the client. */
 const STOP_WAIT_MS = 3000;
+/** How long stop({ untilServed }) lets the worker go on claiming until one is served. */
+const SERVED_WAIT_MS = 3000;
 
 /** The recorder's sink, each entry stamped as it is written to its socket. */
 class StampedSink extends Array<WireCommand> {
@@ -56,7 +60,11 @@ export interface WorkerRun {
 }
 
 export interface Worker {
-  stop(): Promise<WorkerRun>;
+  /**
+   * Ends the loop and resolves with what it recorded. `untilServed`: the loop first goes on until a
+   * claim is served (at most SERVED_WAIT_MS), as a queue's worker would once a move is over.
+   */
+  stop(options?: { untilServed?: boolean }): Promise<WorkerRun>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,9 +85,11 @@ export async function startWorker(shared: Cluster, queue: string): Promise<Worke
   const calls: WorkerCall[] = [];
   let attempts = 0;
   let gaveUp = false;
-  let stopped = false;
+  // Once stop() is asked: whether to go on until a claim is served, and until when.
+  const stopping = { asked: false, untilServed: false, by: 0 };
   const loop = (async () => {
-    while (!stopped && attempts < MAX_CLAIMS) {
+    while (attempts < MAX_CLAIMS) {
+      if (stopping.asked && !stopping.untilServed) break;
       const sink = new StampedSink();
       const recordings = recordEachNode(cluster.nodes('master'), sink);
       let reply: ProbeReply;
@@ -99,18 +109,20 @@ export async function startWorker(shared: Cluster, queue: string): Promise<Worke
       calls.push({ wire, reply });
       // A client that is gone (cut, or its nodes unreachable) is not claiming: the loop ends.
       if (cluster.status === 'end') break;
+      if (stopping.asked && (replyKind(reply) === 'served' || Date.now() > stopping.by)) break;
       await sleep(WORKER_PAUSE_MS);
     }
   })();
   return {
-    async stop() {
-      stopped = true;
+    async stop({ untilServed = false } = {}) {
+      const wait = untilServed ? SERVED_WAIT_MS : 0;
+      Object.assign(stopping, { asked: true, untilServed, by: Date.now() + wait });
       let timer: NodeJS.Timeout | undefined;
       const cut = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
           cluster.disconnect();
           resolve();
-        }, STOP_WAIT_MS);
+        }, wait + STOP_WAIT_MS);
       });
       await Promise.race([loop, cut]);
       // Cut or not, the loop has ended once the client is gone: nothing of it writes after this.
