@@ -228,6 +228,9 @@ test('keys wrap between segments at 360 px, never inside one; a non-ASCII name s
   const slotPage = await open(HASHTAG, 360);
   const slot = slotPage.locator('[data-experiment="slot"]');
   await slot.getByLabel('Queue name', { exact: true }).fill('é€');
+  // The page arrives drawn for orders, server slot included, and its code loads once the field is
+  // touched: the typed name's key first, then the cluster node's answer for it.
+  await slot.locator('[data-field="key"]', { hasText: 'emq:{é€}:pending' }).waitFor();
   await slot.locator('[data-field="server-slot"]', { hasText: /^\d+$/ }).waitFor();
   assert.equal(await slot.locator('[data-field="key"]').innerText(), 'emq:{é€}:pending');
   assert.match(await slot.locator('[data-crossslot]').innerText(), /emq:\{é€\}:pending/);
