@@ -75,6 +75,15 @@ say "node: $(node --version)"
 # The native module: cargo rebuilds it only when its sources changed.
 if [ -f native-module/Cargo.toml ]; then
   command -v cargo >/dev/null || { echo "cargo is required to build native-module/ (install Rust with rustup)" >&2; exit 1; }
+  # Cargo's build folder lives in the user's cache, shared by every checkout on this machine, as the
+  # Valkey 9.1 build is: a fresh clone (CI's) reuses its dependencies' build (valkey-module and its
+  # bindgen, 2-3 minutes on two cores for build, clippy and test) and rebuilds trafikey alone. A checkout
+  # that already has a target folder of its own keeps it.
+  if [ ! -e native-module/target ]; then
+    cargo_cache=${XDG_CACHE_HOME:-$HOME/.cache}/the-owned-keyspace/cargo-target
+    mkdir -p "$cargo_cache"
+    ln -s "$cargo_cache" native-module/target
+  fi
   say "native module: cargo build --release"
   cargo build --release --quiet --manifest-path native-module/Cargo.toml
 fi
