@@ -4,13 +4,12 @@
 // replaces its fallback.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
 import { Valkey } from 'iovalkey';
 import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
 import { seededRandom } from '../../server/seeded-random.ts';
 import { COURSE_ROUTES } from '../../scripts/site.ts';
-import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
+import { axeIn, openPage, useBrowser, reachExplorer } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -240,7 +239,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
         await submit.click();
         await page.waitForLoadState('networkidle');
       }
-      const results = await new AxeBuilder({ page }).include('[data-explorer-slot]').analyze();
+      const results = await axeIn(page, colorScheme).include('[data-explorer-slot]').analyze();
       for (const v of results.violations) {
         if (v.impact === 'serious' || v.impact === 'critical')
           found.push(`${route} [${v.impact}] ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

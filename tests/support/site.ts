@@ -1,6 +1,7 @@
 // The site tests' browser: Debian's Chromium through playwright-core, the viewports the tests use, and
 // the built site with a Chromium for one test file. Building and starting the site is scripts/site.ts's.
 import { after, before } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { boundedTeardown } from './teardown.ts';
@@ -95,4 +96,16 @@ export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; r
       return chromium.browser;
     },
   };
+}
+
+/** The axe rules whose outcome depends on colours: all that the dark theme changes (the DOM is the same). */
+export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+
+/**
+ * axe on `page` in `colorScheme`: every rule in the light theme; in the dark theme, at the same width,
+ * only the rules that read colours, as every other rule reads a DOM the theme does not change.
+ */
+export function axeIn(page: Page, colorScheme: 'light' | 'dark'): AxeBuilder {
+  const axe = new AxeBuilder({ page });
+  return colorScheme === 'dark' ? axe.withRules(COLOUR_RULES) : axe;
 }
