@@ -97,7 +97,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
       mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS)`,
       size: `how many jobs the queue holds when it moves: ${MIGRATION_SIZES.join(' | ')} (default ${DEFAULT_MIGRATION_SIZE}; both modes move the same)`,
     },
-    example: { queue: 'orders', mode: 'keys' },
+    example: { queue: 'orders', mode: 'keys', size: 1000 },
     parse: parseReshardInput,
     run: runReshard,
     kind: () => 'reshard',
