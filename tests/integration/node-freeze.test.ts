@@ -150,10 +150,14 @@ describe('a node frozen for 20 s, then resumed', { skip }, () => {
 
   it('a Valkey 9.1 node: atomic is not up while frozen, and up again after, its reshard served', async () => {
     const nine = servers.find((s) => s.version === '9.1')!;
-    await frozen(nine, async () => {
-      await until('atomic says the freeze', async () => (await status()).atomic.state !== 'up', 5000, 200);
-      assert.equal((await status()).sandbox, 'up', 'the Valkey 8 sandbox is not the frozen one');
-    }, NINE_FREEZE_MS);
+    await frozen(
+      nine,
+      async () => {
+        await until('atomic says the freeze', async () => (await status()).atomic.state !== 'up', 5000, 200);
+        assert.equal((await status()).sandbox, 'up', 'the Valkey 8 sandbox is not the frozen one');
+      },
+      NINE_FREEZE_MS,
+    );
     await until('atomic up again', async () => (await status()).atomic.state === 'up', BACK_MS, 250);
     await until(
       'an atomic reshard served again',
