@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
+import type { Site } from '../../scripts/site.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { adminClient, queueKeysOn, siteServers, type SiteServer } from '../support/site-servers.ts';
-import { atomicUp, sandboxUp } from '../support/sandbox-up.ts';
+import { atomicUp } from '../support/sandbox-up.ts';
 import { until } from '../support/until.ts';
-import { valkey9ForTests } from '../support/valkey9.ts';
+import { siteWithValkey9, valkey9ForTests } from '../support/valkey9.ts';
 
 const { skip } = await valkey9ForTests();
 
@@ -85,12 +85,7 @@ async function killMidMove(role: 'source' | 'target' | 'outside') {
 
 describe('a Valkey 9.1 node killed mid-MIGRATESLOTS', { skip }, () => {
   before(async () => {
-    site = await startSiteWithOwnSandbox({
-      VALKEY9_AT_START: '1',
-      EXPLORER_BURST: '1000',
-      EXPLORER_RATE: '1000',
-    });
-    await sandboxUp(site.url, 60_000);
+    site = await siteWithValkey9();
     await atomicUp(site.url);
   });
   after(() => site?.close());

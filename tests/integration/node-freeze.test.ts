@@ -7,13 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { queueKey, slot } from '../../server/keyspace/index.ts';
-import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
+import type { Site } from '../../scripts/site.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { alive } from '../support/processes.ts';
 import { adminClient, siteServers, type SiteServer } from '../support/site-servers.ts';
-import { sandboxUp } from '../support/sandbox-up.ts';
 import { until } from '../support/until.ts';
-import { valkey9ForTests } from '../support/valkey9.ts';
+import { siteWithValkey9, valkey9ForTests } from '../support/valkey9.ts';
 
 const { skip } = await valkey9ForTests();
 
@@ -93,12 +92,7 @@ async function ownerOfQueue(queue: string): Promise<SiteServer> {
 
 describe('a node frozen for 20 s, then resumed', { skip }, () => {
   before(async () => {
-    site = await startSiteWithOwnSandbox({
-      VALKEY9_AT_START: '1',
-      EXPLORER_BURST: '1000',
-      EXPLORER_RATE: '1000',
-    });
-    await sandboxUp(site.url, 60_000);
+    site = await siteWithValkey9();
     servers = await until(
       'the site’s four Valkey 8 and three Valkey 9.1 servers',
       () => {
