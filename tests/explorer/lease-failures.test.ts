@@ -195,6 +195,39 @@ describe('every failure of a run gives its lease back', () => {
     );
   });
 
+  it('a busy server outlasts the lease: the give that gets through after it still flushes', async () => {
+    // A lease of 500 ms, and a script holding the server for 1.2 s from just before the run ends: the
+    // give is refused (BUSY), and by the time a retry is answered the lease has expired.
+    const short = new KeyspacePool(sixteen.url, 15, { explorer, deadlineMs: 300, graceMs: 200 });
+    pools.push(short);
+    const root = admin(sixteen);
+    const blocker = admin(sixteen);
+    await root.config('SET', 'busy-reply-threshold', '50');
+    try {
+      let busy: Promise<unknown> = Promise.resolve();
+      await short.with(1, async ([lease]) => {
+        await lease!.client.set('emq:{busy}:meta', 'written before the server was busy');
+        busy = blocker
+          .eval(
+            `local s = redis.call('TIME') local start = s[1] * 1000000 + s[2]
+             while true do local t = redis.call('TIME') if t[1] * 1000000 + t[2] - start > 1200000 then break end end
+             return 1`,
+            0,
+          )
+          .catch(() => null);
+        await new Promise((resolve) => setTimeout(resolve, 120));
+      });
+      await busy;
+      await until(
+        'the expired lease’s database was flushed by the give that got through',
+        async () => (await everyKey()).length === 0,
+        6_000,
+      );
+    } finally {
+      await root.config('SET', 'busy-reply-threshold', '5000');
+    }
+  });
+
   it('the explorer’s account missing (a restarted server): the connection is closed, never kept as the admin', async () => {
     const fitted = pool(15);
     const root = admin(sixteen);
