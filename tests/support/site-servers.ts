@@ -30,7 +30,7 @@ function adminOf(pid: number): SiteServer['admin'] {
   }
 }
 
-/** Every valkey-server in `root`'s process tree (the site, its workers, their children). */
+/** Every valkey-server in `root`'s process tree (the site, its workers, their children) that has named its port. */
 export function siteServers(root: number): SiteServer[] {
   const build = valkey9Build();
   const nine = build.state === 'ready' ? build.server : null;
@@ -44,8 +44,11 @@ export function siteServers(root: number): SiteServer[] {
     } catch {
       continue;
     }
-    // valkey-server names itself `<binary> <host>:<port> [cluster]` in its command line.
+    // valkey-server names itself `<binary> <host>:<port> [cluster]` in its command line, once it has
+    // read its configuration: until then it is still starting, and not yet one of the site's servers
+    // (a port of NaN would connect nowhere, and `stillRunning` could not tell it from a reused pid).
     const port = Number(/:(\d+)\b/.exec(entry.cmdline)?.[1] ?? NaN);
+    if (!Number.isInteger(port)) continue;
     out.push({
       pid: entry.pid,
       ppid: entry.ppid,
