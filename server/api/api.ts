@@ -21,7 +21,8 @@ import { EXPERIMENTS } from './registry.ts';
 import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import { runSettings } from '../settings/environment.ts';
-import { explorerRuntime, type ExplorerRuntime } from '../explorer/runtime.ts';
+import { explorerRuntime } from '../explorer/runtime.ts';
+import { grantOf, type CapabilityName, type Grant } from '../explorer/grants.ts';
 
 // The pool ends a run at its deadline (cancelling its commands, flushing its keyspace); this second
 // bound, a little later, covers runs that lease nothing.
@@ -95,26 +96,27 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
 
 /**
  * One run, as every way into a run makes it — the API above and the server island (island.ts): on
- * this process's runtime, ended at the run deadline (the pool cancels a leased run's commands and
- * flushes its keyspace; this bound covers runs that lease nothing, and its deadline cuts what such a
- * run holds: run-deadline.ts), for the reader at `from` (run-caller.ts). Failures are the caller's to
- * classify (`classify`, failures.ts).
+ * this process's runtime, given what its row names (grants.ts), ended at the run deadline (the pool
+ * cancels a leased run's commands and flushes its keyspace; this bound covers runs that lease nothing,
+ * and its deadline cuts what such a run holds: run-deadline.ts), for the reader at `from`
+ * (run-caller.ts). Failures are the caller's to classify (`classify`, failures.ts).
  */
-export async function runExperiment<I>(
+export async function runExperiment<I, N extends CapabilityName>(
   experiment: {
-    run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
+    grant: readonly N[];
+    run: (grant: Grant<N>, input: I) => Promise<unknown>;
     /** What the run holds, for its TIMEOUT's text (`run` when it does not say). */
     kind?(input: I): RunKind;
   },
   input: I,
   from?: string,
 ): Promise<unknown> {
-  const runtime = await explorerRuntime();
+  const grant = grantOf(await explorerRuntime(), experiment.grant);
   return asCaller(from, () =>
     withinDeadline(
       RUN_TIMEOUT_MS,
       () => new RunTimeoutError(RUN_TIMEOUT_MS, experiment.kind?.(input) ?? 'run'),
-      () => experiment.run(runtime, input),
+      () => experiment.run(grant, input),
     ),
   );
 }

@@ -13,13 +13,13 @@ import {
 } from '../experiments/browser-safe/migration.ts';
 import { parseReshardInput, runReshard } from '../experiments/reshard.ts';
 import { parseRouteInput, runRoute } from '../experiments/route.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { CapabilityName, Grant } from '../explorer/grants.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { parseSlotInput, runSlot } from '../experiments/slot.ts';
 import { parseTwoExecutorsInput, runTwoExecutors } from '../experiments/two-executors.ts';
 import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
 
-export interface Experiment<I = unknown> {
+export interface Experiment<I = unknown, N extends CapabilityName = CapabilityName> {
   summary: string;
   /** The fields it takes, for the catalogue. */
   input: Record<string, string>;
@@ -27,13 +27,16 @@ export interface Experiment<I = unknown> {
   /** A body cap of its own, when the experiment takes more than LIMITS.bodyBytes. */
   bodyBytes?: number;
   parse(body: unknown): I;
-  run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
+  /** What its run is given (server/explorer/grants.ts): what it reads, and the admin only for a migration. */
+  grant: readonly N[];
+  // A property, not a method, so that a run needing more than its row names is a type error.
+  run: (grant: NoInfer<Grant<N>>, input: I) => Promise<unknown>;
   /** What a run of it holds, so that its TIMEOUT says what happened to that (run-timeout.ts). */
   kind(input: I): RunKind;
 }
 
-function experiment<I>(definition: Experiment<I>): Experiment {
-  return definition as Experiment;
+function experiment<I, N extends CapabilityName>(definition: Experiment<I, N>): Experiment {
+  return definition as unknown as Experiment;
 }
 
 export const EXPERIMENTS: Record<string, Experiment> = {
@@ -46,6 +49,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     example: { queue: 'orders' },
     parse: parseKeysInput,
+    grant: ['lease'],
     run: runKeys,
     kind: () => 'leased',
   }),
@@ -59,6 +63,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     example: { queue: 'orders', other: 'fills' },
     parse: parseSlotInput,
+    grant: ['cluster', 'slotTurn'],
     run: runSlot,
     kind: () => 'reads',
   }),
@@ -77,6 +82,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
       keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'],
     },
     parse: parseLayoutInput,
+    grant: ['lease', 'native', 'cluster'],
     run: runLayout,
     kind: () => 'leased',
   }),
@@ -86,6 +92,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     input: { queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)` },
     example: { queue: 'orders' },
     parse: parseRouteInput,
+    grant: ['queueTurn', 'cluster', 'clusterNode', 'nodeReads'],
     run: runRoute,
     kind: () => 'queue',
   }),
@@ -99,6 +106,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     example: { queue: 'orders', mode: 'keys', size: 1000 },
     parse: parseReshardInput,
+    grant: ['migration', 'queueTurn', 'cluster', 'clusterNode'],
     run: runReshard,
     kind: () => 'reshard',
   }),
@@ -108,7 +116,8 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     input: {},
     example: {},
     parse: parseReserveInput,
-    run: (runtime) => runReserve(runtime),
+    grant: ['lease', 'native'],
+    run: (grant) => runReserve(grant),
     kind: () => 'leased',
   }),
   'two-executors': experiment({
@@ -120,6 +129,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     example: { steps: ['enqueue', 'claim', 'complete'] },
     parse: parseTwoExecutorsInput,
+    grant: ['lease', 'native'],
     run: runTwoExecutors,
     kind: () => 'leased',
   }),
@@ -139,6 +149,7 @@ export const EXPERIMENTS: Record<string, Experiment> = {
     },
     bodyBytes: CONSOLE_LIMITS.bodyBytes,
     parse: parseConsoleInput,
+    grant: ['lease', 'native', 'cluster', 'slotTurn'],
     run: runConsole,
     kind: (input) => (input.node === 'cluster' ? 'reads' : 'leased'),
   }),

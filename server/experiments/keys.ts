@@ -10,7 +10,7 @@ import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, text, type Body } from '../input/fields.ts';
 import { LIMITS } from '../settings/limits.ts';
 import { wireDuring } from '../wire/recorder.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
 import { viewKey, type KeyView } from './browser-safe/segments.ts';
 
 export interface KeysRefusal {
@@ -31,8 +31,8 @@ export function parseKeysInput(body: unknown): KeysInput {
   return { queue: text(input, 'queue', LIMITS.queueBytes), id: text(input, 'id', LIMITS.idBytes, true) };
 }
 
-export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput) {
-  return runtime.pool.with(1, async ([lease]) => {
+export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
+  return grant.lease(1, async ([lease]) => {
     const jobs = new Jobs(new ScriptedExecutor(lease!.client));
     const jobId = id ?? mintJobId();
     // Assigned inside the callback below, which the compiler's narrowing cannot see.

@@ -13,7 +13,7 @@ import { isBrandedId, mintJobId } from '../keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from '../input/fields.ts';
 import { LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';
 
@@ -77,8 +77,8 @@ async function outcome(run: () => Promise<unknown>): Promise<LayoutVerdict> {
   };
 }
 
-export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
-  if (!runtime.native()) {
+export async function runLayout(grant: Grant<'lease' | 'native' | 'cluster'>, input: LayoutInput) {
+  if (!grant.native) {
     return {
       available: false as const,
       message: 'the native module is not loaded on this sandbox, so there is no EMQ.* to call',
@@ -88,7 +88,7 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
   const call: Call = { ...exact.call, keys: input.keys ?? exact.call.keys };
   const command = TRANSITIONS[input.verb].command;
 
-  const standalone = await runtime.pool.with(1, async ([lease]) => {
+  const standalone = await grant.lease(1, async ([lease]) => {
     const native = new RecordingExecutor(new NativeExecutor(lease!.client), lease!.client);
     await installWireIdentity(lease!.client);
     for (const step of exact.setup) await native.run(step);
@@ -107,7 +107,7 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
   });
   // The reader's call on the cluster: routing, then the layout, then the server mode answer, in that
   // order; every EMQ.* is refused there, so nothing is written.
-  const cluster = await withOwnCluster(runtime.cluster, async (client) => {
+  const cluster = await withOwnCluster(grant.cluster, async (client) => {
     let result: Awaited<ReturnType<typeof outcome>> | undefined;
     const recorded = await clusterWireDuring(client, async () => {
       result = await outcome(() => new NativeExecutor(client).run(call));

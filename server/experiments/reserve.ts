@@ -15,7 +15,7 @@ import type { Valkey } from 'iovalkey';
 import { RESERVE_STEPS, type ReservePlanStep } from './browser-safe/reserve-plan.ts';
 import { fields } from '../input/fields.ts';
 import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from '../wire/recorder.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
 
 export interface ReserveStep extends ReservePlanStep {
   commands: FenceStep[];
@@ -99,14 +99,14 @@ async function nativeWrite(client: Valkey) {
   };
 }
 
-export async function runReserve(runtime: ExplorerRuntime) {
-  return runtime.pool.with(2, async ([a, b]) => {
+export async function runReserve(grant: Grant<'lease' | 'native'>) {
+  return grant.lease(2, async ([a, b]) => {
     const steps: ReserveStep[] = [];
     const record = (planned: ReservePlanStep, result: Omit<ReserveStep, keyof ReservePlanStep>) =>
       steps.push({ ...planned, ...result });
 
     record(RESERVE_STEPS.claim, await connector(a!.client, () => connectWire4(a!.client)));
-    if (runtime.native()) record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
+    if (grant.native) record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
     record(RESERVE_STEPS.readUninstalled, await connector(b!.client, () => connectWire6(b!.client)));
     let install: Awaited<ReturnType<typeof installWireIdentity>> | undefined;
     const installed = await wireDuring(
@@ -123,9 +123,9 @@ export async function runReserve(runtime: ExplorerRuntime) {
       ...stepWire(installed),
     });
     record(RESERVE_STEPS.readInstalled, await connector(b!.client, () => connectWire6(b!.client)));
-    if (runtime.native()) record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
+    if (grant.native) record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
     record(RESERVE_STEPS.refuseNative, await connector(b!.client, () => connectWire4(b!.client)));
-    return { native: runtime.native(), steps };
+    return { native: grant.native, steps };
   });
 }
 

@@ -19,11 +19,8 @@ import {
 import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
 import { RunLocks } from '../explorer/run-lock.ts';
 import { inReaderShare } from '../explorer/reader-share.ts';
-import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
-import { runKeysMigration } from './migration/keys-mode.ts';
+import { runKeysMigration, type MigrationGrant } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './reshard-atomic.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
-import { ATOMIC_START_WAIT_MS } from '../settings/bounds.ts';
 
 export interface ReshardInput {
   queue: string;
@@ -54,18 +51,17 @@ export function parseReshardInput(body: unknown): ReshardInput {
   };
 }
 
-export function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+export function runReshard(grant: MigrationGrant, input: ReshardInput): Promise<MigrationResult> {
   // One reshard queued or running per reader, whichever mode and site process (reader-share.ts).
-  return inReaderShare(runtime.locks, 'reshard', () => reshardInTurn(runtime, input));
+  return inReaderShare(grant.migration.cluster.locks, 'reshard', () => reshardInTurn(grant, input));
 }
 
-async function reshardInTurn(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+async function reshardInTurn(grant: MigrationGrant, input: ReshardInput): Promise<MigrationResult> {
   // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
-  // while that cluster is being built, starting or cannot start, atomicRuntimeWithin says so (a 503).
-  if (input.mode === 'atomic')
-    return runAtomicReshard(await atomicRuntimeWithin(ATOMIC_START_WAIT_MS), input);
+  // while that cluster is being built, starting or cannot start, `atomic()` says so (a 503).
+  if (input.mode === 'atomic') return runAtomicReshard(await grant.migration.atomic(), input);
   const n = slot(queueKey(input.queue, 'pending'));
-  return inMigrationTurn(runtime.migrations, n, (turn, views) =>
-    runKeysMigration(runtime, input.queue, input.size, turn, views),
+  return inMigrationTurn(grant.migration.cluster, n, (turn, views) =>
+    runKeysMigration(grant, input.queue, input.size, turn, views),
   );
 }

@@ -13,10 +13,9 @@ import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts'
 import { isReplyError } from '../executors/wire-error.ts';
 import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { withQueueSlot } from '../explorer/cluster-run.ts';
 import { isRestarting, NodeRestartedError } from '../catalogue/restarting.ts';
 import { fields, queueName } from '../input/fields.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
 
 export interface RouteInput {
   queue: string;
@@ -124,15 +123,18 @@ function place(key: string, shards: ShardNode[]): PlacedKey {
   return { key, slot: n, owner: ownerOf(shards, n)?.address ?? 'unserved' };
 }
 
-export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Promise<RouteResult> {
+export async function runRoute(
+  grant: Grant<'queueTurn' | 'cluster' | 'clusterNode' | 'nodeReads'>,
+  input: RouteInput,
+): Promise<RouteResult> {
   const { queue } = input;
-  return withQueueSlot(runtime, queue, async ({ slot: n, shards, owner }) => {
+  return grant.queueTurn(queue, async ({ slot: n, shards, owner }) => {
     const key = queueKey(queue, 'pending');
-    const serverSlot = Number(await runtime.cluster.call('CLUSTER', 'KEYSLOT', key));
+    const serverSlot = Number(await grant.cluster.call('CLUSTER', 'KEYSLOT', key));
     const other = nonOwnerOf(shards, owner);
-    const asOwner = runtime.clusterNode(owner.address);
-    const asOther = runtime.clusterNode(other.address);
-    const adminOwner = runtime.clusterAdminNode(owner.address);
+    const asOwner = grant.clusterNode(owner.address);
+    const asOther = grant.clusterNode(other.address);
+    const ownerReads = grant.nodeReads(owner.address);
 
     // A node that does not own the slot does not serve the key: it names the owner.
     const moved = {
@@ -144,8 +146,8 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
     // The native enqueue: routed away by a non-owner, refused by the owner's module; nothing written.
     const jobId = mintJobId();
     const enqueue = callFor('enqueue', queue, { id: jobId, payload: '{"hello":"cluster"}' });
-    const countKeys = () => adminOwner.exists(...enqueue.keys);
-    const countSlot = async () => Number(await adminOwner.call('CLUSTER', 'COUNTKEYSINSLOT', n));
+    const countKeys = () => ownerReads.exists(...enqueue.keys);
+    const countSlot = () => ownerReads.keysInSlot(n);
     const [keysBefore, slotKeysBefore] = await Promise.all([countKeys(), countSlot()]);
     const nonOwnerReply = await errorOf(() => new NativeExecutor(asOther).run(enqueue));
     const ownerReply = await errorOf(() => new NativeExecutor(asOwner).run(enqueue));
@@ -162,8 +164,8 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
         written.map(async (key) => {
           const found = await Promise.all(
             shards.map(({ address }) =>
-              runtime
-                .clusterAdminNode(address)
+              grant
+                .nodeReads(address)
                 .exists(key)
                 .catch((error: unknown) => {
                   if (isRestarting(error)) throw error;
@@ -176,7 +178,7 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
           return { key, storedOn: shards[at]!.address };
         }),
       );
-    const scripted = new ScriptedExecutor(runtime.cluster);
+    const scripted = new ScriptedExecutor(grant.cluster);
     const claim = callFor('claim', queue, { lease_ms: 30_000 });
     const steps: Array<{ command: Words; reply: Reply }> = [];
     const keys: Array<{ key: string; storedOn: string }> = [];

@@ -10,7 +10,7 @@ import { LIMITS } from '../settings/limits.ts';
 import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { diffKeyspaces } from '../inspect/keyspace-diff.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
 
 export const DEFAULT_STEPS: Step[] = [
   'enqueue',
@@ -39,14 +39,14 @@ export function parseTwoExecutorsInput(body: unknown): TwoExecutorsInput {
   return { steps: steps ?? DEFAULT_STEPS, queue };
 }
 
-export async function runTwoExecutors(runtime: ExplorerRuntime, input: TwoExecutorsInput) {
-  if (!runtime.native()) {
+export async function runTwoExecutors(grant: Grant<'lease' | 'native'>, input: TwoExecutorsInput) {
+  if (!grant.native) {
     return {
       available: false as const,
       message: 'the native module is not loaded on this sandbox, so there is no second executor',
     };
   }
-  return runtime.pool.with(2, async ([scripted, native]) => {
+  return grant.lease(2, async ([scripted, native]) => {
     // Both keyspaces carry the native identity, so they can be compared byte for byte.
     await installWireIdentity(scripted!.client);
     await installWireIdentity(native!.client);

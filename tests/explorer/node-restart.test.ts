@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { classify } from '../../server/api/failures.ts';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
+import { grantOf } from '../../server/explorer/grants.ts';
 import {
   explorerPasswordFor,
   explorerRuntime,
@@ -52,7 +53,7 @@ async function run(name: 'keys' | 'route'): Promise<string> {
   const experiment = EXPERIMENTS[name]!;
   const input = experiment.parse({ ...(experiment.example as object), queue: `restart-${(queues += 1)}` });
   try {
-    await experiment.run(runtime, input);
+    await experiment.run(grantOf(runtime, experiment.grant), input);
     return 'ok';
   } catch (error) {
     const { status, code } = classify(error);

@@ -17,6 +17,7 @@ import { classify } from '../../server/api/failures.ts';
 import type { RouteNode } from '../../server/experiments/route.ts';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../../server/explorer/runtime.ts';
+import { grantOf } from '../../server/explorer/grants.ts';
 import { freeClusterPort, waitClusterOk } from '../../server/sandbox/cluster.ts';
 import { newPassword } from '../../server/explorer/explorer-user.ts';
 import { startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
@@ -96,7 +97,7 @@ async function failingExperiments(runtime: ExplorerRuntime): Promise<string[]> {
   const failing: string[] = [];
   for (const [name, experiment] of Object.entries(EXPERIMENTS)) {
     try {
-      await experiment.run(runtime, experiment.parse(experiment.example));
+      await experiment.run(grantOf(runtime, experiment.grant), experiment.parse(experiment.example));
     } catch (error) {
       failing.push(`${name}: ${classify(error).status} ${(error as Error).message}`);
     }
@@ -138,7 +139,9 @@ describe('any cluster', () => {
     const runtime = await startOn(seed);
     try {
       assert.deepEqual(await failingExperiments(runtime), []);
-      const route = (await EXPERIMENTS.route!.run(runtime, { queue: 'orders' })) as {
+      const route = (await EXPERIMENTS.route!.run(grantOf(runtime, EXPERIMENTS.route!.grant), {
+        queue: 'orders',
+      })) as {
         owner: string;
         nodes: Array<{ address: string; replicas?: string[] }>;
       };

@@ -13,7 +13,7 @@ import { WireError } from '../../executors/wire-error.ts';
 import { slot, utf8 } from '../../keyspace/index.ts';
 import { dumpKeyspace } from '../../inspect/keyspace-dump.ts';
 import { fields, InputError, oneOf } from '../../input/fields.ts';
-import type { ExplorerRuntime } from '../../explorer/runtime.ts';
+import type { Grant } from '../../explorer/grants.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../../wire/recorder.ts';
 import { clusterWireDuring, withOwnCluster } from '../../wire/cluster-wire.ts';
 import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused } from './allow-list.ts';
@@ -210,12 +210,15 @@ async function runLines(input: ConsoleInput, target: (node: Node) => Target): Pr
   return lines;
 }
 
-export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) {
+export async function runConsole(
+  grant: Grant<'lease' | 'native' | 'cluster' | 'slotTurn'>,
+  input: ConsoleInput,
+) {
   if (input.node === 'cluster') {
     // The shared cluster: nothing is written there, so no keyspace of the run's own is needed; the
     // run reads in the turn of every slot it names, as any other run on those queues would.
-    return withSlotTurns(runtime, turnSlots(input.plans), () =>
-      withOwnCluster(runtime.cluster, async (cluster) => ({
+    return withSlotTurns(grant, turnSlots(input.plans), () =>
+      withOwnCluster(grant.cluster, async (cluster) => ({
         node: input.node,
         identity: null,
         lines: await runLines(input, () => clusterTarget(cluster)),
@@ -228,10 +231,10 @@ export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) 
   // answer): a kept cluster client is taken for the run when a line asks for one (a client built per
   // run cost about 4 ms of the site's CPU, three times the run).
   const needsCluster = input.plans.some((planned) => planned.ok && planned.node === 'cluster');
-  return runtime.pool.with(1, async ([lease]) => {
+  return grant.lease(1, async ([lease]) => {
     const client = lease!.client;
     // As an operator would on a native node, so the EMQ.* verbs get past the wire identity.
-    const identity = runtime.native() ? (await installWireIdentity(client)).identity : null;
+    const identity = grant.native ? (await installWireIdentity(client)).identity : null;
     const runWith = async (cluster: Cluster | null) => {
       const target = (node: Node) =>
         node === 'cluster' && cluster ? clusterTarget(cluster) : standaloneTarget(client);
@@ -250,6 +253,6 @@ export async function runConsole(runtime: ExplorerRuntime, input: ConsoleInput) 
         allowed: ALLOWED,
       };
     };
-    return needsCluster ? withOwnCluster(runtime.cluster, runWith) : runWith(null);
+    return needsCluster ? withOwnCluster(grant.cluster, runWith) : runWith(null);
   });
 }
