@@ -1,11 +1,10 @@
 // reshard: the reader's queue's slot moved live to another node, phase by phase, with probes showing
-// what each node answers meanwhile (server/experiments/migration/). The input names the queue and,
-// optionally, how the slot is moved (`mode`); the answer's shape is the same for every mode
-// (browser-safe/migration.ts). One migration at a time in the whole sandbox: the run takes the
-// migration turn (repairing whatever a killed run left first), then its queue's slot. The atomic mode
-// (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there. Both turns are
-// lines served in arrival order, and a reader has one reshard queued or running at a time.
-
+// what each node answers meanwhile (server/experiments/migration/, one file per mode: keys-mode.ts and
+// atomic-mode.ts). The input names the queue and, optionally, how the slot is moved (`mode`); the
+// answer's shape is the same for every mode (browser-safe/migration.ts). One migration at a time in the
+// whole sandbox: the run takes the migration turn (repairing whatever a killed run left first), then
+// its queue's slot. The atomic mode runs on the second cluster, of Valkey 9.1, one run at a time there.
+// Both turns are lines served in arrival order, and a reader has one reshard queued or running at a time.
 import { queueKey, slot } from '../keyspace/index.ts';
 import { inMigrationTurn, MIGRATION_LOCK } from '../explorer/slot-migration.ts';
 import {
@@ -20,7 +19,7 @@ import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fiel
 import { RunLocks } from '../explorer/run-lock.ts';
 import { inReaderShare } from '../explorer/reader-share.ts';
 import { runKeysMigration, type MigrationGrant } from './migration/keys-mode.ts';
-import { runAtomicReshard } from './reshard-atomic.ts';
+import { runAtomicReshard } from './migration/atomic-mode.ts';
 
 export interface ReshardInput {
   queue: string;
