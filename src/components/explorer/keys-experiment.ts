@@ -4,7 +4,8 @@ import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { reachedView, wireView } from './wire-view.ts';
 import { keyText } from './key-text.ts';
-import { keyList, refusalText } from './explorer-view.ts';
+import { keyList } from './key-list.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { typedKeys } from './typed-keys.ts';
 

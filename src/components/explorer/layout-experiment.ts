@@ -9,7 +9,8 @@ import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/la
 import type { WireCommand, WireProof } from '../../../server/wire/recorder.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { LIMITS } from '../../../server/settings/limits.ts';
-import { markedKey, refusalText } from './explorer-view.ts';
+import { markedKey } from './marked-key.ts';
+import { refusalText } from './refusal-text.ts';
 import { cliReply, wireView } from './wire-view.ts';
 import type { ProbeReply } from '../../../server/experiments/browser-safe/migration.ts';
 import { answeredBy, checkOrder } from './check-order.ts';

@@ -7,7 +7,7 @@ import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/
 import { LIMITS } from '../../../server/settings/limits.ts';
 import type { WireProof } from '../../../server/wire/recorder.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
-import { refusalText } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
 import { reachedView, wireView } from './wire-view.ts';
 
 export interface QueueRefusal {

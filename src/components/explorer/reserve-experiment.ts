@@ -2,7 +2,8 @@
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import type { ReserveResult } from '../../../server/experiments/reserve.ts';
-import { refusalText, reserveTimeline } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
+import { reserveTimeline } from './reserve-timeline.ts';
 
 export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;

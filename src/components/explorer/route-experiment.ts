@@ -11,7 +11,7 @@ import type { RouteNode, RouteResult } from '../../../server/experiments/route.t
 import { queueKey, slot } from '../../../server/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import { refusalText } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { gridNodes, routeMarks, routeView, sharedSlotNote } from './node-view.ts';
 import { reshardColumns, reshardPanel } from './reshard-view.ts';

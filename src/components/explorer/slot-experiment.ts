@@ -13,7 +13,8 @@ import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-sa
 import type { SlotResult } from '../../../server/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
-import { crcHex, crossSlot, queuePins, refusalText } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
+import { crcHex, crossSlot, queuePins } from './slot-view.ts';
 import type { GridNode } from './slot-grid.ts';
 import { readGrids, showGrid } from './slot-grid-reader.ts';
 import { keyText } from './key-text.ts';

@@ -2,7 +2,8 @@
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
-import { executorRuns, refusalText } from './explorer-view.ts';
+import { executorRuns } from './executor-runs.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
 export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {

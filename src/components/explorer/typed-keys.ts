@@ -5,7 +5,8 @@
 import { jobKey, KeyspaceError, queueKeys } from '../../../server/keyspace/index.ts';
 import { viewKey } from '../../../server/experiments/browser-safe/segments.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
-import { keyList, refusalText } from './explorer-view.ts';
+import { keyList } from './key-list.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
 /** The id the list shows a job row with, until the reader types one. */
