@@ -147,18 +147,23 @@ describe('what each experiment is given', () => {
   it('no experiment module fetches a runtime or builds a grant of its own', () => {
     const root = join(projectRoot(), 'server', 'experiments');
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const held = /explorer\/(runtime|atomic-runtime|grants)\.ts$/;
     const doors: string[] = [];
     for (const file of files) {
       const text = readFileSync(join(root, file), 'utf8');
-      for (const [, names, from] of text.matchAll(/^import\s+(?!type\b)\{([^}]*)\}\s+from\s+'([^']+)'/gms)) {
-        if (!/explorer\/(runtime|atomic-runtime|grants)\.ts$/.test(from!)) continue;
+      for (const [, what, from] of text.matchAll(
+        /^(?:import|export)\s+(?!type\b)([^;]*?)\s+from\s+'([^']+)'/gms,
+      )) {
+        if (!held.test(from!)) continue;
         // Types and constants only: nothing that starts or returns a runtime, or builds a grant.
-        const values = names!
-          .split(',')
+        const names = /^\{([^}]*)\}$/.exec(what!.trim())?.[1]?.split(',') ?? [what!];
+        const values = names
           .map((name) => name.trim())
           .filter((name) => name && !name.startsWith('type ') && !/^[A-Z0-9_]+$/.test(name));
         doors.push(...values.map((value) => `${file}: ${value} from ${from}`));
       }
+      for (const [, from] of text.matchAll(/\bimport\(\s*'([^']+)'/g))
+        if (held.test(from!)) doors.push(`${file}: import('${from}')`);
     }
     assert.deepEqual(doors, []);
   });
