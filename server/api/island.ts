@@ -7,7 +7,7 @@
 // "degraded", with its problems: standalone runs still work, and the cluster parts say what is wrong. Astro's server build imports this file from
 // server/ rather than copying it (astro.config.mjs): the island and the API share this process's runtime.
 
-import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
+import type { SlotCall } from '../contract/experiments/cross-slot.ts';
 import { classified, runExperiment, sandboxState, type SandboxState } from './api.ts';
 import { EXPERIMENTS } from './registry.ts';
 import type { SlotResult } from '../experiments/slot.ts';

@@ -4,12 +4,12 @@
 // the window of the step that last set it, on either side). The explorer and the conformance suite share it.
 
 import type { Valkey } from 'iovalkey';
-import { IdMinter } from '../keyspace/index.ts';
+import { IdMinter } from '../contract/keyspace/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../inspect/keyspace-dump.ts';
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import type { Executor } from '../executors/executor.ts';
-import { CORE_TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import { CORE_TRANSITIONS, type Call, type Reply } from '../contract/transitions.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
 
 /** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */

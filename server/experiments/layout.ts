@@ -6,13 +6,13 @@
 
 import { installWireIdentity } from '../connectors/install.ts';
 import { NativeExecutor } from '../executors/native.ts';
-import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
-import { exactCall } from '../executors/exact-call.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '../contract/transitions.ts';
+import { exactCall } from '../contract/exact-call.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
-import { isBrandedId, mintJobId } from '../keyspace/index.ts';
+import { isBrandedId, mintJobId } from '../contract/keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from '../input/fields.ts';
-import { LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
+import { LAYOUT_KEYS, LIMITS } from '../contract/limits.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';

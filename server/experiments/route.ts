@@ -5,13 +5,13 @@
 // over slots and nodes, and the CROSSSLOT a script declaring them gets; and the native EMQ.ENQUEUE
 // sent to a non-owner (MOVED) and to the owner (EMQWIRE), with proof that nothing was written.
 
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
-import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import { TRANSITIONS, type Call, type Reply } from '../contract/transitions.ts';
 import { isReplyError } from '../executors/wire-error.ts';
-import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
+import { mintJobId, queueKey, slot, versionKey } from '../contract/keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { withQueueSlot } from '../explorer/cluster-run.ts';
 import { isRestarting, NodeRestartedError } from '../catalogue/restarting.ts';

@@ -6,7 +6,7 @@ import { runSequence, STEPS, type Step } from '../conformance/conformance.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { fields, InputError, list, oneOf, queueName } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LIMITS } from '../contract/limits.ts';
 import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { diffKeyspaces } from '../inspect/keyspace-diff.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';

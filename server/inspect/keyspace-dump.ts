@@ -2,7 +2,7 @@
 // two such dumps, with sorted-set scores from the server clock allowed to differ within a window.
 
 import type { Valkey } from 'iovalkey';
-import { layoutValueType } from '../keyspace/index.ts';
+import { layoutValueType } from '../contract/keyspace/index.ts';
 
 export type DumpedValue =
   | { type: 'hash'; value: Record<string, string> }

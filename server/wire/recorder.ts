@@ -6,7 +6,7 @@
 // (CROSSSLOT, MOVED, ASK: not counted).
 
 import type { Valkey } from 'iovalkey';
-import { reprCommand } from './repr.ts';
+import { reprCommand } from '../contract/wire/repr.ts';
 
 export type WireReply = string | number | null | WireReply[] | { error: string };
 

@@ -15,7 +15,7 @@ import {
   type MigrationPhase,
   type MigrationProbe,
   type MigrationResult,
-} from '../../server/experiments/browser-safe/migration.ts';
+} from '../../server/contract/experiments/migration.ts';
 import { checkCluster } from '../../server/sandbox/cluster-check.ts';
 import { SLOT_RANGES } from '../../server/sandbox/cluster.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';

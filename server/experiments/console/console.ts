@@ -5,23 +5,30 @@
 
 import { sendRouted } from '../../executors/routed.ts';
 import type { Cluster, Valkey } from 'iovalkey';
-import { catalogueText } from '../../catalogue/catalogue-text.ts';
+import { catalogueText } from '../../contract/catalogue/catalogue-text.ts';
 import { installWireIdentity } from '../../connectors/install.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import { WireError } from '../../executors/wire-error.ts';
-import { slot, utf8 } from '../../keyspace/index.ts';
+import { slot, utf8 } from '../../contract/keyspace/index.ts';
 import { dumpKeyspace } from '../../inspect/keyspace-dump.ts';
 import { fields, InputError, oneOf } from '../../input/fields.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../../wire/recorder.ts';
 import { clusterWireDuring, withOwnCluster } from '../../wire/cluster-wire.ts';
-import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused } from './allow-list.ts';
+import {
+  ALLOWED,
+  notAllowedMessage,
+  plan,
+  type Node,
+  type Planned,
+  type Refused,
+} from '../../contract/console/allow-list.ts';
 import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
-import { sectionFor, type CourseSection } from './error-course.ts';
+import { sectionFor, type CourseSection } from '../../contract/console/error-course.ts';
 import { errorReading, replyReading } from './reply-reading.ts';
-import { LineError, splitLine } from './split-line.ts';
-import { CONSOLE_LIMITS } from '../../settings/limits.ts';
+import { LineError, splitLine } from '../../contract/console/split-line.ts';
+import { CONSOLE_LIMITS } from '../../contract/limits.ts';
 
 /** A line whose quoting does not close, refused by itself under the name it starts with. */
 function quotingRefused(line: string, error: LineError): Refused {
