@@ -17,6 +17,7 @@ import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
 import { LIMITS } from '../contract/limits.ts';
+import type { SandboxState } from '../contract/live-state.ts';
 import { EXPERIMENTS } from './registry.ts';
 import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
@@ -135,12 +136,6 @@ export function failed(what: string, error: unknown): Answer {
 }
 
 /** What the sandbox is now, as GET /api/sandbox and the server island (island.ts) both tell it. */
-export interface SandboxState {
-  sandbox: 'up' | 'down' | 'degraded';
-  native: boolean;
-  /** What the cluster check found and could not repair; empty unless `degraded`. */
-  problems: string[];
-}
 
 /**
  * `down` when a node does not answer, `degraded` (with `problems`) when some node says its

@@ -19,14 +19,7 @@ import { LIMITS } from '../contract/limits.ts';
 import { wireDuring } from '../wire/recorder.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { viewKey, type KeyView } from '../contract/experiments/segments.ts';
-
-export interface KeysRefusal {
-  /** The host refuses before the wire (admission, id shape); the server refuses an id's kind. */
-  by: 'host' | 'server';
-  code: string;
-  message: string;
-  offset: number | null;
-}
+import type { KeysRefusal } from '../contract/experiments/keys.ts';
 
 export interface KeysInput {
   queue: string;
@@ -80,5 +73,3 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     };
   });
 }
-
-export type KeysResult = Awaited<ReturnType<typeof runKeys>>;

@@ -14,20 +14,9 @@ import { mintJobId, versionKey } from '../contract/keyspace/index.ts';
 import type { Valkey } from 'iovalkey';
 import { RESERVE_STEPS, type ReservePlanStep } from '../contract/experiments/reserve-plan.ts';
 import { fields } from '../input/fields.ts';
-import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from '../wire/recorder.ts';
+import { wireDuring, type ReadAfter } from '../wire/recorder.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
-
-export interface ReserveStep extends ReservePlanStep {
-  commands: FenceStep[];
-  outcome: 'ok' | 'refused';
-  message: string;
-  /** What {emq}:version holds after the step. */
-  identity: string | null;
-  /** Every command the step's connection sent, as the server received it. */
-  wire: WireCommand[];
-  /** The server's own counts of them. */
-  proof: WireProof;
-}
+import type { ReserveStep } from '../contract/experiments/reserve.ts';
 
 export function parseReserveInput(body: unknown): Record<string, never> {
   fields(body ?? {}, []);
@@ -128,5 +117,3 @@ export async function runReserve(runtime: ExplorerRuntime) {
     return { native: runtime.native(), steps };
   });
 }
-
-export type ReserveResult = Awaited<ReturnType<typeof runReserve>>;

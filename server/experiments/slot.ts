@@ -109,5 +109,3 @@ async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInp
     mixedQueues: { ...slotsOf(mixed), ...mixedOutcome } as SlotCall,
   };
 }
-
-export type SlotResult = Awaited<ReturnType<typeof runSlot>>;

@@ -17,7 +17,7 @@ import {
   type MigrationResult,
 } from '../../server/contract/experiments/migration.ts';
 import { checkCluster } from '../../server/sandbox/cluster-check.ts';
-import { SLOT_RANGES } from '../../server/sandbox/cluster.ts';
+import { SLOT_RANGES } from '../../server/contract/slot-ranges.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';

@@ -25,9 +25,10 @@ import {
   type Refused,
 } from '../../contract/console/allow-list.ts';
 import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
-import { sectionFor, type CourseSection } from '../../contract/console/error-course.ts';
+import { sectionFor } from '../../contract/console/error-course.ts';
 import { errorReading, replyReading } from './reply-reading.ts';
 import { LineError, splitLine } from '../../contract/console/split-line.ts';
+import type { ConsoleError, ConsoleLine } from '../../contract/experiments/console.ts';
 import { CONSOLE_LIMITS } from '../../contract/limits.ts';
 
 /** A line whose quoting does not close, refused by itself under the name it starts with. */
@@ -75,32 +76,6 @@ export function parseConsoleInput(body: unknown): ConsoleInput {
   });
   if (node === 'cluster') checkTurnSlots(plans);
   return { lines: lines as string[], node, plans };
-}
-
-export interface ConsoleError {
-  /** The error's class (first word): EMQKEY, CROSSSLOT…, or NOT_ALLOWED for a line the console refused. */
-  code: string;
-  message: string;
-  /** Where the course explains it. */
-  learn?: CourseSection;
-}
-
-export interface ConsoleLine {
-  input: string;
-  command: string;
-  node: Node;
-  /** On the cluster: the node (`host:port`) whose reply the line got, after any MOVED or ASK. */
-  answeredBy?: string;
-  /** Each key the line names, with its slot (CRC16 of its hashtag mod 16384). */
-  keys: Array<{ key: string; slot: number }>;
-  outcome: 'reply' | 'error' | 'refused';
-  reply?: WireReply;
-  error?: ConsoleError;
-  /** The reply or error in one line of plain words, where redis-cli's print alone leaves a reader guessing. */
-  reading?: string;
-  /** What went over the wire for this line, as the server received it; empty for a refused line. */
-  wire: WireCommand[];
-  proof: WireProof;
 }
 
 function errorOf(message: string): ConsoleError {

@@ -5,7 +5,7 @@
 
 import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/contract/keyspace/index.ts';
 import { LIMITS } from '../../../server/contract/limits.ts';
-import type { WireProof } from '../../../server/wire/recorder.ts';
+import type { WireProof } from '../../../server/contract/wire/types.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
 import { reachedView, wireView } from './wire-view.ts';

@@ -10,7 +10,7 @@ import {
   versionKey,
 } from '../../../server/contract/keyspace/index.ts';
 import { crossSlotClaims, slotsOf } from '../../../server/contract/experiments/cross-slot.ts';
-import type { SlotResult } from '../../../server/experiments/slot.ts';
+import type { SlotResult } from '../../../server/contract/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { crcHex, crossSlot, queuePins, refusalText } from './explorer-view.ts';
