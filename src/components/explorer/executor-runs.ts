@@ -2,13 +2,13 @@
 // sent, what each step changed) and the verdict. Rendered at build time (the fallback), on request (the
 // island) and in the browser after each run by these same functions. Free of Node and DOM APIs.
 
-import { TRANSITIONS } from '../../../server/executors/transitions.ts';
-import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
-import type { KeyChange } from '../../../server/inspect/keyspace-diff.ts';
+import { TRANSITIONS } from '../../../server/contract/transitions.ts';
+import type { ExecutorStep } from '../../../server/contract/experiments/two-executors.ts';
+import type { KeyChange } from '../../../server/contract/dump.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable } from './key-text.ts';
 import { cliReply, readableLine, wireView } from './wire-view.ts';
-import type { WireReply } from '../../../server/wire/recorder.ts';
+import type { WireReply } from '../../../server/contract/wire/types.ts';
 
 /** What a step changed in one keyspace: + added, - removed, ~ changed (before → after). */
 function changesText(changes: KeyChange[] | undefined): string {

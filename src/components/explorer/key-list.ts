@@ -2,7 +2,7 @@
 // stands out), with its bytes and its slot. Rendered at build time (the fallback), on request (the
 // island) and in the browser after each run by these same functions. Free of Node and DOM APIs.
 
-import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
+import type { KeyView } from '../../../server/contract/experiments/segments.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 
 const SEGMENT_TITLES: Record<string, string> = {

@@ -2,7 +2,7 @@
 // Rendered at build time (the fallback), on request (the island) and in the browser after each run by
 // this same function. Free of Node and DOM APIs.
 
-import { utf8 } from '../../../server/keyspace/index.ts';
+import { utf8 } from '../../../server/contract/keyspace/index.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
 

@@ -2,8 +2,8 @@
 // and reply after it. Rendered at build time (the fallback), on request (the island) and in the browser
 // after each run by this same function. Free of Node and DOM APIs.
 
-import type { ReservePlanStep } from '../../../server/experiments/browser-safe/reserve-plan.ts';
-import type { ReserveStep } from '../../../server/experiments/reserve.ts';
+import type { ReservePlanStep } from '../../../server/contract/experiments/reserve-plan.ts';
+import type { ReserveStep } from '../../../server/contract/experiments/reserve.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { wireView } from './wire-view.ts';
 

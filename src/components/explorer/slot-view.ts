@@ -3,12 +3,12 @@
 // request (the island) and in the browser after each run by these same functions. Free of Node and DOM
 // APIs.
 
-import { reserveSlot, versionKey } from '../../../server/keyspace/index.ts';
-import type { SlotCall } from '../../../server/experiments/browser-safe/cross-slot.ts';
+import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import type { SlotCall } from '../../../server/contract/experiments/cross-slot.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { keyText } from './key-text.ts';
 import { cliReply } from './wire-view.ts';
-import type { WireReply } from '../../../server/wire/recorder.ts';
+import type { WireReply } from '../../../server/contract/wire/types.ts';
 import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
 import type { GridMark } from './slot-grid.ts';
 
