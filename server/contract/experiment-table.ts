@@ -45,88 +45,83 @@ const row = <Body, Result>(definition: Row<Body, Result>) => definition;
 
 export const EXPERIMENT_TABLE = {
   keys: row<KeysBody, KeysResult>({
-    summary:
-      'Every key of a queue, split into segments, read back from a live keyspace after a real enqueue; or the admission refusal, with the server’s count of commands that reached it.',
+    parts: ['grammar', 'module'],
+    view: 'The grammar: every key',
+    example: { queue: 'orders' },
     input: {
       queue: `string, 1–${LIMITS.queueBytes} bytes: the queue name`,
       id: 'optional branded job id (e.g. JOB0Nb1VTbfnu4)',
     },
-    example: { queue: 'orders' },
-    parts: ['grammar', 'module'],
-    view: 'The grammar: every key',
+    summary:
+      'Every key of a queue, split into segments, read back from a live keyspace after a real enqueue; or the admission refusal, with the server’s count of commands that reached it.',
   }),
   slot: row<SlotBody, SlotResult>({
-    summary:
-      'Hashtag, CRC16 and slot of a key or a queue, confirmed by the cluster node’s CLUSTER KEYSLOT; for a queue, a live claim mixing two queues that the cluster refuses with CROSSSLOT.',
+    parts: ['hashtag', 'module'],
+    view: 'The hashtag: the slot',
+    example: { queue: 'orders', other: 'fills' },
     input: {
       key: `any key up to ${LIMITS.keyBytes} bytes — or —`,
       queue: `a queue name up to ${LIMITS.queueBytes} bytes`,
       other: 'optional second queue for the CROSSSLOT call (default fills)',
     },
-    example: { queue: 'orders', other: 'fills' },
-    parts: ['hashtag', 'module'],
-    view: 'The hashtag: the slot',
+    summary:
+      'Hashtag, CRC16 and slot of a key or a queue, confirmed by the cluster node’s CLUSTER KEYSLOT; for a queue, a live claim mixing two queues that the cluster refuses with CROSSSLOT.',
   }),
   layout: row<LayoutBody, LayoutResult>({
-    summary:
-      'A native EMQ.* call whose declared keys you may edit: the exact call is accepted, one changed byte is refused with EMQKEY (position and offset), and on the cluster the node that owns the keys’ slot refuses with EMQWIRE.',
+    parts: ['grammar'],
+    example: {
+      verb: 'enqueue',
+      queue: 'orders',
+      keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'],
+    },
     input: {
       verb: 'enqueue | schedule | claim | complete | retry | promote | reap (default enqueue)',
       queue: 'queue name for the exact call (default orders)',
       id: 'optional branded job id for the exact call (default: a fresh one)',
       keys: `optional array of up to ${LAYOUT_KEYS} keys (${LIMITS.keyBytes} bytes each) replacing the declared keys`,
     },
-    example: {
-      verb: 'enqueue',
-      queue: 'orders',
-      keys: ['emq:{orders}:job:JOB0Nb1VTbfnu4', 'emq:{orderz}:pending'],
-    },
-    parts: ['grammar'],
+    summary:
+      'A native EMQ.* call whose declared keys you may edit: the exact call is accepted, one changed byte is refused with EMQKEY (position and offset), and on the cluster the node that owns the keys’ slot refuses with EMQWIRE.',
   }),
   route: row<RouteBody, RouteResult>({
+    parts: ['hashtag'],
+    example: { queue: 'orders' },
+    input: { queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)` },
     summary:
       'Where a queue lives on the three-node cluster: its slot and the node that owns it (CLUSTER SHARDS, live), the exact MOVED another node answers, an enqueue and a claim through a cluster client landing on one node, the same keys without braces scattered (CROSSSLOT), and EMQ.ENQUEUE answered MOVED by a non-owner and EMQWIRE by the owner, writing nothing.',
-    input: { queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)` },
-    example: { queue: 'orders' },
-    parts: ['hashtag'],
   }),
   reshard: row<ReshardBody, ReshardResult>({
-    summary:
-      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE the oldest row alone so the queue is split across two nodes, then the rest by MIGRATE … KEYS, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. Every phase, command and probe has atMs (ms since the move’s first command); a worker claims throughout each move (worker: settings, claims, longestWaitMs, gaveUp). One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of the same size, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built, its cluster starting, or absent, mode atomic answers 503 VALKEY9_BUILDING, VALKEY9_STARTING or VALKEY9_UNAVAILABLE.',
+    parts: ['hashtag'],
+    shownBy: 'route',
+    example: { queue: 'orders', mode: 'keys', size: 1000 },
     input: {
       queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)`,
       mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS)`,
       size: `how many jobs the queue holds when it moves: ${MIGRATION_SIZES.join(' | ')} (default ${DEFAULT_MIGRATION_SIZE}; both modes move the same)`,
     },
-    example: { queue: 'orders', mode: 'keys', size: 1000 },
-    parts: ['hashtag'],
-    shownBy: 'route',
+    summary:
+      'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE the oldest row alone so the queue is split across two nodes, then the rest by MIGRATE … KEYS, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. Every phase, command and probe has atMs (ms since the move’s first command); a worker claims throughout each move (worker: settings, claims, longestWaitMs, gaveUp). One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of the same size, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built, its cluster starting, or absent, mode atomic answers 503 VALKEY9_BUILDING, VALKEY9_STARTING or VALKEY9_UNAVAILABLE.',
   }),
   reserve: row<ReserveBody, ReserveResult>({
-    summary:
-      'On fresh keyspaces: a wire 4 connector claims {emq}:version; a native write refuses it; a wire 6 connector refuses an uninstalled identity; the operator installs it; the wire 6 connector reads it.',
-    input: {},
-    example: {},
     parts: ['reserve', 'module'],
     view: 'The reserve',
+    example: {},
+    input: {},
+    summary:
+      'On fresh keyspaces: a wire 4 connector claims {emq}:version; a native write refuses it; a wire 6 connector refuses an uninstalled identity; the operator installs it; the wire 6 connector reads it.',
   }),
   'two-executors': row<TwoExecutorsBody, TwoExecutorsResult>({
-    summary:
-      'One sequence of transitions through the scripted executor and the native module side by side, with replies and keyspaces after each step and the verdict that they are the same.',
+    parts: ['module'],
+    example: { steps: ['enqueue', 'claim', 'complete'] },
     input: {
       steps: `optional array (up to ${LIMITS.steps}) of enqueue | schedule | claim | complete | retry | promote | reap | duplicate | stale`,
       queue: 'optional queue name (default orders)',
     },
-    example: { steps: ['enqueue', 'claim', 'complete'] },
-    parts: ['module'],
+    summary:
+      'One sequence of transitions through the scripted executor and the native module side by side, with replies and keyspaces after each step and the verdict that they are the same.',
   }),
   console: row<ConsoleBody, ConsoleResult>({
-    summary: `Up to ${CONSOLE_LIMITS.lines} command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.`,
-    input: {
-      lines: `array of 1–${CONSOLE_LIMITS.lines} strings, each at most ${CONSOLE_LIMITS.lineBytes} bytes, split by redis-cli's quoting rules`,
-      node: `optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing and names its keys, in the turn of at most ${CONSOLE_CAPS.clusterSlots} slots, SCAN and DBSIZE refused; with the node that answered)`,
-      allowed: ALLOWED.join('; '),
-    },
+    parts: [],
     example: {
       lines: [
         'EMQ.ENQUEUE 2 emq:{orders}:job:JOB0Nb1VTbfnu4 emq:{orders}:pending JOB0Nb1VTbfnu4 hello',
@@ -134,8 +129,13 @@ export const EXPERIMENT_TABLE = {
         'CLUSTER KEYSLOT emq:{orders}:pending',
       ],
     },
+    input: {
+      lines: `array of 1–${CONSOLE_LIMITS.lines} strings, each at most ${CONSOLE_LIMITS.lineBytes} bytes, split by redis-cli's quoting rules`,
+      node: `optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing and names its keys, in the turn of at most ${CONSOLE_CAPS.clusterSlots} slots, SCAN and DBSIZE refused; with the node that answered)`,
+      allowed: ALLOWED.join('; '),
+    },
     bodyBytes: CONSOLE_LIMITS.bodyBytes,
-    parts: [],
+    summary: `Up to ${CONSOLE_LIMITS.lines} command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.`,
   }),
 };
 
