@@ -18,7 +18,8 @@ import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
 import { LIMITS } from '../contract/limits.ts';
 import type { SandboxState } from '../contract/live-state.ts';
-import { EXPERIMENTS } from './registry.ts';
+import { EXPERIMENTS, type Experiment } from './registry.ts';
+import { EXPERIMENT_NAMES, isExperimentName, rowOf } from '../contract/experiment-table.ts';
 import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import { runSettings } from '../settings/environment.ts';
@@ -42,31 +43,31 @@ export interface Asked {
 }
 
 export function catalogue(): Answer {
-  const experiments = Object.entries(EXPERIMENTS).map(([name, { summary, input, example, bodyBytes }]) => ({
-    name,
-    method: 'POST',
-    path: `/api/experiments/${name}`,
-    summary,
-    input,
-    example,
-    ...(bodyBytes ? { bodyBytes } : {}),
-  }));
+  const experiments = EXPERIMENT_NAMES.map((name) => {
+    const { summary, input, example, bodyBytes } = rowOf(name);
+    return {
+      name,
+      method: 'POST',
+      path: `/api/experiments/${name}`,
+      summary,
+      input,
+      example,
+      ...(bodyBytes ? { bodyBytes } : {}),
+    };
+  });
   return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
 }
 
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
-  const experiment = name !== undefined && Object.hasOwn(EXPERIMENTS, name) ? EXPERIMENTS[name] : undefined;
-  if (!experiment) {
-    return refusal('UNKNOWN_EXPERIMENT', {
-      name: quoted(name ?? ''),
-      names: Object.keys(EXPERIMENTS).join(', '),
-    });
+  if (name === undefined || !isExperimentName(name)) {
+    return refusal('UNKNOWN_EXPERIMENT', { name: quoted(name ?? ''), names: EXPERIMENT_NAMES.join(', ') });
   }
+  const experiment: Experiment = EXPERIMENTS[name];
   if (!routeTakes('experiment', asked.method)) return routeMethodNotAllowed(asked.method, 'experiment');
   const type = asked.contentType;
   if (!/^application\/json\s*(;|$)/i.test(type))
     return refusal('CONTENT_TYPE', { type: quoted(type || 'nothing') });
-  const limit = experiment.bodyBytes ?? LIMITS.bodyBytes;
+  const limit = rowOf(name).bodyBytes ?? LIMITS.bodyBytes;
   const bytes = await asked.readBody(limit);
   if (bytes === null) return refusal('TOO_LARGE', { bytes: limit });
   let body: unknown;
@@ -102,16 +103,16 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
  * and its deadline cuts what such a run holds: run-deadline.ts), for the reader at `from`
  * (run-caller.ts). Failures are the caller's to classify (`classify`, failures.ts).
  */
-export async function runExperiment<I, N extends CapabilityName>(
+export async function runExperiment<I, R, N extends CapabilityName>(
   experiment: {
     grant: readonly N[];
-    run: (grant: Grant<N>, input: I) => Promise<unknown>;
+    run: (grant: Grant<N>, input: I) => Promise<R>;
     /** What the run holds, for its TIMEOUT's text (`run` when it does not say). */
     kind?(input: I): RunKind;
   },
   input: I,
   from?: string,
-): Promise<unknown> {
+): Promise<R> {
   const grant = grantOf(await explorerRuntime(), experiment.grant);
   return asCaller(from, () =>
     withinDeadline(

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { classify } from '../../server/api/failures.ts';
-import { EXPERIMENTS } from '../../server/api/registry.ts';
+import { EXPERIMENTS, type Experiment } from '../../server/api/registry.ts';
+import { EXPERIMENT_TABLE } from '../../server/contract/experiment-table.ts';
 import { grantOf } from '../../server/explorer/grants.ts';
 import {
   explorerPasswordFor,
@@ -50,8 +51,8 @@ after(() =>
 let queues = 0;
 /** One run of `name` as the API runs it: 'ok', or the failure's status and code. */
 async function run(name: 'keys' | 'route'): Promise<string> {
-  const experiment = EXPERIMENTS[name]!;
-  const input = experiment.parse({ ...(experiment.example as object), queue: `restart-${(queues += 1)}` });
+  const experiment: Experiment = EXPERIMENTS[name];
+  const input = experiment.parse({ ...EXPERIMENT_TABLE[name].example, queue: `restart-${(queues += 1)}` });
   try {
     await experiment.run(grantOf(runtime, experiment.grant), input);
     return 'ok';

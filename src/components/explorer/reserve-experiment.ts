@@ -1,7 +1,6 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import type { ReserveResult } from '../../../server/contract/experiments/reserve.ts';
 import { refusalText } from './refusal-text.ts';
 import { reserveTimeline } from './reserve-timeline.ts';
 
@@ -11,7 +10,7 @@ export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void busy(form, async () => {
-      const outcome = await api.run<ReserveResult>('reserve', {});
+      const outcome = await api.run('reserve', {});
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const { native, steps } = outcome.result;
       const note =

@@ -10,7 +10,6 @@ import {
   versionKey,
 } from '../../../server/contract/keyspace/index.ts';
 import { crossSlotClaims, slotsOf } from '../../../server/contract/experiments/cross-slot.ts';
-import type { SlotResult } from '../../../server/contract/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './refusal-text.ts';
@@ -102,7 +101,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const confirm = async (byKey: boolean, local: number) => {
     const ask = ++asked;
     const body = byKey ? { key: subject.value } : { queue: subject.value, other: other.value };
-    const outcome = await api.run<SlotResult>('slot', body);
+    const outcome = await api.run('slot', body);
     if (ask !== asked) return; // the reader typed on; a newer answer is coming
     if (!outcome.ok) {
       field('server-slot').textContent = '—';
