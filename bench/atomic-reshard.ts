@@ -4,7 +4,7 @@
 // showed. Figures only; the tests hold the behaviour. Run: node bench/atomic-reshard.ts [jobs…] (default 20000)
 
 import { atomicRuntime, closeAtomicRuntime } from '../server/explorer/atomic-runtime.ts';
-import { runAtomicReshard } from '../server/experiments/reshard-atomic.ts';
+import { runAtomicReshard } from '../server/experiments/migration/atomic-mode.ts';
 
 const sizes = process.argv.slice(2).map(Number);
 const runtime = await atomicRuntime();

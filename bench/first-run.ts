@@ -6,7 +6,7 @@
 // figures; asserts nothing.
 // Run: node bench/first-run.ts   (FIRST_RUN_WORKERS=2 for two site processes behind one port)
 
-import { EXPERIMENTS } from '../server/api/registry.ts';
+import { EXPERIMENT_NAMES, EXPERIMENT_TABLE } from '../server/contract/experiment-table.ts';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
 import { sandboxUp } from '../tests/support/sandbox-up.ts';
 
@@ -24,7 +24,7 @@ async function post(url: string, name: string, body: unknown): Promise<{ ms: num
   return { ms: performance.now() - started, status: response.status };
 }
 
-const names = Object.keys(EXPERIMENTS);
+const names = EXPERIMENT_NAMES;
 const first = new Map<string, number[]>(names.map((name) => [name, []]));
 const second = new Map<string, number[]>(names.map((name) => [name, []]));
 for (let start = 1; start <= STARTS; start += 1) {
@@ -38,7 +38,7 @@ for (let start = 1; start <= STARTS; start += 1) {
     console.log(`start ${start}: the site answered, then said up after ${upMs.toFixed(0)} ms more`);
     for (const [round, into] of [first, second].entries()) {
       for (const name of names) {
-        const { ms, status } = await post(site.url, name, EXPERIMENTS[name]!.example);
+        const { ms, status } = await post(site.url, name, EXPERIMENT_TABLE[name].example);
         into.get(name)!.push(ms);
         if (status !== 200) console.log(`  ${name}: answered ${status} on run ${round + 1}`);
       }

@@ -16,6 +16,8 @@ import {
 } from './explorer/atomic-runtime.ts';
 import { shareAtomicCluster } from './explorer/atomic-shared.ts';
 import { isApiPath } from './api/routes.ts';
+import { liveState } from './api/island.ts';
+import { provideLiveState } from './contract/live-state.ts';
 import { serveApi } from './front/serve-api.ts';
 import { createFront, type Handler } from './front/front.ts';
 import { fileLimit, frontSettings, siteSettings } from './settings/environment.ts';
@@ -79,6 +81,8 @@ async function serve(): Promise<Server> {
   // Astro's entry would start its own server; we only want its handler. Its island imports server/ from
   // these same files (astro.config.mjs), so it runs on this process's one runtime.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
+  // The island asks through the contract (src/ imports nothing else of server/); this is its answer.
+  provideLiveState(liveState);
   // @ts-ignore — dist/ exists only after `astro build`.
   const { handler } = (await import('../dist/server/entry.mjs')) as { handler: Handler };
   const settings = frontSettings(process.env, workers);

@@ -4,9 +4,9 @@
 // { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
 // stack trace ever leaves the server.
 
-import { quoted } from '../catalogue/catalogue-text.ts';
-import { commandArities } from '../catalogue/commands.ts';
-import { ERROR_CODES } from '../catalogue/error-codes.ts';
+import { quoted } from '../contract/catalogue/catalogue-text.ts';
+import { commandArities } from '../contract/catalogue/commands.ts';
+import { ERROR_CODES } from '../contract/catalogue/error-codes.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
 import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
@@ -16,12 +16,15 @@ import { atomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
-import { EXPERIMENTS } from './registry.ts';
+import { LIMITS } from '../contract/limits.ts';
+import type { SandboxState } from '../contract/live-state.ts';
+import { EXPERIMENTS, type Experiment } from './registry.ts';
+import { EXPERIMENT_NAMES, isExperimentName, rowOf } from '../contract/experiment-table.ts';
 import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import { runSettings } from '../settings/environment.ts';
-import { explorerRuntime, type ExplorerRuntime } from '../explorer/runtime.ts';
+import { explorerRuntime } from '../explorer/runtime.ts';
+import { grantOf, type CapabilityName, type Grant } from '../explorer/grants.ts';
 
 // The pool ends a run at its deadline (cancelling its commands, flushing its keyspace); this second
 // bound, a little later, covers runs that lease nothing.
@@ -40,31 +43,31 @@ export interface Asked {
 }
 
 export function catalogue(): Answer {
-  const experiments = Object.entries(EXPERIMENTS).map(([name, { summary, input, example, bodyBytes }]) => ({
-    name,
-    method: 'POST',
-    path: `/api/experiments/${name}`,
-    summary,
-    input,
-    example,
-    ...(bodyBytes ? { bodyBytes } : {}),
-  }));
+  const experiments = EXPERIMENT_NAMES.map((name) => {
+    const { summary, input, example, bodyBytes } = rowOf(name);
+    return {
+      name,
+      method: 'POST',
+      path: `/api/experiments/${name}`,
+      summary,
+      input,
+      example,
+      ...(bodyBytes ? { bodyBytes } : {}),
+    };
+  });
   return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
 }
 
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
-  const experiment = name !== undefined && Object.hasOwn(EXPERIMENTS, name) ? EXPERIMENTS[name] : undefined;
-  if (!experiment) {
-    return refusal('UNKNOWN_EXPERIMENT', {
-      name: quoted(name ?? ''),
-      names: Object.keys(EXPERIMENTS).join(', '),
-    });
+  if (name === undefined || !isExperimentName(name)) {
+    return refusal('UNKNOWN_EXPERIMENT', { name: quoted(name ?? ''), names: EXPERIMENT_NAMES.join(', ') });
   }
+  const experiment: Experiment = EXPERIMENTS[name];
   if (!routeTakes('experiment', asked.method)) return routeMethodNotAllowed(asked.method, 'experiment');
   const type = asked.contentType;
   if (!/^application\/json\s*(;|$)/i.test(type))
     return refusal('CONTENT_TYPE', { type: quoted(type || 'nothing') });
-  const limit = experiment.bodyBytes ?? LIMITS.bodyBytes;
+  const limit = rowOf(name).bodyBytes ?? LIMITS.bodyBytes;
   const bytes = await asked.readBody(limit);
   if (bytes === null) return refusal('TOO_LARGE', { bytes: limit });
   let body: unknown;
@@ -95,26 +98,27 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
 
 /**
  * One run, as every way into a run makes it — the API above and the server island (island.ts): on
- * this process's runtime, ended at the run deadline (the pool cancels a leased run's commands and
- * flushes its keyspace; this bound covers runs that lease nothing, and its deadline cuts what such a
- * run holds: run-deadline.ts), for the reader at `from` (run-caller.ts). Failures are the caller's to
- * classify (`classify`, failures.ts).
+ * this process's runtime, given what its row names (grants.ts), ended at the run deadline (the pool
+ * cancels a leased run's commands and flushes its keyspace; this bound covers runs that lease nothing,
+ * and its deadline cuts what such a run holds: run-deadline.ts), for the reader at `from`
+ * (run-caller.ts). Failures are the caller's to classify (`classify`, failures.ts).
  */
-export async function runExperiment<I>(
+export async function runExperiment<I, R, N extends CapabilityName>(
   experiment: {
-    run(runtime: ExplorerRuntime, input: I): Promise<unknown>;
+    grant: readonly N[];
+    run: (grant: Grant<N>, input: I) => Promise<R>;
     /** What the run holds, for its TIMEOUT's text (`run` when it does not say). */
     kind?(input: I): RunKind;
   },
   input: I,
   from?: string,
-): Promise<unknown> {
-  const runtime = await explorerRuntime();
+): Promise<R> {
+  const grant = grantOf(await explorerRuntime(), experiment.grant);
   return asCaller(from, () =>
     withinDeadline(
       RUN_TIMEOUT_MS,
       () => new RunTimeoutError(RUN_TIMEOUT_MS, experiment.kind?.(input) ?? 'run'),
-      () => experiment.run(runtime, input),
+      () => experiment.run(grant, input),
     ),
   );
 }
@@ -135,12 +139,6 @@ export function failed(what: string, error: unknown): Answer {
 }
 
 /** What the sandbox is now, as GET /api/sandbox and the server island (island.ts) both tell it. */
-export interface SandboxState {
-  sandbox: 'up' | 'down' | 'degraded';
-  native: boolean;
-  /** What the cluster check found and could not repair; empty unless `degraded`. */
-  problems: string[];
-}
 
 /**
  * `down` when a node does not answer, `degraded` (with `problems`) when some node says its

@@ -4,18 +4,13 @@
 // sandbox's own outage reads as "down", a bug is logged like any API run's, and no run is left going
 // after the island has given up on it. A down sandbox is told at once (its health check is a ping
 // bounded at a second), so a page never waits on it. A cluster the watch could not repair reads as
-// "degraded", with its problems: standalone runs still work, and the cluster parts say what is wrong. Astro's server build imports this file from
-// server/ rather than copying it (astro.config.mjs): the island and the API share this process's runtime.
+// "degraded", with its problems: standalone runs still work, and the cluster parts say what is wrong.
+// server/serve.ts hands liveState to the island through the contract (provideLiveState), and Astro's
+// server build loads server/ from source (astro.config.mjs): the island and the API share one runtime.
 
-import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
-import { classified, runExperiment, sandboxState, type SandboxState } from './api.ts';
+import { classified, runExperiment, sandboxState } from './api.ts';
 import { EXPERIMENTS } from './registry.ts';
-import type { SlotResult } from '../experiments/slot.ts';
-
-export interface LiveState extends SandboxState {
-  /** CLUSTER KEYSLOT of emq:{orders}:pending and the two claims, as the cluster node answered */
-  slot: { serverSlot: number; single: SlotCall; mixed: SlotCall } | null;
-}
+import type { LiveState } from '../contract/live-state.ts';
 
 const DOWN: LiveState = { sandbox: 'down', native: false, problems: [], slot: null };
 const SLOT_EXAMPLE = { queue: 'orders', other: 'fills' };
@@ -26,9 +21,9 @@ export async function liveState(withSlot: boolean): Promise<LiveState> {
   if (state.sandbox === 'degraded') return { ...state, slot: null };
   const up: LiveState = { ...state, slot: null };
   if (!withSlot) return up;
-  const slot = EXPERIMENTS.slot!;
+  const slot = EXPERIMENTS.slot;
   try {
-    const result = (await runExperiment(slot, slot.parse(SLOT_EXAMPLE))) as SlotResult;
+    const result = await runExperiment(slot, slot.parse(SLOT_EXAMPLE));
     if (!result.accepted) return up;
     return {
       ...up,

@@ -5,21 +5,21 @@
 import { Jobs } from '../executors/jobs.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
-import { jobKey, KeyspaceError, mintJobId, queueKeys, rowBase, versionKey } from '../keyspace/index.ts';
+import {
+  jobKey,
+  KeyspaceError,
+  mintJobId,
+  queueKeys,
+  rowBase,
+  versionKey,
+} from '../contract/keyspace/index.ts';
 import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, text, type Body } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LIMITS } from '../contract/limits.ts';
 import { wireDuring } from '../wire/recorder.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
-import { viewKey, type KeyView } from './browser-safe/segments.ts';
-
-export interface KeysRefusal {
-  /** The host refuses before the wire (admission, id shape); the server refuses an id's kind. */
-  by: 'host' | 'server';
-  code: string;
-  message: string;
-  offset: number | null;
-}
+import type { Grant } from '../explorer/grants.ts';
+import { viewKey, type KeyView } from '../contract/experiments/segments.ts';
+import type { KeysRefusal } from '../contract/experiments/keys.ts';
 
 export interface KeysInput {
   queue: string;
@@ -31,8 +31,8 @@ export function parseKeysInput(body: unknown): KeysInput {
   return { queue: text(input, 'queue', LIMITS.queueBytes), id: text(input, 'id', LIMITS.idBytes, true) };
 }
 
-export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput) {
-  return runtime.pool.with(1, async ([lease]) => {
+export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
+  return grant.lease(1, async ([lease]) => {
     const jobs = new Jobs(new ScriptedExecutor(lease!.client));
     const jobId = id ?? mintJobId();
     // Assigned inside the callback below, which the compiler's narrowing cannot see.
@@ -73,5 +73,3 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     };
   });
 }
-
-export type KeysResult = Awaited<ReturnType<typeof runKeys>>;

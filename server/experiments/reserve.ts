@@ -6,28 +6,17 @@ import { installWireIdentity } from '../connectors/install.ts';
 import { FenceError, type FenceStep } from '../connectors/fence.ts';
 import { connectWire4 } from '../connectors/wire4.ts';
 import { connectWire6 } from '../connectors/wire6.ts';
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
-import { TRANSITIONS } from '../executors/transitions.ts';
+import { TRANSITIONS } from '../contract/transitions.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
-import { mintJobId, versionKey } from '../keyspace/index.ts';
+import { mintJobId, versionKey } from '../contract/keyspace/index.ts';
 import type { Valkey } from 'iovalkey';
-import { RESERVE_STEPS, type ReservePlanStep } from './browser-safe/reserve-plan.ts';
+import { RESERVE_STEPS, type ReservePlanStep } from '../contract/experiments/reserve-plan.ts';
 import { fields } from '../input/fields.ts';
-import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from '../wire/recorder.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
-
-export interface ReserveStep extends ReservePlanStep {
-  commands: FenceStep[];
-  outcome: 'ok' | 'refused';
-  message: string;
-  /** What {emq}:version holds after the step. */
-  identity: string | null;
-  /** Every command the step's connection sent, as the server received it. */
-  wire: WireCommand[];
-  /** The server's own counts of them. */
-  proof: WireProof;
-}
+import { wireDuring, type ReadAfter } from '../wire/recorder.ts';
+import type { Grant } from '../explorer/grants.ts';
+import type { ReserveStep } from '../contract/experiments/reserve.ts';
 
 export function parseReserveInput(body: unknown): Record<string, never> {
   fields(body ?? {}, []);
@@ -99,14 +88,14 @@ async function nativeWrite(client: Valkey) {
   };
 }
 
-export async function runReserve(runtime: ExplorerRuntime) {
-  return runtime.pool.with(2, async ([a, b]) => {
+export async function runReserve(grant: Grant<'lease' | 'native'>) {
+  return grant.lease(2, async ([a, b]) => {
     const steps: ReserveStep[] = [];
     const record = (planned: ReservePlanStep, result: Omit<ReserveStep, keyof ReservePlanStep>) =>
       steps.push({ ...planned, ...result });
 
     record(RESERVE_STEPS.claim, await connector(a!.client, () => connectWire4(a!.client)));
-    if (runtime.native()) record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
+    if (grant.native) record(RESERVE_STEPS.writeClaimed, await nativeWrite(a!.client));
     record(RESERVE_STEPS.readUninstalled, await connector(b!.client, () => connectWire6(b!.client)));
     let install: Awaited<ReturnType<typeof installWireIdentity>> | undefined;
     const installed = await wireDuring(
@@ -123,10 +112,8 @@ export async function runReserve(runtime: ExplorerRuntime) {
       ...stepWire(installed),
     });
     record(RESERVE_STEPS.readInstalled, await connector(b!.client, () => connectWire6(b!.client)));
-    if (runtime.native()) record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
+    if (grant.native) record(RESERVE_STEPS.writeInstalled, await nativeWrite(b!.client));
     record(RESERVE_STEPS.refuseNative, await connector(b!.client, () => connectWire4(b!.client)));
-    return { native: runtime.native(), steps };
+    return { native: grant.native, steps };
   });
 }
-
-export type ReserveResult = Awaited<ReturnType<typeof runReserve>>;

@@ -1,12 +1,13 @@
 // reshard: the reader's queue's slot moved live to another node, phase by phase, with probes showing
-// what each node answers meanwhile (server/experiments/migration/). The input names the queue and,
-// optionally, how the slot is moved (`mode`); the answer's shape is the same for every mode
-// (browser-safe/migration.ts). One migration at a time in the whole sandbox: the run takes the
-// migration turn (repairing whatever a killed run left first), then its queue's slot. The atomic mode
-// (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there. Both turns are
-// lines served in arrival order, and a reader has one reshard queued or running at a time.
+// what each node answers meanwhile (server/experiments/migration/, one file per mode: keys-mode.ts and
+// atomic-mode.ts). The input names the queue and, optionally, how the slot is moved (`mode`); the
+// answer's shape is the same for every mode (contract/experiments/migration.ts). One migration at a time
+// in the whole sandbox: the run takes the migration turn (repairing whatever a killed run left first),
+// then its queue's slot. The atomic mode runs on the second cluster, of Valkey 9.1, one run at a time
+// there. Both turns are lines served in arrival order, and a reader has one reshard queued or running at
+// a time.
 
-import { queueKey, slot } from '../keyspace/index.ts';
+import { queueKey, slot } from '../contract/keyspace/index.ts';
 import { inMigrationTurn, MIGRATION_LOCK } from '../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -15,15 +16,12 @@ import {
   type MigrationMode,
   type MigrationResult,
   type MigrationSize,
-} from './browser-safe/migration.ts';
+} from '../contract/experiments/migration.ts';
 import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
 import { RunLocks } from '../explorer/run-lock.ts';
 import { inReaderShare } from '../explorer/reader-share.ts';
-import { atomicRuntimeWithin } from '../explorer/atomic-runtime.ts';
-import { runKeysMigration } from './migration/keys-mode.ts';
-import { runAtomicReshard } from './reshard-atomic.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
-import { ATOMIC_START_WAIT_MS } from '../settings/bounds.ts';
+import { runKeysMigration, type MigrationGrant } from './migration/keys-mode.ts';
+import { runAtomicReshard } from './migration/atomic-mode.ts';
 
 export interface ReshardInput {
   queue: string;
@@ -32,7 +30,7 @@ export interface ReshardInput {
   size: MigrationSize;
 }
 
-export type { MigrationResult as ReshardResult } from './browser-safe/migration.ts';
+export type { MigrationResult as ReshardResult } from '../contract/experiments/migration.ts';
 
 export function parseReshardInput(body: unknown): ReshardInput {
   const input = fields(body ?? {}, ['queue', 'mode', 'size']);
@@ -54,18 +52,17 @@ export function parseReshardInput(body: unknown): ReshardInput {
   };
 }
 
-export function runReshard(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+export function runReshard(grant: MigrationGrant, input: ReshardInput): Promise<MigrationResult> {
   // One reshard queued or running per reader, whichever mode and site process (reader-share.ts).
-  return inReaderShare(runtime.locks, 'reshard', () => reshardInTurn(runtime, input));
+  return inReaderShare(grant.migration.cluster.locks, 'reshard', () => reshardInTurn(grant, input));
 }
 
-async function reshardInTurn(runtime: ExplorerRuntime, input: ReshardInput): Promise<MigrationResult> {
+async function reshardInTurn(grant: MigrationGrant, input: ReshardInput): Promise<MigrationResult> {
   // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
-  // while that cluster is being built, starting or cannot start, atomicRuntimeWithin says so (a 503).
-  if (input.mode === 'atomic')
-    return runAtomicReshard(await atomicRuntimeWithin(ATOMIC_START_WAIT_MS), input);
+  // while that cluster is being built, starting or cannot start, `atomic()` says so (a 503).
+  if (input.mode === 'atomic') return runAtomicReshard(await grant.migration.atomic(), input);
   const n = slot(queueKey(input.queue, 'pending'));
-  return inMigrationTurn(runtime.migrations, n, (turn, views) =>
-    runKeysMigration(runtime, input.queue, input.size, turn, views),
+  return inMigrationTurn(grant.migration.cluster, n, (turn, views) =>
+    runKeysMigration(grant, input.queue, input.size, turn, views),
   );
 }

@@ -5,18 +5,18 @@
 // over slots and nodes, and the CROSSSLOT a script declaring them gets; and the native EMQ.ENQUEUE
 // sent to a non-owner (MOVED) and to the owner (EMQWIRE), with proof that nothing was written.
 
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
-import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import { TRANSITIONS, type Call, type Reply } from '../contract/transitions.ts';
 import { isReplyError } from '../executors/wire-error.ts';
-import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
+import { mintJobId, queueKey, slot, versionKey } from '../contract/keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { withQueueSlot } from '../explorer/cluster-run.ts';
 import { isRestarting, NodeRestartedError } from '../catalogue/restarting.ts';
 import { fields, queueName } from '../input/fields.ts';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
+import type { PlacedKey, RouteResult, Words } from '../contract/experiments/route.ts';
 
 export interface RouteInput {
   queue: string;
@@ -24,73 +24,6 @@ export interface RouteInput {
 
 export function parseRouteInput(body: unknown): RouteInput {
   return { queue: queueName(fields(body ?? {}, ['queue']), 'queue', 'orders') };
-}
-
-/** A command as it went on the wire, one word per argument. */
-export type Words = string[];
-
-export interface RouteNode {
-  /** `host:port`, as MOVED names a node. */
-  address: string;
-  /** Inclusive slot ranges, from CLUSTER SHARDS. */
-  slots: Array<[number, number]>;
-  /** Its replicas (`host:port`), when the cluster has them: shown, never sent a run. */
-  replicas?: string[];
-}
-
-export interface PlacedKey {
-  key: string;
-  slot: number;
-  /** The node that serves the key's slot. */
-  owner: string;
-}
-
-export interface RouteResult {
-  queue: string;
-  /** The queue's pending key, whose slot every key of the queue shares. */
-  key: string;
-  /** The slot the keyspace module computes. */
-  slot: number;
-  /** CLUSTER KEYSLOT of the same key, as the cluster answers it. */
-  serverSlot: number;
-  /** Every primary and its ranges, read live from CLUSTER SHARDS. */
-  nodes: RouteNode[];
-  /** The node that owns the slot. */
-  owner: string;
-  /** The reserve, beside every queue: its slot and owner, and whether this queue shares its slot. */
-  reserve: PlacedKey & { sharesSlot: boolean };
-  /** A node that does not own the slot, asked for the queue's pending key. */
-  moved: { asked: string; command: Words; reply: string };
-  /** One enqueue and one claim through a cluster client; each key with the node that holds it. */
-  served: {
-    jobId: string;
-    steps: Array<{ command: Words; reply: Reply }>;
-    keys: Array<{ key: string; storedOn: string }>;
-    oneNode: boolean;
-  };
-  /** The counterfactual: the claim's keys without braces, each on its own slot. */
-  scattered: {
-    keys: PlacedKey[];
-    /** How many nodes the keys land on. */
-    nodeCount: number;
-    command: Words;
-    reply: string;
-  };
-  /** The native enqueue, sent to a non-owner and to the owner, directly. */
-  native: {
-    command: Words;
-    nonOwner: { asked: string; reply: string };
-    owner: { asked: string; reply: string };
-    /** The call's keys on the owner, before and after: none, so nothing was written. */
-    keysBefore: number;
-    keysAfter: number;
-    /** The owner's count of keys in the slot, before and after (CLUSTER COUNTKEYSINSLOT). */
-    slotKeysBefore: number;
-    slotKeysAfter: number;
-    written: boolean;
-  };
-  /** Keys of the queue still on the cluster after the run's clean-up: always 0. */
-  leftBehind: number;
 }
 
 function evalWords(call: Call, sha: string): Words {
@@ -124,15 +57,18 @@ function place(key: string, shards: ShardNode[]): PlacedKey {
   return { key, slot: n, owner: ownerOf(shards, n)?.address ?? 'unserved' };
 }
 
-export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Promise<RouteResult> {
+export async function runRoute(
+  grant: Grant<'queueTurn' | 'cluster' | 'clusterNode' | 'nodeReads'>,
+  input: RouteInput,
+): Promise<RouteResult> {
   const { queue } = input;
-  return withQueueSlot(runtime, queue, async ({ slot: n, shards, owner }) => {
+  return grant.queueTurn(queue, async ({ slot: n, shards, owner }) => {
     const key = queueKey(queue, 'pending');
-    const serverSlot = Number(await runtime.cluster.call('CLUSTER', 'KEYSLOT', key));
+    const serverSlot = Number(await grant.cluster.call('CLUSTER', 'KEYSLOT', key));
     const other = nonOwnerOf(shards, owner);
-    const asOwner = runtime.clusterNode(owner.address);
-    const asOther = runtime.clusterNode(other.address);
-    const adminOwner = runtime.clusterAdminNode(owner.address);
+    const asOwner = grant.clusterNode(owner.address);
+    const asOther = grant.clusterNode(other.address);
+    const ownerReads = grant.nodeReads(owner.address);
 
     // A node that does not own the slot does not serve the key: it names the owner.
     const moved = {
@@ -144,8 +80,8 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
     // The native enqueue: routed away by a non-owner, refused by the owner's module; nothing written.
     const jobId = mintJobId();
     const enqueue = callFor('enqueue', queue, { id: jobId, payload: '{"hello":"cluster"}' });
-    const countKeys = () => adminOwner.exists(...enqueue.keys);
-    const countSlot = async () => Number(await adminOwner.call('CLUSTER', 'COUNTKEYSINSLOT', n));
+    const countKeys = () => ownerReads.exists(...enqueue.keys);
+    const countSlot = () => ownerReads.keysInSlot(n);
     const [keysBefore, slotKeysBefore] = await Promise.all([countKeys(), countSlot()]);
     const nonOwnerReply = await errorOf(() => new NativeExecutor(asOther).run(enqueue));
     const ownerReply = await errorOf(() => new NativeExecutor(asOwner).run(enqueue));
@@ -162,8 +98,8 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
         written.map(async (key) => {
           const found = await Promise.all(
             shards.map(({ address }) =>
-              runtime
-                .clusterAdminNode(address)
+              grant
+                .nodeReads(address)
                 .exists(key)
                 .catch((error: unknown) => {
                   if (isRestarting(error)) throw error;
@@ -176,7 +112,7 @@ export async function runRoute(runtime: ExplorerRuntime, input: RouteInput): Pro
           return { key, storedOn: shards[at]!.address };
         }),
       );
-    const scripted = new ScriptedExecutor(runtime.cluster);
+    const scripted = new ScriptedExecutor(grant.cluster);
     const claim = callFor('claim', queue, { lease_ms: 30_000 });
     const steps: Array<{ command: Words; reply: Reply }> = [];
     const keys: Array<{ key: string; storedOn: string }> = [];

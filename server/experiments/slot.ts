@@ -4,15 +4,21 @@
 
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
-import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
+import {
+  KeyspaceError,
+  queueKey,
+  queueKeys,
+  slot,
+  validQueue,
+  versionKey,
+} from '../contract/keyspace/index.ts';
 import { fields, InputError, text } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
-import { slotLock } from '../explorer/cluster-run.ts';
+import { LIMITS } from '../contract/limits.ts';
 import type { Cluster } from 'iovalkey';
-import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { Grant } from '../explorer/grants.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
-import { crossSlotClaims, slotsOf, type SlotCall } from './browser-safe/cross-slot.ts';
-import { viewKey } from './browser-safe/segments.ts';
+import { crossSlotClaims, slotsOf, type SlotCall } from '../contract/experiments/cross-slot.ts';
+import { viewKey } from '../contract/experiments/segments.ts';
 
 export type SlotInput = { key: string } | { queue: string; other: string };
 
@@ -43,17 +49,17 @@ async function attempt(run: () => Promise<unknown>): Promise<{ reply: unknown } 
 }
 
 /** The run on a cluster client of its own, with the commands each node received and their proof. */
-export async function runSlot(runtime: ExplorerRuntime, input: SlotInput) {
-  return withOwnCluster(runtime.cluster, async (cluster) => {
+export async function runSlot(grant: Grant<'cluster' | 'slotTurn'>, input: SlotInput) {
+  return withOwnCluster(grant.cluster, async (cluster) => {
     let result: Awaited<ReturnType<typeof slotOn>> | undefined;
     const { wire, proof } = await clusterWireDuring(cluster, async () => {
-      result = await slotOn(runtime, cluster, input);
+      result = await slotOn(grant, cluster, input);
     });
     return { ...result!, wire, proof };
   });
 }
 
-async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInput) {
+async function slotOn(grant: Grant<'slotTurn'>, cluster: Cluster, input: SlotInput) {
   const reserveSlot = serverSlot(cluster, versionKey());
   if ('key' in input) {
     const view = viewKey(input.key);
@@ -88,7 +94,7 @@ async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInp
   // queue's slot is held meanwhile, so the claim cannot take a job another reader's run put there.
   const executor = new ScriptedExecutor(cluster);
   const { single, mixed } = crossSlotClaims(input.queue, input.other);
-  const [singleOutcome, mixedOutcome] = await runtime.locks.with(slotLock(view.slot), async () => [
+  const [singleOutcome, mixedOutcome] = await grant.slotTurn(view.slot, async () => [
     await attempt(() => executor.run(single)),
     await attempt(() => executor.run(mixed)),
   ]);
@@ -102,5 +108,3 @@ async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInp
     mixedQueues: { ...slotsOf(mixed), ...mixedOutcome } as SlotCall,
   };
 }
-
-export type SlotResult = Awaited<ReturnType<typeof runSlot>>;

@@ -23,7 +23,7 @@ import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { settledWithin } from '../run-deadline.ts';
 import { BusyError } from '../catalogue/busy.ts';
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import {
   KEYSPACE_CONNECT_MS,
   KEYSPACE_WAIT_MS,
@@ -341,6 +341,10 @@ export class KeyspacePool {
         });
       }
       if (became.status === 'rejected') throw became.reason;
+      // The client's options still hold the admin's name and password (from the URL it opened with):
+      // a run holding the client could read them, or `duplicate()` it into an admin connection. It
+      // never connects again (no retries), so the options now say who it is.
+      Object.assign(client.options, { username: this.explorer.username, password: this.explorer.password });
       return client;
     } catch (error) {
       client.disconnect();

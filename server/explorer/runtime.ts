@@ -2,7 +2,7 @@
 // the restricted explorer user through a pool of per-run keyspaces, and its three-node cluster, reached
 // as the same user through a cluster client (and node by node, to show what a node that does not own a
 // slot answers). Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and
-// benchmarks use too.
+// benchmarks use too. No run is handed it whole: each is given what its registry row names (grants.ts).
 
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';

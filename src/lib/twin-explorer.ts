@@ -2,8 +2,13 @@
  * The live explorer of a part, as its markdown twin says it: each experiment the part runs, as the
  * `curl` call of the JSON API that runs the same thing, with the catalogue's own example body.
  */
-import { EXPERIMENTS } from '../../server/api/registry.ts';
-import { PART_EXPERIMENTS, type Part } from '../components/explorer/parts.ts';
+import {
+  experimentsOf,
+  PARTS,
+  rowOf,
+  type ExperimentName,
+  type Part,
+} from '../../server/contract/experiment-table.ts';
 
 /**
  * The site's address in a curl line: a shell variable, since a built page or twin cannot know the address
@@ -16,20 +21,18 @@ export const START_ORIGIN = 'http://localhost:4321';
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** One experiment as a `curl` line of the API, with the catalogue's example body. */
-export function curlOf(name: string): string {
-  const body = JSON.stringify(EXPERIMENTS[name]!.example);
+export function curlOf(name: ExperimentName): string {
+  const body = JSON.stringify(rowOf(name).example);
   return `curl -s ${SITE}/api/experiments/${name} -H 'content-type: application/json' -d ${shellQuote(body)}`;
 }
 
 export function explorerMarkdown(part: string): string {
-  const names: readonly string[] = Object.hasOwn(PART_EXPERIMENTS, part)
-    ? PART_EXPERIMENTS[part as Part]
-    : [];
+  const names = (PARTS as readonly string[]).includes(part) ? experimentsOf(part as Part) : [];
   return [
     '## Live explorer',
     `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API. Set \`SITE\` to the address of the site that served this file first (\`SITE=${START_ORIGIN}\` under \`npm start\`); then each line runs as written. A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is \`{"error": {"code", "message"}}\` with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,
     ...names.map(
-      (name) => `- \`${name}\`: ${EXPERIMENTS[name]!.summary}\n\n  \`\`\`sh\n  ${curlOf(name)}\n  \`\`\``,
+      (name) => `- \`${name}\`: ${rowOf(name).summary}\n\n  \`\`\`sh\n  ${curlOf(name)}\n  \`\`\``,
     ),
     `The catalogue — every experiment's input fields, limits, error codes and the \`EMQ.*\` arity table — is \`curl -s ${SITE}/api/experiments\`.`,
   ].join('\n\n');

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
+import { ERROR_CODES, textPattern } from '../../server/contract/catalogue/error-codes.ts';
 import { useApi } from '../support/api.ts';
 
 const api = useApi();

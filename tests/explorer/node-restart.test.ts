@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { classify } from '../../server/api/failures.ts';
-import { EXPERIMENTS } from '../../server/api/registry.ts';
+import { EXPERIMENTS, type Experiment } from '../../server/api/registry.ts';
+import { EXPERIMENT_TABLE } from '../../server/contract/experiment-table.ts';
+import { grantOf } from '../../server/explorer/grants.ts';
 import {
   explorerPasswordFor,
   explorerRuntime,
@@ -18,7 +20,7 @@ import {
   type ExplorerRuntime,
 } from '../../server/explorer/runtime.ts';
 import { scriptFor } from '../../server/executors/scripts.ts';
-import { TRANSITIONS, type TransitionName } from '../../server/executors/transitions.ts';
+import { TRANSITIONS, type TransitionName } from '../../server/contract/transitions.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
@@ -49,10 +51,10 @@ after(() =>
 let queues = 0;
 /** One run of `name` as the API runs it: 'ok', or the failure's status and code. */
 async function run(name: 'keys' | 'route'): Promise<string> {
-  const experiment = EXPERIMENTS[name]!;
-  const input = experiment.parse({ ...(experiment.example as object), queue: `restart-${(queues += 1)}` });
+  const experiment: Experiment = EXPERIMENTS[name];
+  const input = experiment.parse({ ...EXPERIMENT_TABLE[name].example, queue: `restart-${(queues += 1)}` });
   try {
-    await experiment.run(runtime, input);
+    await experiment.run(grantOf(runtime, experiment.grant), input);
     return 'ok';
   } catch (error) {
     const { status, code } = classify(error);

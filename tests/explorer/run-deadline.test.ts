@@ -8,7 +8,9 @@ process.env.RUN_DEADLINE_MS = '500'; // read when the API's module loads: answer
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { RunTimeoutError } from '../../server/catalogue/run-timeout.ts';
-import { explorerRuntime, type ExplorerRuntime } from '../../server/explorer/runtime.ts';
+import { explorerRuntime } from '../../server/explorer/runtime.ts';
+import { slotLock } from '../../server/explorer/cluster-run.ts';
+import type { Grant } from '../../server/explorer/grants.ts';
 import { withOwnCluster } from '../../server/wire/cluster-wire.ts';
 import { outsideRun, runDeadline, withinDeadline } from '../../server/run-deadline.ts';
 import { useApi } from '../support/api.ts';
@@ -26,8 +28,9 @@ describe('a run past its deadline', () => {
     let sent = 0;
     let run: Promise<unknown> | undefined;
     const endless = {
-      run: (runtime: ExplorerRuntime) =>
-        (run = withOwnCluster(runtime.cluster, async (cluster) => {
+      grant: ['cluster'] as const,
+      run: ({ cluster: shared }: Grant<'cluster'>) =>
+        (run = withOwnCluster(shared, async (cluster) => {
           for (;;) {
             await cluster.ping();
             sent += 1;
@@ -51,7 +54,9 @@ describe('a run past its deadline', () => {
 
   it('waiting for a slot’s turn: it leaves the line, and its work never starts', async () => {
     const runtime = await explorerRuntime();
-    const lock = 'slot:run-deadline-test';
+    // A slot no other run of this file takes.
+    const n = 16_383;
+    const lock = slotLock(n);
     let release: (() => void) | undefined;
     const holder = runtime.locks.with(lock, () => new Promise<void>((resolve) => (release = resolve)));
     for (let waited = 0; !release; waited += 10) {
@@ -60,8 +65,9 @@ describe('a run past its deadline', () => {
     }
     let started = false;
     const waiting = {
-      run: (runtime: ExplorerRuntime) =>
-        runtime.locks.with(lock, async () => {
+      grant: ['slotTurn'] as const,
+      run: (grant: Grant<'slotTurn'>) =>
+        grant.slotTurn(n, async () => {
           started = true;
         }),
     };

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
-import { CONSOLE_LIMITS, LIMITS } from '../../server/settings/limits.ts';
+import { ERROR_CODES, textPattern } from '../../server/contract/catalogue/error-codes.ts';
+import { CONSOLE_LIMITS, LIMITS } from '../../server/contract/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
 

@@ -14,9 +14,11 @@ import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { nodeMap } from '../../src/components/explorer/node-view.ts';
 import { classify } from '../../server/api/failures.ts';
-import type { RouteNode } from '../../server/experiments/route.ts';
-import { EXPERIMENTS } from '../../server/api/registry.ts';
+import type { RouteNode } from '../../server/contract/experiments/route.ts';
+import { EXPERIMENTS, type Experiment } from '../../server/api/registry.ts';
+import { EXPERIMENT_NAMES, EXPERIMENT_TABLE } from '../../server/contract/experiment-table.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../../server/explorer/runtime.ts';
+import { grantOf } from '../../server/explorer/grants.ts';
 import { freeClusterPort, waitClusterOk } from '../../server/sandbox/cluster.ts';
 import { newPassword } from '../../server/explorer/explorer-user.ts';
 import { startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
@@ -94,9 +96,13 @@ async function startOn(clusterUrl: string): Promise<ExplorerRuntime> {
 /** Every experiment once, as the API runs it: the names of those that did not answer 200. */
 async function failingExperiments(runtime: ExplorerRuntime): Promise<string[]> {
   const failing: string[] = [];
-  for (const [name, experiment] of Object.entries(EXPERIMENTS)) {
+  for (const name of EXPERIMENT_NAMES) {
+    const experiment: Experiment = EXPERIMENTS[name];
     try {
-      await experiment.run(runtime, experiment.parse(experiment.example));
+      await experiment.run(
+        grantOf(runtime, experiment.grant),
+        experiment.parse(EXPERIMENT_TABLE[name].example),
+      );
     } catch (error) {
       failing.push(`${name}: ${classify(error).status} ${(error as Error).message}`);
     }
@@ -138,10 +144,9 @@ describe('any cluster', () => {
     const runtime = await startOn(seed);
     try {
       assert.deepEqual(await failingExperiments(runtime), []);
-      const route = (await EXPERIMENTS.route!.run(runtime, { queue: 'orders' })) as {
-        owner: string;
-        nodes: Array<{ address: string; replicas?: string[] }>;
-      };
+      const route = await EXPERIMENTS.route.run(grantOf(runtime, EXPERIMENTS.route.grant), {
+        queue: 'orders',
+      });
       const admin = new Valkey(replicated[0]!.port, '127.0.0.1', ADMIN);
       const primaries = String(await admin.call('CLUSTER', 'NODES'))
         .split('\n')

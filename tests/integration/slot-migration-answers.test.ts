@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ReplyError, type Valkey } from 'iovalkey';
-import { ERROR_CODES, textPattern } from '../../server/catalogue/error-codes.ts';
-import { callFor } from '../../server/executors/calls.ts';
-import { jobKey, queueKey, rowBase, slot } from '../../server/keyspace/index.ts';
+import { ERROR_CODES, textPattern } from '../../server/contract/catalogue/error-codes.ts';
+import { callFor } from '../../server/contract/calls.ts';
+import { jobKey, queueKey, rowBase, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useSandbox } from '../support/sandbox.ts';
 

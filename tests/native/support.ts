@@ -12,8 +12,13 @@ import {
   TRANSITIONS,
   type Call,
   type CoreTransition,
-} from '../../server/executors/transitions.ts';
-import { quoteBytes, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
+} from '../../server/contract/transitions.ts';
+import {
+  quoteBytes,
+  versionKey,
+  WIRE4_IDENTITY,
+  WIRE6_IDENTITY,
+} from '../../server/contract/keyspace/index.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import type { SandboxOptions } from '../../server/sandbox/sandbox.ts';
 import { useSandbox, type TestSandbox } from '../support/sandbox.ts';

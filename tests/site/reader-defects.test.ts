@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { EXPLAINED, sectionFor } from '../../server/experiments/console/error-course.ts';
+import { EXPLAINED, sectionFor } from '../../server/contract/console/error-course.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, reach, reachExplorer, useBrowser } from '../support/site.ts';
 

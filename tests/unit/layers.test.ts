@@ -1,5 +1,7 @@
 // The rooms of server/, lowest first: a file imports from its own room or from a lower tier, never from
 // its own tier's other rooms or from above. A new room fails here until it is given its tier.
+// The lowest, server/contract/, is what the browser and the server share: it imports no Node API and no
+// package, nothing from the rest of server/ and nothing from src/; and src/ imports server/ only from it.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,8 +10,8 @@ import { test } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
 
 const TIERS: readonly (readonly string[])[] = [
-  ['(root)', 'settings'], // the project root, the log, a seeded random, a run's deadline; every limit
-  ['keyspace'], // the host keyspace: every key (ships to the browser too)
+  ['contract'], // what the browser and the server share: the keyspace, the limits, the table, the types
+  ['(root)', 'settings'], // the project root, the log, a seeded random, a run's deadline; the server's bounds
   ['lua'], // the one loader of .lua files
   ['executors'], // the transition table and the two executors
   ['catalogue'], // the error catalogue, and the failures built from its rows
@@ -24,6 +26,8 @@ const TIERS: readonly (readonly string[])[] = [
 ];
 
 const SERVER = join(projectRoot(), 'server');
+const CONTRACT = join(SERVER, 'contract');
+const SRC = join(projectRoot(), 'src');
 
 function roomOf(file: string): string {
   const parts = relative(SERVER, file).split(sep);
@@ -41,14 +45,34 @@ function serverFiles(): string[] {
     .map((name) => join(SERVER, name));
 }
 
-/** Every relative module a file names: static imports and re-exports, `import type` included. */
-function importsOf(file: string): string[] {
+/**
+ * Every module a file names, as written: static imports and re-exports (`import type` included), imports
+ * for effect, dynamic imports and Vite's import.meta.glob.
+ */
+function specifiersOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.[^']+)'/gms)].map(
-    (m) => m[1]!,
-  );
-  return specifiers.map((s) => join(dirname(file), s));
+  const patterns = [
+    /^\s*(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]/gms,
+    /^\s*import\s+['"]([^'"]+)['"]/gm,
+    /\bimport(?:\.meta\.glob)?\(\s*['"]([^'"]+)['"]/g,
+  ];
+  return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1]!));
 }
+
+/** Every relative module a file names, as a path. */
+function importsOf(file: string): string[] {
+  return specifiersOf(file)
+    .filter((s) => s.startsWith('.'))
+    .map((s) => join(dirname(file), s));
+}
+
+function filesBelow(folder: string, pattern: RegExp): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((name) => pattern.test(name))
+    .map((name) => join(folder, name));
+}
+
+const inside = (folder: string, path: string) => !relative(folder, path).startsWith('..');
 
 test('every room of server/ has a tier', () => {
   const rooms = new Set(serverFiles().map(roomOf));
@@ -77,4 +101,45 @@ test('the tiers hold the sandbox below the explorer, and the walk sees serve.ts 
     tierOf(roomOf(join(SERVER, 'sandbox', 'x.ts'))) < tierOf(roomOf(join(SERVER, 'explorer', 'y.ts'))),
   );
   assert.ok(importsOf(join(SERVER, 'serve.ts')).some((path) => roomOf(path) === 'front'));
+});
+
+test('server/contract/ imports no Node API, no package, and nothing outside itself', () => {
+  const files = filesBelow(CONTRACT, /\.ts$/);
+  assert.ok(files.length >= 30, `read the room (${files.length} files)`);
+  const outside: string[] = [];
+  for (const file of files) {
+    for (const specifier of specifiersOf(file)) {
+      const leaves = !specifier.startsWith('.') || !inside(CONTRACT, join(dirname(file), specifier));
+      if (leaves) outside.push(`${relative(SERVER, file)} → ${specifier}`);
+    }
+  }
+  assert.deepEqual(outside, []);
+});
+
+test('src/ imports server/ only through server/contract/', () => {
+  const files = filesBelow(SRC, /\.(ts|astro|mjs|js)$/);
+  const through: string[] = [];
+  const elsewhere: string[] = [];
+  for (const file of files) {
+    for (const target of importsOf(file)) {
+      if (!inside(SERVER, target)) continue;
+      (inside(CONTRACT, target) ? through : elsewhere).push(
+        `${relative(SRC, file)} → ${relative(SERVER, target)}`,
+      );
+    }
+  }
+  assert.ok(through.length >= 20, `src/ reads the contract (${through.length} imports)`);
+  assert.deepEqual(elsewhere, []);
+});
+
+test('the walk sees every kind of import the rules are about', () => {
+  const probe = join(SRC, 'components', 'explorer', 'explorer.ts');
+  assert.ok(specifiersOf(probe).includes('./*-experiment.ts'), 'an import.meta.glob');
+  assert.ok(specifiersOf(probe).includes('./byte-count.ts'), 'an import for effect');
+  const fallback = join(SRC, 'components', 'explorer', 'ExplorerFallback.astro');
+  assert.ok(specifiersOf(fallback).includes('./explorer.ts'), 'a dynamic import');
+  assert.ok(
+    importsOf(join(SRC, 'components', 'explorer', 'Explorer.astro')).some((path) => inside(CONTRACT, path)),
+    'an .astro file’s frontmatter',
+  );
 });

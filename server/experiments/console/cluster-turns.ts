@@ -7,12 +7,11 @@
 // come back empty (the console writes nothing on the cluster, and no one else's keys are there while
 // it holds the turn), so the standalone node, a keyspace of the run's own, is where SCAN teaches.
 
-import { slot } from '../../keyspace/index.ts';
-import { slotLock } from '../../explorer/cluster-run.ts';
+import { slot } from '../../contract/keyspace/index.ts';
 import { InputError } from '../../input/fields.ts';
-import type { ExplorerRuntime } from '../../explorer/runtime.ts';
-import { notAllowedMessage, type Planned, type Refused } from './allow-list.ts';
-import { CONSOLE_CAPS } from '../../settings/limits.ts';
+import type { Grant } from '../../explorer/grants.ts';
+import { notAllowedMessage, type Planned, type Refused } from '../../contract/console/allow-list.ts';
+import { CONSOLE_CAPS } from '../../contract/limits.ts';
 import { CONSOLE_TURN_WAIT_MS } from '../../settings/bounds.ts';
 
 const WALKS: Record<string, string> = {
@@ -60,11 +59,11 @@ export function checkTurnSlots(plans: ReadonlyArray<Planned | Refused>): void {
  * holds more than one takes them so, and the others hold one: no two runs wait on each other).
  */
 export function withSlotTurns<T>(
-  runtime: ExplorerRuntime,
+  grant: Grant<'slotTurn'>,
   slots: readonly number[],
   work: () => Promise<T>,
 ): Promise<T> {
   const [first, ...rest] = slots;
   if (first === undefined) return work();
-  return runtime.locks.with(slotLock(first), () => withSlotTurns(runtime, rest, work), CONSOLE_TURN_WAIT_MS);
+  return grant.slotTurn(first, () => withSlotTurns(grant, rest, work), CONSOLE_TURN_WAIT_MS);
 }

@@ -10,9 +10,9 @@
 // flips, follows MOVED, and is served by the new owner. Then the slot goes back, quietly.
 
 import type { Cluster, Valkey } from 'iovalkey';
-import { callFor } from '../../executors/calls.ts';
+import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
-import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../contract/keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
 import { moveSlot, type MigrationStep } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../explorer/run-lock.ts';
@@ -23,9 +23,8 @@ import type {
   MigrationPhase,
   MigrationProbe,
   MigrationResult,
-} from '../browser-safe/migration.ts';
-import { withQueueSlot } from '../../explorer/cluster-run.ts';
-import type { ExplorerRuntime } from '../../explorer/runtime.ts';
+} from '../../contract/experiments/migration.ts';
+import type { Grant } from '../../explorer/grants.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
@@ -49,15 +48,19 @@ async function versionOf(node: Valkey): Promise<string> {
   );
 }
 
+/** What a reshard is given: the admin side of both clusters, and the explorer's view of the shared one. */
+export type MigrationGrant = Grant<'migration' | 'queueTurn' | 'cluster' | 'clusterNode'>;
+
 export async function runKeysMigration(
-  runtime: ExplorerRuntime,
+  grant: MigrationGrant,
   queue: string,
   size: number,
   turn: Turn,
   views: NodeView[],
 ): Promise<MigrationResult> {
   const n = slotOf(queueKey(queue, 'pending'));
-  return withQueueSlot(runtime, queue, async () => {
+  const migrations = grant.migration.cluster;
+  return grant.queueTurn(queue, async () => {
     // Named as the node map names them: node 1, 2, 3 in the order of their first slot.
     const firstSlot = (id: string) => {
       const at = views[0]!.owners.indexOf(id);
@@ -73,8 +76,8 @@ export async function runKeysMigration(
     );
     const { nodes, source, target } = plan;
     const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
-    const admin = (address: string) => runtime.clusterAdminNode(address);
-    const reader = (address: string) => runtime.clusterNode(address);
+    const admin = (address: string) => migrations.dial(address);
+    const reader = (address: string) => grant.clusterNode(address);
     const server = await versionOf(admin(source.address));
 
     // The queue, written on its owner as the enqueue transition writes it (fill.ts); the three oldest
@@ -153,7 +156,7 @@ export async function runKeysMigration(
     // The cluster client's claim, sent once the queue is split: recorded per node until it is served.
     // A client of its own, allowed many redirections (it keeps retrying until the slot flips),
     // connected before the move starts so its claim goes out the moment the queue is split.
-    const cluster = runtime.cluster.duplicate([], { maxRedirections: 1000 });
+    const cluster = grant.cluster.duplicate([], { maxRedirections: 1000 });
     cluster.on('error', () => {});
     let client: Promise<ClientRetries> | null = null;
     let worker: Worker | null = null;
@@ -201,8 +204,8 @@ export async function runKeysMigration(
       };
 
       // The worker claims from before the first command until the move is over.
-      worker = await startWorker(runtime.cluster, queue);
-      await moveSlot(runtime.migrations, turn, views, n, source, target, record, {
+      worker = await startWorker(grant.cluster, queue);
+      await moveSlot(migrations, turn, views, n, source, target, record, {
         batches: [[rows[0]!]],
         batchSize: MIGRATE_BATCH,
         hooks: {
@@ -306,7 +309,7 @@ export async function runKeysMigration(
       // the worker has stopped, so no claim of its meets the move back.
       const worked = await working;
       worker = null;
-      await moveSlot(runtime.migrations, turn, views, n, target, source, record);
+      await moveSlot(migrations, turn, views, n, target, source, record);
       await phase(
         'back',
         `the slot moved back to ${source.name}, keys and all`,
@@ -315,7 +318,7 @@ export async function runKeysMigration(
         async () => [],
       );
 
-      const check = await checkCluster(runtime.migrations.dial, runtime.migrations.seeds);
+      const check = await checkCluster(migrations.dial, migrations.seeds);
       const timeline = workerTimeline(worked, origin!, moveEnd);
       return migrationAnswer(plan, {
         mode: 'keys' as const,

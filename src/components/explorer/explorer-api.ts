@@ -3,6 +3,7 @@
 // again; every other refusal comes back as the API's own code and message. A degraded cluster is polled
 // the same way, so the note beside the cluster experiments goes once the site has repaired it.
 
+import type { BodyOf, ExperimentName, ResultOf } from '../../../server/contract/experiment-table.ts';
 import { keepState } from './experiment-state.ts';
 import { DOWN_TEXT, upText } from './status-text.ts';
 
@@ -22,7 +23,8 @@ export class ExplorerApi {
     if (root.dataset.sandbox === 'degraded') this.#pollUntilUp();
   }
 
-  async run<T>(name: string, body: unknown): Promise<Outcome<T>> {
+  /** Runs experiment `name` with `body`: both, and the result, typed by the one table's row for `name`. */
+  async run<N extends ExperimentName>(name: N, body: BodyOf<N>): Promise<Outcome<ResultOf<N>>> {
     let response: Response;
     try {
       response = await fetch(`/api/experiments/${name}`, {
@@ -34,7 +36,7 @@ export class ExplorerApi {
       this.#down();
       return { ok: false, code: 'SANDBOX_DOWN', message: 'the site did not answer; is the network up?' };
     }
-    let payload: { result?: T; error?: { code: string; message: string } };
+    let payload: { result?: ResultOf<N>; error?: { code: string; message: string } };
     try {
       payload = await response.json();
     } catch {

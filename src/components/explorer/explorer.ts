@@ -1,19 +1,18 @@
 // The island's script: defines <emq-explorer> and, through their modules, each experiment's element;
 // the explorer switches the module page's views, and the part picker's links open them.
-// Each experiment defines its own element (<emq-keys-experiment>…) beside its wiring; loading them here
-// keeps the explorer one script.
-import './keys-experiment.ts';
-import './layout-experiment.ts';
-import './reserve-experiment.ts';
-import './route-experiment.ts';
-import './slot-experiment.ts';
-import './two-executors-experiment.ts';
+// Each experiment defines its own element (<emq-keys-experiment>…) in its script, <name>-experiment.ts
+// (experiment-files.ts); every one is loaded here, found by that name, which keeps the explorer one script.
+import.meta.glob('./*-experiment.ts', { eager: true });
 import './byte-count.ts';
 import { announcePart, followPart } from '../blocks/part-event.ts';
 
-/** The module page's explorer views and the part picker's parts: one state, kept in the hash #part-<id>. */
-const PART_OF_VIEW: Record<string, string> = { keys: 'grammar', slot: 'hashtag', reserve: 'reserve' };
-const viewOfPart = (part: string) => Object.keys(PART_OF_VIEW).find((v) => PART_OF_VIEW[v] === part);
+/**
+ * The module page's explorer views and the part picker's parts: one state, kept in the hash #part-<id>.
+ * Each view's radio says its part (data-part, from the one table: ExplorerBody.astro).
+ */
+const viewOfPart = (root: HTMLElement, part: string) =>
+  [...root.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')].find((r) => r.dataset.part === part)
+    ?.value;
 
 function showView(root: HTMLElement, view: string) {
   for (const panel of root.querySelectorAll<HTMLElement>('[data-view]'))
@@ -37,15 +36,15 @@ class ExplorerElement extends HTMLElement {
     for (const radio of radios) {
       radio.addEventListener('change', () => {
         showView(this, radio.value);
-        history.replaceState(null, '', `#part-${PART_OF_VIEW[radio.value]}`);
-        announcePart(PART_OF_VIEW[radio.value]!, 'explorer');
+        history.replaceState(null, '', `#part-${radio.dataset.part}`);
+        announcePart(radio.dataset.part!, 'explorer');
       });
     }
     // The part picker's choice, now (from the link) and whenever the reader picks another.
-    const initial = viewOfPart(location.hash.replace(/^#part-/, ''));
+    const initial = viewOfPart(this, location.hash.replace(/^#part-/, ''));
     if (initial) showView(this, initial);
     followPart('explorer', (part) => {
-      const view = viewOfPart(part);
+      const view = viewOfPart(this, part);
       if (view) showView(this, view);
     });
   }

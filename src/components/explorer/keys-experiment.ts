@@ -1,10 +1,10 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
-import type { KeysResult } from '../../../server/experiments/keys.ts';
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { reachedView, wireView } from './wire-view.ts';
 import { keyText } from './key-text.ts';
-import { keyList, refusalText } from './explorer-view.ts';
+import { keyList } from './key-list.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { typedKeys } from './typed-keys.ts';
 
@@ -26,7 +26,7 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
     const id = String(data.get('id') ?? '').trim();
     const body = { queue: String(data.get('queue') ?? ''), ...(id ? { id } : {}) };
     void busy(form, async () => {
-      const outcome = await api.run<KeysResult>('keys', body);
+      const outcome = await api.run('keys', body);
       typed.replaceChildren();
       typed.hidden = true;
       if (!outcome.ok) {

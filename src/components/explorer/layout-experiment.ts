@@ -1,17 +1,19 @@
 // native layout check: keeps the key fields on the exact call of the chosen verb and queue (built in
 // the browser by the same calls the server uses), offers presets, and marks the byte EMQKEY names.
-import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
-import { exactCall } from '../../../server/executors/exact-call.ts';
-import { KeyspaceError } from '../../../server/keyspace/index.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../../../server/contract/transitions.ts';
+import { isOneOf } from '../../../server/contract/one-of.ts';
+import { exactCall } from '../../../server/contract/exact-call.ts';
+import { KeyspaceError } from '../../../server/contract/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
-import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
-import type { WireCommand, WireProof } from '../../../server/wire/recorder.ts';
+import type { LayoutVerdict } from '../../../server/contract/experiments/layout.ts';
+import type { WireCommand, WireProof } from '../../../server/contract/wire/types.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { LIMITS } from '../../../server/settings/limits.ts';
-import { markedKey, refusalText } from './explorer-view.ts';
+import { LIMITS } from '../../../server/contract/limits.ts';
+import { markedKey } from './marked-key.ts';
+import { refusalText } from './refusal-text.ts';
 import { cliReply, wireView } from './wire-view.ts';
-import type { ProbeReply } from '../../../server/experiments/browser-safe/migration.ts';
+import type { ProbeReply } from '../../../server/contract/experiments/migration.ts';
 import { answeredBy, checkOrder } from './check-order.ts';
 import { replyBadge } from './reply-badge.ts';
 
@@ -107,8 +109,8 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
     const long = keys.map((key, i) => overCap(`keys[${i}]`, key, LIMITS.keyBytes)).find(Boolean);
     if (long) return show(region, refusalText(long.code, long.message));
     void busy(form, async () => {
-      const outcome = await api.run<LayoutResult>('layout', {
-        verb: verb.value,
+      const outcome = await api.run('layout', {
+        verb: isOneOf(CORE_TRANSITIONS, verb.value) ? verb.value : undefined,
         queue: queue.value,
         id,
         keys,

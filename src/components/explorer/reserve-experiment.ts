@@ -1,8 +1,8 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import type { ReserveResult } from '../../../server/experiments/reserve.ts';
-import { refusalText, reserveTimeline } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
+import { reserveTimeline } from './reserve-timeline.ts';
 
 export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -10,7 +10,7 @@ export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void busy(form, async () => {
-      const outcome = await api.run<ReserveResult>('reserve', {});
+      const outcome = await api.run('reserve', {});
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const { native, steps } = outcome.result;
       const note =

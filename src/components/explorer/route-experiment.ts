@@ -5,13 +5,14 @@
 // on one time axis, and the slot map follows the phase the stepper shows (the slot's owner, open states).
 import {
   DEFAULT_MIGRATION_SIZE,
+  MIGRATION_SIZES,
   type MigrationResult,
-} from '../../../server/experiments/browser-safe/migration.ts';
-import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
-import { queueKey, slot } from '../../../server/keyspace/index.ts';
+} from '../../../server/contract/experiments/migration.ts';
+import type { RouteNode } from '../../../server/contract/experiments/route.ts';
+import { queueKey, slot } from '../../../server/contract/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import { refusalText } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { gridNodes, routeMarks, routeView, sharedSlotNote } from './node-view.ts';
 import { reshardColumns, reshardPanel } from './reshard-view.ts';
@@ -86,10 +87,10 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
       column,
       markup`<p class="xp-note">${mode === 'keys' ? 'Moving the slot key by key' : 'Moving the slot atomically'}…</p>`,
     );
-    const picked = Number(size?.value ?? DEFAULT_MIGRATION_SIZE);
+    const picked = MIGRATION_SIZES.find((n) => n === Number(size?.value)) ?? DEFAULT_MIGRATION_SIZE;
     // the default size is the server's own default: a server that has no sizes yet still answers
     const body = { queue: input.value, mode, ...(picked !== DEFAULT_MIGRATION_SIZE ? { size: picked } : {}) };
-    const outcome = await api.run<MigrationResult>('reshard', body);
+    const outcome = await api.run('reshard', body);
     if (!outcome.ok) {
       show(column, refusalText(outcome.code, outcome.message));
       return;
@@ -119,7 +120,7 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
       return;
     }
     show(region, markup`<p class="xp-note">Routing…</p>`);
-    const outcome = await api.run<RouteResult>('route', { queue: input.value });
+    const outcome = await api.run('route', { queue: input.value });
     if (!outcome.ok) {
       show(region, refusalText(outcome.code, outcome.message));
       return;

@@ -8,17 +8,17 @@ import {
   reserveSlot,
   slot,
   versionKey,
-} from '../../../server/keyspace/index.ts';
-import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-safe/cross-slot.ts';
-import type { SlotResult } from '../../../server/experiments/slot.ts';
+} from '../../../server/contract/keyspace/index.ts';
+import { crossSlotClaims, slotsOf } from '../../../server/contract/experiments/cross-slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
-import { crcHex, crossSlot, queuePins, refusalText } from './explorer-view.ts';
+import { refusalText } from './refusal-text.ts';
+import { crcHex, crossSlot, queuePins } from './slot-view.ts';
 import type { GridNode } from './slot-grid.ts';
 import { readGrids, showGrid } from './slot-grid-reader.ts';
 import { keyText } from './key-text.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { LIMITS } from '../../../server/settings/limits.ts';
+import { LIMITS } from '../../../server/contract/limits.ts';
 
 const DEBOUNCE_MS = 250;
 
@@ -101,7 +101,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const confirm = async (byKey: boolean, local: number) => {
     const ask = ++asked;
     const body = byKey ? { key: subject.value } : { queue: subject.value, other: other.value };
-    const outcome = await api.run<SlotResult>('slot', body);
+    const outcome = await api.run('slot', body);
     if (ask !== asked) return; // the reader typed on; a newer answer is coming
     if (!outcome.ok) {
       field('server-slot').textContent = '—';

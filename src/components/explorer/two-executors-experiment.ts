@@ -1,8 +1,10 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
-import { executorRuns, refusalText } from './explorer-view.ts';
+import { STEPS } from '../../../server/contract/experiments/two-executors.ts';
+import { isOneOf } from '../../../server/contract/one-of.ts';
+import { executorRuns } from './executor-runs.ts';
+import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 
 export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
@@ -44,11 +46,14 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    const body = { queue: String(data.get('queue') ?? ''), steps: data.getAll('step').map(String) };
+    const body = {
+      queue: String(data.get('queue') ?? ''),
+      steps: data.getAll('step').filter((step) => isOneOf(STEPS, step)),
+    };
     const refused = queueRefusal(body.queue);
     if (refused) return show(region, queueRefusedView(refused));
     void busy(form, async () => {
-      const outcome = await api.run<TwoExecutorsResult>('two-executors', body);
+      const outcome = await api.run('two-executors', body);
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
       if (!r.available) return show(region, markup`<p>${r.message}</p>`);

@@ -6,16 +6,16 @@
 // filled with enough jobs that the move takes a visible while; CLUSTER GETSLOTMIGRATIONS is read
 // throughout and each state it passes through is kept. A cluster client's claims, sent meanwhile, show
 // what a client meets. Then the slot is moved back the same way and the queue deleted. The answer has the
-// keys mode's shape (browser-safe/migration.ts). One run at a time on the Valkey 9 cluster.
+// keys mode's shape (contract/experiments/migration.ts). One run at a time on the Valkey 9 cluster.
 
-import { callFor } from '../executors/calls.ts';
-import { scriptFor } from '../executors/scripts.ts';
-import { isReplyError } from '../executors/wire-error.ts';
-import type { Call } from '../executors/transitions.ts';
-import { jobKey, mintJobId, queueKey, slot as slotOf } from '../keyspace/index.ts';
-import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../explorer/atomic-runtime.ts';
-import { queuePrefix } from '../explorer/cluster-run.ts';
+import { callFor } from '../../contract/calls.ts';
+import { scriptFor } from '../../executors/scripts.ts';
+import { isReplyError } from '../../executors/wire-error.ts';
+import type { Call } from '../../contract/transitions.ts';
+import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../contract/keyspace/index.ts';
+import { ownerOf, readShards, type ShardNode } from '../../sandbox/cluster-topology.ts';
+import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
+import { queuePrefix } from '../../explorer/cluster-run.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   isErrorReply,
@@ -27,16 +27,16 @@ import {
   type MigrationResult,
   type ProbeReply,
   type SlotMigrationState,
-} from './browser-safe/migration.ts';
-import { evalWords, nativeWords } from './migration/call-words.ts';
-import { migrationAnswer, planMove } from './migration/plan.ts';
-import { asProbeReply } from './migration/probe.ts';
-import { sinceMoveStart, stamp, tenths } from './migration/clock.ts';
-import { fillQueue } from './migration/fill.ts';
-import { cleanQueueEverywhere } from './migration/clean-queue.ts';
-import { startWorker, workerTimeline, type Worker, type WorkerRun } from './migration/worker.ts';
-import { settledWithin } from '../run-deadline.ts';
-import { ATOMIC_MOVE_DEADLINE_MS } from '../settings/bounds.ts';
+} from '../../contract/experiments/migration.ts';
+import { evalWords, nativeWords } from './call-words.ts';
+import { migrationAnswer, planMove } from './plan.ts';
+import { asProbeReply } from './probe.ts';
+import { sinceMoveStart, stamp, tenths } from './clock.ts';
+import { fillQueue } from './fill.ts';
+import { cleanQueueEverywhere } from './clean-queue.ts';
+import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
+import { settledWithin } from '../../run-deadline.ts';
+import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 
 const LOCK = ATOMIC_RUN_LOCK;
 const FINISHED = new Set(['success', 'failed', 'cancelled']);

@@ -1,0 +1,47 @@
+// The slot experiment's view: a CRC16 as the page writes it, the pins on the slot map, and the claim the
+// cluster node answered for one queue and for two mixed. Rendered at build time (the fallback), on
+// request (the island) and in the browser after each run by these same functions. Free of Node and DOM
+// APIs.
+
+import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import type { SlotCall } from '../../../server/contract/experiments/cross-slot.ts';
+import { markup, type SafeHtml } from '../../lib/html.ts';
+import { keyText } from './key-text.ts';
+import { cliReply } from './wire-view.ts';
+import type { WireReply } from '../../../server/contract/wire/types.ts';
+import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
+import type { GridMark } from './slot-grid.ts';
+
+/** The pins of a queue, the reserve, and (optionally) a second queue. */
+export function queuePins(
+  queue: string,
+  queueSlot: number,
+  other?: { name: string; slot: number },
+): GridMark[] {
+  const pins: GridMark[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
+  if (other) pins.push({ slot: other.slot, label: `emq:{${other.name}}:*`, kind: 'other' });
+  pins.push({ slot: reserveSlot(), label: versionKey(), kind: 'reserve' });
+  return pins;
+}
+
+/** A CRC16 as the page writes it: 0x and four upper-case hex digits. */
+export function crcHex(crc: number): string {
+  return `0x${crc.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function slotCall(title: string, call: SlotCall): SafeHtml {
+  const keys = call.keys.map((k, i) => markup`<li>${keyText(k)} → slot ${call.slots[i]}</li>`);
+  const reply =
+    call.error !== undefined
+      ? markup`${kindBadge(textKind(call.error))} <code data-reply>${call.error}</code>`
+      : 'reply' in call
+        ? markup`${replyBadge(call.reply as WireReply)} <code data-reply>${cliReply(call.reply as WireReply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
+        : // without JavaScript nothing will ask the node: say so rather than wait on screen for ever
+          markup`<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
+  return markup`<div class="xp-call"><p class="xp-side-name">${title}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
+}
+
+/** The claim on the cluster node: one queue's keys (one slot), then one key swapped for another queue's. */
+export function crossSlot(single: SlotCall, mixed: SlotCall): SafeHtml {
+  return markup`<div class="xp-sides">${slotCall('EVALSHA claim, one queue', single)}${slotCall('the same claim, two queues mixed', mixed)}</div>`;
+}

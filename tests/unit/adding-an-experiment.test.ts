@@ -1,0 +1,135 @@
+// The README's "Adding an experiment" is true: in a copy of the tree, a trivial experiment (`echo`) is
+// added with exactly the files it names — its server file, its component and script, its row in each
+// half of the table, its row in docs/api.md — and the type check and the table's own test pass; with
+// the server's row left out, the type check fails. The copy is removed after.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { projectRoot } from '../../server/project-root.ts';
+
+const ROOT = projectRoot();
+let copy = '';
+
+const ECHO_SERVER = `// echo: the text a reader sends, back.
+
+import { fields, text } from '../input/fields.ts';
+import { LIMITS } from '../contract/limits.ts';
+
+export interface EchoInput {
+  text: string;
+}
+
+export function parseEchoInput(body: unknown): EchoInput {
+  return { text: text(fields(body, ['text']), 'text', LIMITS.queueBytes) };
+}
+
+export async function runEcho(_grant: unknown, input: EchoInput) {
+  return { text: input.text };
+}
+`;
+
+const ECHO_COMPONENT = `---
+interface Props {
+  live: boolean;
+}
+const { live } = Astro.props;
+---
+
+<emq-echo-experiment>
+  <section class="xp-experiment" data-experiment="echo">
+    <form data-form><button type="submit" disabled={!live}>Echo</button></form>
+    <div data-result></div>
+  </section>
+</emq-echo-experiment>
+`;
+
+const ECHO_SCRIPT = `import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
+
+export function wireEcho(section: HTMLElement, api: ExplorerApi): void {
+  const region = section.querySelector('[data-result]')!;
+  section.querySelector('form')!.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const outcome = await api.run('echo', { text: 'hello' });
+    region.textContent = outcome.ok ? outcome.result.text : outcome.message;
+  });
+}
+
+defineExperiment('emq-echo-experiment', wireEcho);
+`;
+
+const TABLE_ROW = `  echo: row<{ text: string }, { text: string }>({
+    summary: 'The text you send, back.',
+    input: { text: 'a string' },
+    example: { text: 'hello' },
+    parts: ['grammar'],
+  }),
+`;
+
+function write(path: string, text: string) {
+  writeFileSync(join(copy, path), text);
+}
+
+/** Inserts `text` into the copy's `path` just before `mark`, which must be there. */
+function insertBefore(path: string, mark: string, text: string) {
+  const was = readFileSync(join(copy, path), 'utf8');
+  assert.ok(was.includes(mark), `${path} has ${JSON.stringify(mark)}`);
+  write(path, was.replace(mark, text + mark));
+}
+
+function typeCheck() {
+  const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
+  return spawnSync(tsc, ['--noEmit', '-p', copy], { encoding: 'utf8' });
+}
+
+before(() => {
+  copy = mkdtempSync(join(tmpdir(), 'adding-an-experiment-'));
+  for (const path of [
+    'server',
+    'src',
+    'docs',
+    'tests/unit/experiment-table.test.ts',
+    'package.json',
+    'tsconfig.json',
+  ])
+    cpSync(join(ROOT, path), join(copy, path), { recursive: true });
+  for (const link of ['node_modules', '.astro']) symlinkSync(join(ROOT, link), join(copy, link));
+});
+
+after(() => rmSync(copy, { recursive: true, force: true }));
+
+test('an experiment is its server file, its component and script, a row in each half of the table, and its docs row', () => {
+  write('server/experiments/echo.ts', ECHO_SERVER);
+  write('src/components/explorer/EchoExperiment.astro', ECHO_COMPONENT);
+  write('src/components/explorer/echo-experiment.ts', ECHO_SCRIPT);
+  insertBefore('server/contract/experiment-table.ts', '};\n\nexport type ExperimentName', TABLE_ROW);
+  const api = readFileSync(join(copy, 'docs/api.md'), 'utf8').split('\n');
+  const last = api.findLastIndex((line) => /^\| `[a-z-]+` \|/.test(line));
+  api.splice(last + 1, 0, '| `echo` | `text` | the text, back |');
+  write('docs/api.md', api.join('\n'));
+
+  const without = typeCheck();
+  assert.notEqual(without.status, 0, 'the type check fails while the server’s half lacks the row');
+  assert.match(without.stdout, /server\/api\/registry\.ts.*echo/s);
+
+  insertBefore(
+    'server/api/registry.ts',
+    '} satisfies',
+    "  echo: experiment({ parse: parseEchoInput, grant: [], run: runEcho, kind: () => 'reads' }),\n",
+  );
+  insertBefore(
+    'server/api/registry.ts',
+    'import type { CapabilityName, Grant }',
+    "import { parseEchoInput, runEcho } from '../experiments/echo.ts';\n",
+  );
+  const checked = typeCheck();
+  assert.equal(checked.status, 0, checked.stdout);
+
+  const table = spawnSync(process.execPath, ['--test', join(copy, 'tests/unit/experiment-table.test.ts')], {
+    encoding: 'utf8',
+  });
+  assert.equal(table.status, 0, table.stdout);
+});
