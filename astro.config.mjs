@@ -13,7 +13,7 @@ const SERVER_DIR = fileURLToPath(new URL('./server/', import.meta.url));
  * The server build imports server/ from source instead of bundling a copy of it: Node then loads the
  * island's server/ modules from the very files serve.ts loads, so a process holds one of each (one
  * runtime, one pool of leases) by construction. Only the server build: the browser's bundles keep
- * bundling the browser-safe server/ files they import.
+ * bundling the server/contract/ files they import.
  * @type {import('vite').Plugin}
  */
 const serverFromSource = {

@@ -7,8 +7,8 @@
 import { Valkey, type Cluster } from 'iovalkey';
 import type { Executor } from '../server/executors/executor.ts';
 import { ScriptedExecutor } from '../server/executors/scripted.ts';
-import { CORE_TRANSITIONS } from '../server/executors/transitions.ts';
-import { queueKey, slot } from '../server/keyspace/index.ts';
+import { CORE_TRANSITIONS } from '../server/contract/transitions.ts';
+import { queueKey, slot } from '../server/contract/keyspace/index.ts';
 import { clusterClient, startCluster } from '../server/sandbox/cluster.ts';
 import { ownerOf, readShards } from '../server/sandbox/cluster-topology.ts';
 import { startValkeyNode } from '../server/sandbox/valkey-process.ts';

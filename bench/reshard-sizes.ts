@@ -17,7 +17,7 @@ import {
   replyKind,
   type MigrationResult,
   type ReplyKind,
-} from '../server/experiments/browser-safe/migration.ts';
+} from '../server/contract/experiments/migration.ts';
 import type { MoveTimed } from '../server/experiments/migration/clock.ts';
 
 const RUNS = Number(process.argv[2] ?? 3);

@@ -13,8 +13,8 @@ import { Valkey as Client } from 'iovalkey';
 import type { Executor } from '../server/executors/executor.ts';
 import { NativeExecutor } from '../server/executors/native.ts';
 import { ScriptedExecutor } from '../server/executors/scripted.ts';
-import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../server/executors/transitions.ts';
-import { versionKey, WIRE6_IDENTITY } from '../server/keyspace/index.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../server/contract/transitions.ts';
+import { versionKey, WIRE6_IDENTITY } from '../server/contract/keyspace/index.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../server/sandbox/valkey-process.ts';
 import { runChunked, runPlain, WORKLOADS } from './workloads.ts';
 

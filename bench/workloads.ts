@@ -3,10 +3,10 @@
 // `transitions.ts` (server µs) and `server-cost.ts` (instructions and allocations under callgrind).
 
 import type { ChainableCommander, Valkey } from 'iovalkey';
-import { callFor } from '../server/executors/calls.ts';
+import { callFor } from '../server/contract/calls.ts';
 import type { Executor } from '../server/executors/executor.ts';
-import type { Call, CoreTransition } from '../server/executors/transitions.ts';
-import { IdMinter, jobKey, queueKey, type KeyType } from '../server/keyspace/index.ts';
+import type { Call, CoreTransition } from '../server/contract/transitions.ts';
+import { IdMinter, jobKey, queueKey, type KeyType } from '../server/contract/keyspace/index.ts';
 
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
 const QUEUE = 'bench';

@@ -1,12 +1,12 @@
-// Regenerates docs/wire.md's error table from the error catalogue (server/catalogue/error-codes.ts),
+// Regenerates docs/wire.md's error table from the error catalogue (server/contract/catalogue/error-codes.ts),
 // the one place each text is written. Run: node scripts/wire-doc.ts
 // tests/unit/error-codes.test.ts fails while the committed page differs from what this writes.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { wireDoc } from '../server/catalogue/markdown.ts';
+import { wireDoc } from '../server/contract/catalogue/markdown.ts';
 import { projectRoot } from '../server/project-root.ts';
 
 const path = join(projectRoot(), 'docs', 'wire.md');
 writeFileSync(path, wireDoc(readFileSync(path, 'utf8')));
-console.log('docs/wire.md: its error table regenerated from server/catalogue/error-codes.ts');
+console.log('docs/wire.md: its error table regenerated from server/contract/catalogue/error-codes.ts');

@@ -1,4 +1,4 @@
-//! The keyspace mirror: the grammar of `server/keyspace`, rebuilt in Rust.
+//! The keyspace mirror: the grammar of `server/contract/keyspace`, rebuilt in Rust.
 //!
 //! Every key the module touches is composed here and nowhere else, so the host's grammar and the
 //! module's can be held to one set of vectors (`tests/fixtures/keyspace-vectors.json`).

@@ -3,8 +3,8 @@
 // error catalogue's row. The front's own refusals and the API's are both built here and both written
 // by server/front/write-answer.ts.
 
-import { catalogueText, statusOf } from '../catalogue/catalogue-text.ts';
-import type { StatusCode, VariantOf } from '../catalogue/error-codes.ts';
+import { catalogueText, statusOf } from '../contract/catalogue/catalogue-text.ts';
+import type { StatusCode, VariantOf } from '../contract/catalogue/error-codes.ts';
 import { API_ROUTES, type ApiRouteName } from './routes.ts';
 
 export interface Answer {

@@ -4,9 +4,9 @@
 // { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
 // stack trace ever leaves the server.
 
-import { quoted } from '../catalogue/catalogue-text.ts';
-import { commandArities } from '../catalogue/commands.ts';
-import { ERROR_CODES } from '../catalogue/error-codes.ts';
+import { quoted } from '../contract/catalogue/catalogue-text.ts';
+import { commandArities } from '../contract/catalogue/commands.ts';
+import { ERROR_CODES } from '../contract/catalogue/error-codes.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
 import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
@@ -16,7 +16,8 @@ import { atomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LIMITS } from '../contract/limits.ts';
+import type { SandboxState } from '../contract/live-state.ts';
 import { EXPERIMENTS } from './registry.ts';
 import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
@@ -135,12 +136,6 @@ export function failed(what: string, error: unknown): Answer {
 }
 
 /** What the sandbox is now, as GET /api/sandbox and the server island (island.ts) both tell it. */
-export interface SandboxState {
-  sandbox: 'up' | 'down' | 'degraded';
-  native: boolean;
-  /** What the cluster check found and could not repair; empty unless `degraded`. */
-  problems: string[];
-}
 
 /**
  * `down` when a node does not answer, `degraded` (with `problems`) when some node says its

@@ -4,8 +4,8 @@
 // Only the sandbox's own outage is SANDBOX_DOWN; only a bug is a 500, and only a bug is logged whole.
 // Every status, and every text this file writes, is read from the error catalogue's row.
 
-import { catalogueText, statusOf } from '../catalogue/catalogue-text.ts';
-import type { StatusCode } from '../catalogue/error-codes.ts';
+import { catalogueText, statusOf } from '../contract/catalogue/catalogue-text.ts';
+import type { StatusCode } from '../contract/catalogue/error-codes.ts';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { ShareTakenError } from '../explorer/reader-share.ts';

@@ -7,15 +7,10 @@
 // "degraded", with its problems: standalone runs still work, and the cluster parts say what is wrong. Astro's server build imports this file from
 // server/ rather than copying it (astro.config.mjs): the island and the API share this process's runtime.
 
-import type { SlotCall } from '../experiments/browser-safe/cross-slot.ts';
-import { classified, runExperiment, sandboxState, type SandboxState } from './api.ts';
+import { classified, runExperiment, sandboxState } from './api.ts';
 import { EXPERIMENTS } from './registry.ts';
-import type { SlotResult } from '../experiments/slot.ts';
-
-export interface LiveState extends SandboxState {
-  /** CLUSTER KEYSLOT of emq:{orders}:pending and the two claims, as the cluster node answered */
-  slot: { serverSlot: number; single: SlotCall; mixed: SlotCall } | null;
-}
+import type { LiveState } from '../contract/live-state.ts';
+import type { SlotResult } from '../contract/experiments/slot.ts';
 
 const DOWN: LiveState = { sandbox: 'down', native: false, problems: [], slot: null };
 const SLOT_EXAMPLE = { queue: 'orders', other: 'fills' };

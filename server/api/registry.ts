@@ -1,7 +1,7 @@
 // The experiments a reader may run — these and nothing else. Each parses its input (refusing anything
 // else with a clear error) before it touches the sandbox.
 
-import { ALLOWED } from '../experiments/console/allow-list.ts';
+import { ALLOWED } from '../contract/console/allow-list.ts';
 import { parseConsoleInput, runConsole } from '../experiments/console/console.ts';
 import { parseKeysInput, runKeys } from '../experiments/keys.ts';
 import { parseLayoutInput, runLayout } from '../experiments/layout.ts';
@@ -10,14 +10,14 @@ import {
   DEFAULT_MIGRATION_SIZE,
   MIGRATION_MODES,
   MIGRATION_SIZES,
-} from '../experiments/browser-safe/migration.ts';
+} from '../contract/experiments/migration.ts';
 import { parseReshardInput, runReshard } from '../experiments/reshard.ts';
 import { parseRouteInput, runRoute } from '../experiments/route.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { parseSlotInput, runSlot } from '../experiments/slot.ts';
 import { parseTwoExecutorsInput, runTwoExecutors } from '../experiments/two-executors.ts';
-import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
+import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../contract/limits.ts';
 
 export interface Experiment<I = unknown> {
   summary: string;

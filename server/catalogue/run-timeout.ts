@@ -2,8 +2,8 @@
 // the API's own bound a little later, for runs that lease nothing). Its text is the catalogue's TIMEOUT
 // row for the kind of run it ends, so it says what really happened to what that run held.
 
-import { catalogueText } from './catalogue-text.ts';
-import type { VariantOf } from './error-codes.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
+import type { VariantOf } from '../contract/catalogue/error-codes.ts';
 
 /**
  * What a run holds, for what its TIMEOUT says: `keyspace` (the pool ended it and flushed its

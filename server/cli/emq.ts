@@ -13,7 +13,7 @@ import {
   slot,
   validQueue,
   versionKey,
-} from '../keyspace/index.ts';
+} from '../contract/keyspace/index.ts';
 
 const USAGE = `usage:
   emq keys <queue> [--id <branded id>] [--json]   every key of the queue, with its slot

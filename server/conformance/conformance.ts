@@ -4,17 +4,16 @@
 // the window of the step that last set it, on either side). The explorer and the conformance suite share it.
 
 import type { Valkey } from 'iovalkey';
-import { IdMinter } from '../keyspace/index.ts';
+import { IdMinter } from '../contract/keyspace/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../inspect/keyspace-dump.ts';
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import type { Executor } from '../executors/executor.ts';
-import { CORE_TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import type { Call } from '../contract/transitions.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
+import type { ReplyOrError, Step } from '../contract/experiments/two-executors.ts';
 
-/** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */
-export const STEPS = [...CORE_TRANSITIONS, 'duplicate', 'stale'] as const;
-export type Step = (typeof STEPS)[number];
+export { STEPS, type Step } from '../contract/experiments/two-executors.ts';
 
 export interface Side {
   executor: Executor;
@@ -32,8 +31,6 @@ export interface StepResult {
   windowMs: number;
   differences: string[];
 }
-
-export type ReplyOrError = Reply | { error: string };
 
 /** Chooses each step's call from what came before: which ids exist, which claim is held. */
 class SequenceState {

@@ -2,8 +2,8 @@
 // about the wire out of one keyspace. Every step is recorded, so the course can show it as it happened.
 
 import type { Valkey } from 'iovalkey';
-import { catalogueText, quoted } from '../catalogue/catalogue-text.ts';
-import { versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../keyspace/index.ts';
+import { catalogueText, quoted } from '../contract/catalogue/catalogue-text.ts';
+import { versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../contract/keyspace/index.ts';
 
 export interface FenceStep {
   command: string;

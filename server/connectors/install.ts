@@ -2,7 +2,7 @@
 // keyspace, never by a connector. It refuses to overwrite another identity unless told to.
 
 import type { Valkey } from 'iovalkey';
-import { versionKey, WIRE6_IDENTITY } from '../keyspace/index.ts';
+import { versionKey, WIRE6_IDENTITY } from '../contract/keyspace/index.ts';
 
 export interface InstallResult {
   identity: string;

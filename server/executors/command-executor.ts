@@ -5,7 +5,7 @@
 import type { Command } from 'iovalkey';
 import { verdicts, type Client, type Executor } from './executor.ts';
 import { send } from './routed.ts';
-import type { Call, Reply } from './transitions.ts';
+import type { Call, Reply } from '../contract/transitions.ts';
 import { WireError } from './wire-error.ts';
 
 export abstract class CommandExecutor implements Executor {

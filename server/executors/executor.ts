@@ -2,7 +2,7 @@
 // the native one both fit, so a host chooses per call.
 
 import type { Cluster, Valkey } from 'iovalkey';
-import type { Call, Reply } from './transitions.ts';
+import type { Call, Reply } from '../contract/transitions.ts';
 import { WireError } from './wire-error.ts';
 
 /** A connection to one server, or a cluster client that routes each call to the node owning its keys. */

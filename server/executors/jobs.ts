@@ -1,6 +1,6 @@
 // The host's job verbs: each builds its call from the keyspace and runs it on the executor chosen.
 
-import { callFor } from './calls.ts';
+import { callFor } from '../contract/calls.ts';
 import type { Executor } from './executor.ts';
 import type { WireError } from './wire-error.ts';
 

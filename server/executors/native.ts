@@ -3,7 +3,7 @@
 import type { Command } from 'iovalkey';
 import { CommandExecutor } from './command-executor.ts';
 import { callCommand } from './routed.ts';
-import { TRANSITIONS, type Call } from './transitions.ts';
+import { TRANSITIONS, type Call } from '../contract/transitions.ts';
 
 export class NativeExecutor extends CommandExecutor {
   readonly kind = 'native';

@@ -5,8 +5,8 @@
 // The console sends what a reader types (any case) the same way, by the keys its allow-list found.
 
 import { Command } from 'iovalkey';
-import { slot } from '../keyspace/index.ts';
-import type { Call } from './transitions.ts';
+import { slot } from '../contract/keyspace/index.ts';
+import type { Call } from '../contract/transitions.ts';
 
 /** `name`, then `args` (the keys among them); a cluster routes it by `keys[0]`'s slot. */
 export function routedCommand(

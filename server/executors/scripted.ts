@@ -10,7 +10,7 @@ import { CommandExecutor } from './command-executor.ts';
 import type { Client } from './executor.ts';
 import { callCommand } from './routed.ts';
 import { scriptFor } from './scripts.ts';
-import { TRANSITIONS, type Call, type Reply, type TransitionName } from './transitions.ts';
+import { TRANSITIONS, type Call, type Reply, type TransitionName } from '../contract/transitions.ts';
 import { WireError } from './wire-error.ts';
 
 const loaders = new WeakMap<object, Client>();

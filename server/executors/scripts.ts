@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
-import { TRANSITIONS, type TransitionName } from './transitions.ts';
+import { TRANSITIONS, type TransitionName } from '../contract/transitions.ts';
 
 export const LUA_DIR = join(projectRoot(), 'server', 'executors', 'lua');
 

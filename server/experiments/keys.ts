@@ -5,21 +5,21 @@
 import { Jobs } from '../executors/jobs.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { WireError } from '../executors/wire-error.ts';
-import { jobKey, KeyspaceError, mintJobId, queueKeys, rowBase, versionKey } from '../keyspace/index.ts';
+import {
+  jobKey,
+  KeyspaceError,
+  mintJobId,
+  queueKeys,
+  rowBase,
+  versionKey,
+} from '../contract/keyspace/index.ts';
 import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, text, type Body } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LIMITS } from '../contract/limits.ts';
 import { wireDuring } from '../wire/recorder.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
-import { viewKey, type KeyView } from './browser-safe/segments.ts';
-
-export interface KeysRefusal {
-  /** The host refuses before the wire (admission, id shape); the server refuses an id's kind. */
-  by: 'host' | 'server';
-  code: string;
-  message: string;
-  offset: number | null;
-}
+import { viewKey, type KeyView } from '../contract/experiments/segments.ts';
+import type { KeysRefusal } from '../contract/experiments/keys.ts';
 
 export interface KeysInput {
   queue: string;
@@ -73,5 +73,3 @@ export async function runKeys(runtime: ExplorerRuntime, { queue, id }: KeysInput
     };
   });
 }
-
-export type KeysResult = Awaited<ReturnType<typeof runKeys>>;

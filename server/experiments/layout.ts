@@ -6,16 +6,17 @@
 
 import { installWireIdentity } from '../connectors/install.ts';
 import { NativeExecutor } from '../executors/native.ts';
-import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '../executors/transitions.ts';
-import { exactCall } from '../executors/exact-call.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '../contract/transitions.ts';
+import { exactCall } from '../contract/exact-call.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
-import { isBrandedId, mintJobId } from '../keyspace/index.ts';
+import { isBrandedId, mintJobId } from '../contract/keyspace/index.ts';
 import { compareKeyspaces, dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from '../input/fields.ts';
-import { LAYOUT_KEYS, LIMITS } from '../settings/limits.ts';
+import { LAYOUT_KEYS, LIMITS } from '../contract/limits.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';
+import type { LayoutRefusal, LayoutVerdict } from '../contract/experiments/layout.ts';
 
 export interface LayoutInput {
   verb: CoreTransition;
@@ -41,12 +42,6 @@ export function parseLayoutInput(body: unknown): LayoutInput {
   return { verb, queue, id, keys };
 }
 
-export interface LayoutRefusal {
-  position: number | null;
-  offset: number | null;
-  expected: string | null;
-}
-
 /** Reads the position, byte offset and expected key out of an EMQKEY message (docs/wire.md). */
 export function parseEmqKey(message: string): LayoutRefusal {
   const differs = /^EMQKEY key (\d+) differs at byte (\d+): expected '(.*)' but found '.*'$/s.exec(message);
@@ -55,16 +50,6 @@ export function parseEmqKey(message: string): LayoutRefusal {
   if (empty) return { position: Number(empty[1]), offset: Number(empty[2]), expected: null };
   return { position: null, offset: null, expected: null };
 }
-
-/** A node's answer to the call: accepted with its reply, or refused (with where, for an EMQKEY). */
-export type LayoutVerdict =
-  | { accepted: true; reply: unknown; keyspaceUnchanged?: boolean }
-  | ({
-      accepted: false;
-      error: string;
-      errorClass: string;
-      keyspaceUnchanged?: boolean;
-    } & Partial<LayoutRefusal>);
 
 async function outcome(run: () => Promise<unknown>): Promise<LayoutVerdict> {
   const reply = await settle(run);
@@ -128,5 +113,3 @@ export async function runLayout(runtime: ExplorerRuntime, input: LayoutInput) {
     cluster,
   };
 }
-
-export type LayoutResult = Awaited<ReturnType<typeof runLayout>>;

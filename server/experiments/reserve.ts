@@ -6,28 +6,17 @@ import { installWireIdentity } from '../connectors/install.ts';
 import { FenceError, type FenceStep } from '../connectors/fence.ts';
 import { connectWire4 } from '../connectors/wire4.ts';
 import { connectWire6 } from '../connectors/wire6.ts';
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
-import { TRANSITIONS } from '../executors/transitions.ts';
+import { TRANSITIONS } from '../contract/transitions.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
-import { mintJobId, versionKey } from '../keyspace/index.ts';
+import { mintJobId, versionKey } from '../contract/keyspace/index.ts';
 import type { Valkey } from 'iovalkey';
-import { RESERVE_STEPS, type ReservePlanStep } from './browser-safe/reserve-plan.ts';
+import { RESERVE_STEPS, type ReservePlanStep } from '../contract/experiments/reserve-plan.ts';
 import { fields } from '../input/fields.ts';
-import { wireDuring, type ReadAfter, type WireCommand, type WireProof } from '../wire/recorder.ts';
+import { wireDuring, type ReadAfter } from '../wire/recorder.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
-
-export interface ReserveStep extends ReservePlanStep {
-  commands: FenceStep[];
-  outcome: 'ok' | 'refused';
-  message: string;
-  /** What {emq}:version holds after the step. */
-  identity: string | null;
-  /** Every command the step's connection sent, as the server received it. */
-  wire: WireCommand[];
-  /** The server's own counts of them. */
-  proof: WireProof;
-}
+import type { ReserveStep } from '../contract/experiments/reserve.ts';
 
 export function parseReserveInput(body: unknown): Record<string, never> {
   fields(body ?? {}, []);
@@ -128,5 +117,3 @@ export async function runReserve(runtime: ExplorerRuntime) {
     return { native: runtime.native(), steps };
   });
 }
-
-export type ReserveResult = Awaited<ReturnType<typeof runReserve>>;

@@ -6,13 +6,13 @@
 // filled with enough jobs that the move takes a visible while; CLUSTER GETSLOTMIGRATIONS is read
 // throughout and each state it passes through is kept. A cluster client's claims, sent meanwhile, show
 // what a client meets. Then the slot is moved back the same way and the queue deleted. The answer has the
-// keys mode's shape (browser-safe/migration.ts). One run at a time on the Valkey 9 cluster.
+// keys mode's shape (contract/experiments/migration.ts). One run at a time on the Valkey 9 cluster.
 
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import { scriptFor } from '../executors/scripts.ts';
 import { isReplyError } from '../executors/wire-error.ts';
-import type { Call } from '../executors/transitions.ts';
-import { jobKey, mintJobId, queueKey, slot as slotOf } from '../keyspace/index.ts';
+import type { Call } from '../contract/transitions.ts';
+import { jobKey, mintJobId, queueKey, slot as slotOf } from '../contract/keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../explorer/atomic-runtime.ts';
 import { queuePrefix } from '../explorer/cluster-run.ts';
@@ -27,7 +27,7 @@ import {
   type MigrationResult,
   type ProbeReply,
   type SlotMigrationState,
-} from './browser-safe/migration.ts';
+} from '../contract/experiments/migration.ts';
 import { evalWords, nativeWords } from './migration/call-words.ts';
 import { migrationAnswer, planMove } from './migration/plan.ts';
 import { asProbeReply } from './migration/probe.ts';

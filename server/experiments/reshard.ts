@@ -1,12 +1,12 @@
 // reshard: the reader's queue's slot moved live to another node, phase by phase, with probes showing
 // what each node answers meanwhile (server/experiments/migration/). The input names the queue and,
 // optionally, how the slot is moved (`mode`); the answer's shape is the same for every mode
-// (browser-safe/migration.ts). One migration at a time in the whole sandbox: the run takes the
+// (contract/experiments/migration.ts). One migration at a time in the whole sandbox: the run takes the
 // migration turn (repairing whatever a killed run left first), then its queue's slot. The atomic mode
 // (reshard-atomic.ts) runs on the second cluster, of Valkey 9.1, one run at a time there. Both turns are
 // lines served in arrival order, and a reader has one reshard queued or running at a time.
 
-import { queueKey, slot } from '../keyspace/index.ts';
+import { queueKey, slot } from '../contract/keyspace/index.ts';
 import { inMigrationTurn, MIGRATION_LOCK } from '../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -15,7 +15,7 @@ import {
   type MigrationMode,
   type MigrationResult,
   type MigrationSize,
-} from './browser-safe/migration.ts';
+} from '../contract/experiments/migration.ts';
 import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
 import { RunLocks } from '../explorer/run-lock.ts';
 import { inReaderShare } from '../explorer/reader-share.ts';
@@ -32,7 +32,7 @@ export interface ReshardInput {
   size: MigrationSize;
 }
 
-export type { MigrationResult as ReshardResult } from './browser-safe/migration.ts';
+export type { MigrationResult as ReshardResult } from '../contract/experiments/migration.ts';
 
 export function parseReshardInput(body: unknown): ReshardInput {
   const input = fields(body ?? {}, ['queue', 'mode', 'size']);

@@ -5,18 +5,19 @@
 // over slots and nodes, and the CROSSSLOT a script declaring them gets; and the native EMQ.ENQUEUE
 // sent to a non-owner (MOVED) and to the owner (EMQWIRE), with proof that nothing was written.
 
-import { callFor } from '../executors/calls.ts';
+import { callFor } from '../contract/calls.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { scriptFor } from '../executors/scripts.ts';
-import { TRANSITIONS, type Call, type Reply } from '../executors/transitions.ts';
+import { TRANSITIONS, type Call, type Reply } from '../contract/transitions.ts';
 import { isReplyError } from '../executors/wire-error.ts';
-import { mintJobId, queueKey, slot, versionKey } from '../keyspace/index.ts';
+import { mintJobId, queueKey, slot, versionKey } from '../contract/keyspace/index.ts';
 import { ownerOf, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { withQueueSlot } from '../explorer/cluster-run.ts';
 import { isRestarting, NodeRestartedError } from '../catalogue/restarting.ts';
 import { fields, queueName } from '../input/fields.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
+import type { PlacedKey, RouteResult, Words } from '../contract/experiments/route.ts';
 
 export interface RouteInput {
   queue: string;
@@ -24,73 +25,6 @@ export interface RouteInput {
 
 export function parseRouteInput(body: unknown): RouteInput {
   return { queue: queueName(fields(body ?? {}, ['queue']), 'queue', 'orders') };
-}
-
-/** A command as it went on the wire, one word per argument. */
-export type Words = string[];
-
-export interface RouteNode {
-  /** `host:port`, as MOVED names a node. */
-  address: string;
-  /** Inclusive slot ranges, from CLUSTER SHARDS. */
-  slots: Array<[number, number]>;
-  /** Its replicas (`host:port`), when the cluster has them: shown, never sent a run. */
-  replicas?: string[];
-}
-
-export interface PlacedKey {
-  key: string;
-  slot: number;
-  /** The node that serves the key's slot. */
-  owner: string;
-}
-
-export interface RouteResult {
-  queue: string;
-  /** The queue's pending key, whose slot every key of the queue shares. */
-  key: string;
-  /** The slot the keyspace module computes. */
-  slot: number;
-  /** CLUSTER KEYSLOT of the same key, as the cluster answers it. */
-  serverSlot: number;
-  /** Every primary and its ranges, read live from CLUSTER SHARDS. */
-  nodes: RouteNode[];
-  /** The node that owns the slot. */
-  owner: string;
-  /** The reserve, beside every queue: its slot and owner, and whether this queue shares its slot. */
-  reserve: PlacedKey & { sharesSlot: boolean };
-  /** A node that does not own the slot, asked for the queue's pending key. */
-  moved: { asked: string; command: Words; reply: string };
-  /** One enqueue and one claim through a cluster client; each key with the node that holds it. */
-  served: {
-    jobId: string;
-    steps: Array<{ command: Words; reply: Reply }>;
-    keys: Array<{ key: string; storedOn: string }>;
-    oneNode: boolean;
-  };
-  /** The counterfactual: the claim's keys without braces, each on its own slot. */
-  scattered: {
-    keys: PlacedKey[];
-    /** How many nodes the keys land on. */
-    nodeCount: number;
-    command: Words;
-    reply: string;
-  };
-  /** The native enqueue, sent to a non-owner and to the owner, directly. */
-  native: {
-    command: Words;
-    nonOwner: { asked: string; reply: string };
-    owner: { asked: string; reply: string };
-    /** The call's keys on the owner, before and after: none, so nothing was written. */
-    keysBefore: number;
-    keysAfter: number;
-    /** The owner's count of keys in the slot, before and after (CLUSTER COUNTKEYSINSLOT). */
-    slotKeysBefore: number;
-    slotKeysAfter: number;
-    written: boolean;
-  };
-  /** Keys of the queue still on the cluster after the run's clean-up: always 0. */
-  leftBehind: number;
 }
 
 function evalWords(call: Call, sha: string): Words {

@@ -4,15 +4,22 @@
 
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
-import { KeyspaceError, queueKey, queueKeys, slot, validQueue, versionKey } from '../keyspace/index.ts';
+import {
+  KeyspaceError,
+  queueKey,
+  queueKeys,
+  slot,
+  validQueue,
+  versionKey,
+} from '../contract/keyspace/index.ts';
 import { fields, InputError, text } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LIMITS } from '../contract/limits.ts';
 import { slotLock } from '../explorer/cluster-run.ts';
 import type { Cluster } from 'iovalkey';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
 import { clusterWireDuring, withOwnCluster } from '../wire/cluster-wire.ts';
-import { crossSlotClaims, slotsOf, type SlotCall } from './browser-safe/cross-slot.ts';
-import { viewKey } from './browser-safe/segments.ts';
+import { crossSlotClaims, slotsOf, type SlotCall } from '../contract/experiments/cross-slot.ts';
+import { viewKey } from '../contract/experiments/segments.ts';
 
 export type SlotInput = { key: string } | { queue: string; other: string };
 
@@ -102,5 +109,3 @@ async function slotOn(runtime: ExplorerRuntime, cluster: Cluster, input: SlotInp
     mixedQueues: { ...slotsOf(mixed), ...mixedOutcome } as SlotCall,
   };
 }
-
-export type SlotResult = Awaited<ReturnType<typeof runSlot>>;

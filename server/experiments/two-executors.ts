@@ -2,29 +2,16 @@
 // by side, each on a keyspace of its own, with both replies and both keyspaces after every step.
 
 import { installWireIdentity } from '../connectors/install.ts';
-import { runSequence, STEPS, type Step } from '../conformance/conformance.ts';
+import { runSequence } from '../conformance/conformance.ts';
+import { DEFAULT_STEPS, STEPS, type Step } from '../contract/experiments/two-executors.ts';
 import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { fields, InputError, list, oneOf, queueName } from '../input/fields.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { LIMITS } from '../contract/limits.ts';
 import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
 import { diffKeyspaces } from '../inspect/keyspace-diff.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';
 import type { ExplorerRuntime } from '../explorer/runtime.ts';
-
-export const DEFAULT_STEPS: Step[] = [
-  'enqueue',
-  'enqueue',
-  'duplicate',
-  'claim',
-  'stale',
-  'complete',
-  'claim',
-  'retry',
-  'schedule',
-  'promote',
-  'reap',
-];
 
 export interface TwoExecutorsInput {
   steps: Step[];
@@ -92,6 +79,3 @@ export async function runTwoExecutors(runtime: ExplorerRuntime, input: TwoExecut
     };
   });
 }
-
-export type TwoExecutorsResult = Awaited<ReturnType<typeof runTwoExecutors>>;
-export type ExecutorStep = Extract<TwoExecutorsResult, { available: true }>['steps'][number];

@@ -4,7 +4,7 @@
 // (RunLocks: in this process and across processes) and, before it lets go, deletes every key of its
 // queue by key — then checks the slot holds none of them. A reshard holds the slot it moves the same way.
 
-import { queueKey, slot } from '../keyspace/index.ts';
+import { queueKey, slot } from '../contract/keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { isRestarting } from '../catalogue/restarting.ts';
 import { outsideRun, runDeadline, settledWithin } from '../run-deadline.ts';

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
 import { scriptCommands } from '../executors/scripts.ts';
-import { CORE_TRANSITIONS, TRANSITIONS } from '../executors/transitions.ts';
+import { CORE_TRANSITIONS, TRANSITIONS } from '../contract/transitions.ts';
 
 export const EXPLORER_USER = 'explorer';
 
@@ -28,7 +28,7 @@ const VIEW = ['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize
  * check CLUSTER INFO) and sends to follow an ASK redirection mid-migration (ASKING).
  */
 const CLUSTER = ['cluster|keyslot', 'cluster|slots', 'cluster|info', 'asking'];
-/** The console's reads beyond the ones above (server/experiments/console/allow-list.ts). */
+/** The console's reads beyond the ones above (server/contract/console/allow-list.ts). */
 const CONSOLE = ['zscore', 'ttl', 'echo'];
 
 /**

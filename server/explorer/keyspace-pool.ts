@@ -23,7 +23,7 @@ import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { settledWithin } from '../run-deadline.ts';
 import { BusyError } from '../catalogue/busy.ts';
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import {
   KEYSPACE_CONNECT_MS,
   KEYSPACE_WAIT_MS,

@@ -3,7 +3,7 @@
 // for), so a few addresses keeping many runs in flight take one place each in the line, not all of it.
 // The address is the front's (run-caller.ts); a run with none (the server island) takes no share.
 
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import { runCaller } from '../run-caller.ts';
 import { SHARE_RETRY_S } from '../settings/bounds.ts';
 import { LockBusyError, type RunLocks } from './run-lock.ts';

@@ -4,7 +4,7 @@
 // (a site killed mid-way), and a migration that fails is finished or undone by the same repair before
 // the turn is given back, so the next reader always finds every slot with one owner and nothing open.
 
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';
 import { migrateRest, repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
 import { splitAddress } from '../sandbox/cluster-topology.ts';

@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
 import { sendRouted } from '../executors/routed.ts';
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { processRuns } from '../sandbox/process-runs.ts';
 

@@ -5,7 +5,7 @@
 // that form: decoded to a fixpoint, one slash between segments, no dot segments, re-encoded only where
 // a URL needs it. A path that cannot be read so is refused.
 
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 
 export class PathError extends Error {
   constructor(message: string) {

@@ -1,8 +1,8 @@
 // Validation of a reader's input. Each refusal says which field was wrong, what was found and what is
 // allowed; nothing reaches a server before the whole input has passed.
 
-import { KeyspaceError, utf8, validQueue } from '../keyspace/index.ts';
-import { LIMITS } from '../settings/limits.ts';
+import { KeyspaceError, utf8, validQueue } from '../contract/keyspace/index.ts';
+import { LIMITS } from '../contract/limits.ts';
 
 export class InputError extends Error {
   readonly field: string;

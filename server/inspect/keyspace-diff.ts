@@ -1,14 +1,7 @@
 // What one step changed in a keyspace: each key added, removed or changed, with its value before and
 // after, in byte order. The page shows a step as this diff, not as the whole keyspace again.
 
-import type { DumpedValue, KeyspaceDump } from './keyspace-dump.ts';
-
-export interface KeyChange {
-  key: string;
-  change: 'added' | 'removed' | 'changed';
-  before?: DumpedValue;
-  after?: DumpedValue;
-}
+import type { KeyChange, KeyspaceDump } from '../contract/dump.ts';
 
 export function diffKeyspaces(before: KeyspaceDump, after: KeyspaceDump): KeyChange[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();

@@ -2,16 +2,10 @@
 // two such dumps, with sorted-set scores from the server clock allowed to differ within a window.
 
 import type { Valkey } from 'iovalkey';
-import { layoutValueType } from '../keyspace/index.ts';
+import { layoutValueType } from '../contract/keyspace/index.ts';
+import type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
 
-export type DumpedValue =
-  | { type: 'hash'; value: Record<string, string> }
-  | { type: 'zset'; value: Array<[string, number]> }
-  | { type: 'list'; value: string[] }
-  | { type: 'set'; value: string[] }
-  | { type: 'string'; value: string | null };
-
-export type KeyspaceDump = Record<string, DumpedValue>;
+export type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
 
 /**
  * Reads every key with SCAN (never KEYS), in byte order; with `match`, only the keys matching that

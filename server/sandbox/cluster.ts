@@ -13,14 +13,8 @@ import { runDir } from './run-dir.ts';
 import { useAddressReachedAt } from './cluster-reached-at.ts';
 import { superviseValkeyNode, type SupervisedNode } from './supervisor.ts';
 import type { AdminCredentials, ValkeyNodeOptions } from './valkey-process.ts';
+import { SLOT_RANGES } from '../contract/slot-ranges.ts';
 import { CLUSTER_NODE_TIMEOUT_MS, MAXMEMORY, reconnectAfter } from '../settings/bounds.ts';
-
-/** The three ranges `valkey-cli --cluster create` gives three primaries. */
-export const SLOT_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0, 5460],
-  [5461, 10922],
-  [10923, 16383],
-];
 
 /** A node's bus listens on its port + 10000, which must stay a valid port: both below 65536. */
 export const HIGHEST_CLUSTER_PORT = 55535 - 10000;

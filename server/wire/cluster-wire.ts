@@ -3,7 +3,7 @@
 // were written — MOVED and ASK replies and the client's retries on the owner included — and the proof
 // summed over the nodes, read from each node's CLIENT INFO.
 
-import { catalogueText } from '../catalogue/catalogue-text.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { Cluster, Valkey } from 'iovalkey';
 import { BusyError } from '../catalogue/busy.ts';
 import { runDeadline } from '../run-deadline.ts';

@@ -3,7 +3,7 @@
 
 import type { Valkey } from 'iovalkey';
 import type { Executor } from '../executors/executor.ts';
-import type { Call, Reply } from '../executors/transitions.ts';
+import type { Call, Reply } from '../contract/transitions.ts';
 import type { WireError } from '../executors/wire-error.ts';
 import { wireDuring, type WireCommand, type WireProof } from './recorder.ts';
 

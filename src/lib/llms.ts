@@ -1,6 +1,6 @@
 /** The machine-readable map of the course, per llmstxt.org, built from the content collection. */
 import { twinOf } from './paths.ts';
-import { CONSOLE_LIMITS } from '../../server/settings/limits.ts';
+import { CONSOLE_LIMITS } from '../../server/contract/limits.ts';
 
 export interface MapPage {
   title: string;

@@ -1,7 +1,7 @@
 /** /llms-full.txt: the whole course as markdown, in reading order, then the EMQ.* arity table and
  * every error code (generated from server/catalogue/, the same tables GET /api/experiments returns). */
 import type { APIRoute } from 'astro';
-import { arityMarkdown, errorCodesMarkdown } from '../../server/catalogue/markdown.ts';
+import { arityMarkdown, errorCodesMarkdown } from '../../server/contract/catalogue/markdown.ts';
 import { coursePages, twinText } from '../lib/course.ts';
 
 export const GET: APIRoute = async () => {

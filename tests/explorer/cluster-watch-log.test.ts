@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { watchCluster } from '../../server/explorer/cluster-watch.ts';
 import { explorerRuntime } from '../../server/explorer/runtime.ts';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useApi } from '../support/api.ts';
 import { until } from '../support/until.ts';

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IdMinter } from '../../server/keyspace/index.ts';
+import { IdMinter } from '../../server/contract/keyspace/index.ts';
 import { assertEachSawOnlyItsOwnJob, useExplorer } from '../support/explorer.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });

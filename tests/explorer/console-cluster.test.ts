@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { slotLock } from '../../server/explorer/cluster-run.ts';
-import { CONSOLE_CAPS } from '../../server/settings/limits.ts';
+import { CONSOLE_CAPS } from '../../server/contract/limits.ts';
 
 const CLUSTER_SLOTS_MAX = CONSOLE_CAPS.clusterSlots;
 import { explorerRuntime } from '../../server/explorer/runtime.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { RunLocks } from '../../server/explorer/run-lock.ts';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
 
 const api = useApi();

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { slot } from '../../server/keyspace/index.ts';
-import { LIMITS } from '../../server/settings/limits.ts';
+import { slot } from '../../server/contract/keyspace/index.ts';
+import { LIMITS } from '../../server/contract/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 
 // The runs here are not about the rate limit (tests/front/ is): lifted, as in the other explorer tests.

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { IdMinter } from '../../server/keyspace/index.ts';
+import { IdMinter } from '../../server/contract/keyspace/index.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
 import { assertEachSawOnlyItsOwnJob, useExplorer } from '../support/explorer.ts';
 

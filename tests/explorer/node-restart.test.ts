@@ -18,7 +18,7 @@ import {
   type ExplorerRuntime,
 } from '../../server/explorer/runtime.ts';
 import { scriptFor } from '../../server/executors/scripts.ts';
-import { TRANSITIONS, type TransitionName } from '../../server/executors/transitions.ts';
+import { TRANSITIONS, type TransitionName } from '../../server/contract/transitions.ts';
 import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';

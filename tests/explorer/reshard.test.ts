@@ -15,9 +15,9 @@ import {
   type MigrationPhase,
   type MigrationProbe,
   type MigrationResult,
-} from '../../server/experiments/browser-safe/migration.ts';
+} from '../../server/contract/experiments/migration.ts';
 import { checkCluster } from '../../server/sandbox/cluster-check.ts';
-import { SLOT_RANGES } from '../../server/sandbox/cluster.ts';
+import { SLOT_RANGES } from '../../server/contract/slot-ranges.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { ERROR_CODES } from '../../server/catalogue/error-codes.ts';
+import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
 import { textPattern } from '../support/catalogue-rows.ts';
-import { CONSOLE_LIMITS, LIMITS } from '../../server/settings/limits.ts';
+import { CONSOLE_LIMITS, LIMITS } from '../../server/contract/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
 

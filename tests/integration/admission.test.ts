@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
-import { KeyspaceError, mintJobId } from '../../server/keyspace/index.ts';
+import { KeyspaceError, mintJobId } from '../../server/contract/keyspace/index.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ cluster: false, native: false });

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { nodeMap } from '../../src/components/explorer/node-view.ts';
 import { classify } from '../../server/api/failures.ts';
-import type { RouteNode } from '../../server/experiments/route.ts';
+import type { RouteNode } from '../../server/contract/experiments/route.ts';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../../server/explorer/runtime.ts';
 import { freeClusterPort, waitClusterOk } from '../../server/sandbox/cluster.ts';

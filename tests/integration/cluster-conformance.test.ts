@@ -10,7 +10,7 @@ import type { Valkey } from 'iovalkey';
 import { runSequence } from '../../server/conformance/conformance.ts';
 import { QUEUES, sequenceFor } from '../support/sequences.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { ConformanceTally } from '../support/conformance-tally.ts';
 import { useSandbox } from '../support/sandbox.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useSandbox } from '../support/sandbox.ts';
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { checkCluster, type NodeDialer } from '../../server/sandbox/cluster-check.ts';
 import { repairCluster } from '../../server/sandbox/cluster-repair.ts';
 import { ownerOf, readShards, type ShardNode } from '../../server/sandbox/cluster-topology.ts';

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { seededRandom } from '../../server/seeded-random.ts';
 import { useSandbox } from '../support/sandbox.ts';

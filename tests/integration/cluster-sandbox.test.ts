@@ -4,9 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SLOT_RANGES, waitClusterOk } from '../../server/sandbox/cluster.ts';
+import { SLOT_RANGES } from '../../server/contract/slot-ranges.ts';
+import { waitClusterOk } from '../../server/sandbox/cluster.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { serverPid, useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false });

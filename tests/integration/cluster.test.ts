@@ -4,10 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
-import type { Call } from '../../server/executors/transitions.ts';
-import { mintJobId, slot } from '../../server/keyspace/index.ts';
+import type { Call } from '../../server/contract/transitions.ts';
+import { mintJobId, slot } from '../../server/contract/keyspace/index.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false });

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { loadScripts, loadScriptsThrough, ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { scriptCommands, scriptFor } from '../../server/executors/scripts.ts';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { EXPLORER_USER, installExplorerUser } from '../../server/explorer/explorer-user.ts';
 import { useSandbox } from '../support/sandbox.ts';
 

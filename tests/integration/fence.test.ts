@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectWire4 } from '../../server/connectors/wire4.ts';
-import { versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
+import { versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../../server/contract/keyspace/index.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ cluster: false, native: false });

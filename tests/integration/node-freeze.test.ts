@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import type { Site } from '../../scripts/site.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { alive } from '../support/processes.ts';

@@ -17,7 +17,7 @@ import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 import { assertTimeline } from '../support/migration-timeline.ts';
-import { replyKind } from '../../server/experiments/browser-safe/migration.ts';
+import { replyKind } from '../../server/contract/experiments/migration.ts';
 
 const { build, skip } = await valkey9ForTests();
 const CLUSTER_MODE = 'EMQWIRE expected a standalone server but cluster mode is enabled';

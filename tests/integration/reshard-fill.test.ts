@@ -5,12 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { fillPayload, fillQueue, fillWords } from '../../server/experiments/migration/fill.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
-import { mintJobId } from '../../server/keyspace/index.ts';
-import { IdMinter } from '../../server/keyspace/branded-id.ts';
+import { mintJobId } from '../../server/contract/keyspace/index.ts';
+import { IdMinter } from '../../server/contract/keyspace/branded-id.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IdMinter, jobKey, queueKey } from '../../server/keyspace/index.ts';
+import { IdMinter, jobKey, queueKey } from '../../server/contract/keyspace/index.ts';
 import { useSandbox } from '../support/sandbox.ts';
 import { describeTransitionBehaviour } from '../support/transition-behaviour.ts';
 

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ReplyError, type Valkey } from 'iovalkey';
-import { catalogueText } from '../../server/catalogue/catalogue-text.ts';
-import { ERROR_CODES } from '../../server/catalogue/error-codes.ts';
+import { catalogueText } from '../../server/contract/catalogue/catalogue-text.ts';
+import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
 import { textPattern } from '../support/catalogue-rows.ts';
-import { callFor } from '../../server/executors/calls.ts';
-import { jobKey, queueKey, rowBase, slot } from '../../server/keyspace/index.ts';
+import { callFor } from '../../server/contract/calls.ts';
+import { jobKey, queueKey, rowBase, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useSandbox } from '../support/sandbox.ts';
 

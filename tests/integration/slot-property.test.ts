@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { slot } from '../../server/keyspace/index.ts';
+import { slot } from '../../server/contract/keyspace/index.ts';
 import { seededRandom } from '../../server/seeded-random.ts';
 import { useSandbox } from '../support/sandbox.ts';
 

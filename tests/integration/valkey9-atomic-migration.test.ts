@@ -9,10 +9,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { scriptFor } from '../../server/executors/scripts.ts';
-import { TRANSITIONS, type Call } from '../../server/executors/transitions.ts';
-import { IdMinter, queueKey, slot, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
+import { TRANSITIONS, type Call } from '../../server/contract/transitions.ts';
+import {
+  IdMinter,
+  queueKey,
+  slot,
+  versionKey,
+  WIRE6_IDENTITY,
+} from '../../server/contract/keyspace/index.ts';
 import { startCluster, type SandboxCluster } from '../../server/sandbox/cluster.ts';
 import { ownerOf, readShards, type ShardNode } from '../../server/sandbox/cluster-topology.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';

@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
-import { TRANSITIONS, type Call } from '../../server/executors/transitions.ts';
+import { TRANSITIONS, type Call } from '../../server/contract/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
-import { IdMinter, slot, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
+import { IdMinter, slot, versionKey, WIRE6_IDENTITY } from '../../server/contract/keyspace/index.ts';
 import { dumpKeyspace, type KeyspaceDump } from '../../server/inspect/keyspace-dump.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useNativeSandbox } from './support.ts';

@@ -8,7 +8,7 @@ import type { Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import { connectWire4 } from '../../server/connectors/wire4.ts';
 import { connectWire6 } from '../../server/connectors/wire6.ts';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
 import {
@@ -18,7 +18,7 @@ import {
   versionKey,
   WIRE4_IDENTITY,
   WIRE6_IDENTITY,
-} from '../../server/keyspace/index.ts';
+} from '../../server/contract/keyspace/index.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { claimAsWire4, FOREIGN, useNativeSandbox } from './support.ts';
 

@@ -1,4 +1,4 @@
-// The error catalogue (server/catalogue/error-codes.ts) is the one place a reply of the native module or
+// The error catalogue (server/contract/catalogue/error-codes.ts) is the one place a reply of the native module or
 // of a Lua script is written; the Rust and the Lua build the same bytes, and this file holds them to it.
 // Each row the module or a script answers is provoked on a real valkey-server with trafikey loaded (its
 // cluster for the cluster-mode refusal), through the executor that answers it, and the reply must be the
@@ -8,21 +8,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import { catalogueRow, catalogueText } from '../../server/catalogue/catalogue-text.ts';
+import { catalogueRow, catalogueText } from '../../server/contract/catalogue/catalogue-text.ts';
 import {
   ERROR_CODES,
   type Code,
   type ErrorCode,
   type VariantOf,
-} from '../../server/catalogue/error-codes.ts';
-import { callFor } from '../../server/executors/calls.ts';
+} from '../../server/contract/catalogue/error-codes.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import type { Executor } from '../../server/executors/executor.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { scriptFor } from '../../server/executors/scripts.ts';
-import type { Call, TransitionName } from '../../server/executors/transitions.ts';
-import { jobKey, mintJobId, queueKey, versionKey, WIRE4_IDENTITY } from '../../server/keyspace/index.ts';
+import type { Call, TransitionName } from '../../server/contract/transitions.ts';
+import {
+  jobKey,
+  mintJobId,
+  queueKey,
+  versionKey,
+  WIRE4_IDENTITY,
+} from '../../server/contract/keyspace/index.ts';
 import { rowsFor } from '../support/catalogue-rows.ts';
 import { claimAsWire4, freshNative, layoutCases, transitionOf, useNativeSandbox } from './support.ts';
 

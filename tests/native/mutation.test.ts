@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
-import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
+import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/contract/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
-import { IdMinter, queueKey } from '../../server/keyspace/index.ts';
+import { IdMinter, queueKey } from '../../server/contract/keyspace/index.ts';
 import { seededRandom } from '../../server/seeded-random.ts';
 import { digest, expectedLayoutRefusal, freshNative, rawCall, useNativeSandbox } from './support.ts';
 

@@ -6,12 +6,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
-import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/executors/transitions.ts';
+import { CORE_TRANSITIONS, type Call, type CoreTransition } from '../../server/contract/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
-import { jobKey, mintJobId, queueKey, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
+import {
+  jobKey,
+  mintJobId,
+  queueKey,
+  versionKey,
+  WIRE6_IDENTITY,
+} from '../../server/contract/keyspace/index.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { rowsFor } from '../support/catalogue-rows.ts';
 import {
@@ -74,7 +80,7 @@ async function populated(queue = 'orders'): Promise<World> {
       await assert.rejects(native.run(call), (error: unknown) => {
         assert.ok(error instanceof WireError, `a WireError, not ${String(error)}`);
         assert.equal(error.message, message);
-        // and the message is a text of the catalogue's module rows (server/catalogue/error-codes.ts)
+        // and the message is a text of the catalogue's module rows (server/contract/catalogue/error-codes.ts)
         const rows = rowsFor(error.errorClass, message);
         assert.ok(rows.length > 0 && rows.every((row) => row.by.includes('module')), message);
         return true;

@@ -8,7 +8,7 @@ import { Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
-import { IdMinter, jobKey } from '../../server/keyspace/index.ts';
+import { IdMinter, jobKey } from '../../server/contract/keyspace/index.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
 
 const minter = new IdMinter(66);

@@ -6,15 +6,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Valkey } from 'iovalkey';
-import { catalogueText } from '../../server/catalogue/catalogue-text.ts';
+import { catalogueText } from '../../server/contract/catalogue/catalogue-text.ts';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import {
   CORE_TRANSITIONS,
   TRANSITIONS,
   type Call,
   type CoreTransition,
-} from '../../server/executors/transitions.ts';
-import { quoteBytes, versionKey, WIRE4_IDENTITY } from '../../server/keyspace/index.ts';
+} from '../../server/contract/transitions.ts';
+import { quoteBytes, versionKey, WIRE4_IDENTITY } from '../../server/contract/keyspace/index.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import type { SandboxOptions } from '../../server/sandbox/sandbox.ts';
 import { useSandbox, type TestSandbox } from '../support/sandbox.ts';

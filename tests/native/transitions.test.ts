@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IdMinter, queueKey, versionKey, WIRE6_IDENTITY } from '../../server/keyspace/index.ts';
+import { IdMinter, queueKey, versionKey, WIRE6_IDENTITY } from '../../server/contract/keyspace/index.ts';
 import { describeTransitionBehaviour } from '../support/transition-behaviour.ts';
 import { useNativeSandbox } from './support.ts';
 

@@ -4,7 +4,7 @@
 // own words. Without JavaScript the hint alone states the cap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIMITS } from '../../server/settings/limits.ts';
+import { LIMITS } from '../../server/contract/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, useBrowser } from '../support/site.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { slot } from '../../server/keyspace/index.ts';
+import { slot } from '../../server/contract/keyspace/index.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, reach, useBrowser } from '../support/site.ts';
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { Valkey } from 'iovalkey';
-import { queueKey, slot } from '../../server/keyspace/index.ts';
+import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, reach, useBrowser } from '../support/site.ts';

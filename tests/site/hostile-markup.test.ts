@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { utf8 } from '../../server/keyspace/index.ts';
-import { LIMITS } from '../../server/settings/limits.ts';
+import { utf8 } from '../../server/contract/keyspace/index.ts';
+import { LIMITS } from '../../server/contract/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, reach, reachExplorer, useBrowser } from '../support/site.ts';
 

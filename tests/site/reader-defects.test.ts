@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { ERROR_CODES } from '../../server/catalogue/error-codes.ts';
-import { sectionFor } from '../../server/experiments/console/error-course.ts';
+import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
+import { sectionFor } from '../../server/contract/console/error-course.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { openPage, reach, reachExplorer, useBrowser } from '../support/site.ts';
 

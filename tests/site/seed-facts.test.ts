@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { COURSE_ROUTES, startSite, type Site } from '../../scripts/site.ts';
 import { launchBrowser } from '../support/site.ts';
-import { TRANSITIONS } from '../../server/executors/transitions.ts';
+import { TRANSITIONS } from '../../server/contract/transitions.ts';
 
 const MODULE = '/protocol/the-owned-keyspace/';
 const GRAMMAR = MODULE + 'braced-grammar/';
@@ -652,8 +652,8 @@ test('issue 28: what the sentences name is what the code does', () => {
   // I11: schedule runs the admission check
   assert.equal(TRANSITIONS.schedule.admits, true);
   // I12: jobKey checks through assertBrandedId, whose reasons are problemWith's
-  assert.match(read('server/keyspace/grammar.ts'), /assertBrandedId\(id, 'job id'\)/);
-  assert.match(read('server/keyspace/branded-id.ts'), /const problem = problemWith\(id\)/);
+  assert.match(read('server/contract/keyspace/grammar.ts'), /assertBrandedId\(id, 'job id'\)/);
+  assert.match(read('server/contract/keyspace/branded-id.ts'), /const problem = problemWith\(id\)/);
   // N1: the one-keyspace sentences say which Valkey they hold for; I1: the console's comment
   assert.match(read('docs/api.md'), /only with `cluster-databases 1`, the default/);
   assert.doesNotMatch(read('docs/api.md'), /A cluster node's one keyspace is/);

@@ -1,7 +1,7 @@
 // Finding the catalogue rows a message is an instance of: a test's way of asking "which row said this?"
-// of a message a real server, the API or a failure produced (server/catalogue/error-codes.ts).
+// of a message a real server, the API or a failure produced (server/contract/catalogue/error-codes.ts).
 
-import { ERROR_CODES, type ErrorCode } from '../../server/catalogue/error-codes.ts';
+import { ERROR_CODES, type ErrorCode } from '../../server/contract/catalogue/error-codes.ts';
 
 /** A text as a pattern that matches every message it stands for: each `<name>` is any run, the empty one too. */
 export function textPattern(text: string): RegExp {

@@ -3,7 +3,7 @@
 // probes), counted from the first migration command (0), and the move's duration after it.
 
 import assert from 'node:assert/strict';
-import type { MigrationResult } from '../../server/experiments/browser-safe/migration.ts';
+import type { MigrationResult } from '../../server/contract/experiments/migration.ts';
 
 export function assertTimeline(r: MigrationResult): void {
   const events: Array<[string, number]> = [];

@@ -3,7 +3,7 @@
 // run wrote. Queue names repeat on purpose (a few per experiment), so runs of different readers on one
 // queue, and on one cluster slot, meet.
 
-import { IdMinter } from '../../server/keyspace/index.ts';
+import { IdMinter } from '../../server/contract/keyspace/index.ts';
 
 export const RUN_KINDS = ['keys', 'slot', 'route', 'console', 'reserve', 'two-executors'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];

@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
 import { installWireIdentity } from '../../server/connectors/install.ts';
-import { callFor } from '../../server/executors/calls.ts';
+import { callFor } from '../../server/contract/calls.ts';
 import type { Executor } from '../../server/executors/executor.ts';
 import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
-import { TRANSITIONS, type CoreTransition } from '../../server/executors/transitions.ts';
+import { TRANSITIONS, type CoreTransition } from '../../server/contract/transitions.ts';
 import { WireError } from '../../server/executors/wire-error.ts';
-import { IdMinter, jobKey, queueKey, versionKey } from '../../server/keyspace/index.ts';
+import { IdMinter, jobKey, queueKey, versionKey } from '../../server/contract/keyspace/index.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
 import { serverMs, type TestSandbox } from './sandbox.ts';
 

@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plan } from '../../server/experiments/console/allow-list.ts';
-import { splitLine } from '../../server/experiments/console/split-line.ts';
+import { plan } from '../../server/contract/console/allow-list.ts';
+import { splitLine } from '../../server/contract/console/split-line.ts';
 
 const planned = (line: string) => plan(splitLine(line));
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isGrammarKey, plan } from '../../server/experiments/console/allow-list.ts';
-import { CONSOLE_CAPS } from '../../server/settings/limits.ts';
-import { LineError, splitLine } from '../../server/experiments/console/split-line.ts';
-import { reprCommand } from '../../server/wire/repr.ts';
+import { isGrammarKey, plan } from '../../server/contract/console/allow-list.ts';
+import { CONSOLE_CAPS } from '../../server/contract/limits.ts';
+import { LineError, splitLine } from '../../server/contract/console/split-line.ts';
+import { reprCommand } from '../../server/contract/wire/repr.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const split = (line: string) => splitLine(line).map((arg) => [...arg]);

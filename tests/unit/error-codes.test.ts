@@ -1,4 +1,4 @@
-// The error-code catalogue (server/catalogue/error-codes.ts) against what really answers: the host's own
+// The error-code catalogue (server/contract/catalogue/error-codes.ts) against what really answers: the host's own
 // errors, the API's refusals as answerExperiment sends them, and every refusal code in the source; and
 // docs/wire.md's error table, generated from it. The catalogue is what llms-full.txt and GET
 // /api/experiments publish; tests/native/error-texts.test.ts holds the native module's and the scripts'
@@ -8,18 +8,18 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { commandArities } from '../../server/catalogue/commands.ts';
-import { ERROR_CODES, type ErrorCode } from '../../server/catalogue/error-codes.ts';
-import { WIRE_TABLE_END, WIRE_TABLE_START, wireDoc } from '../../server/catalogue/markdown.ts';
+import { commandArities } from '../../server/contract/catalogue/commands.ts';
+import { ERROR_CODES, type ErrorCode } from '../../server/contract/catalogue/error-codes.ts';
+import { WIRE_TABLE_END, WIRE_TABLE_START, wireDoc } from '../../server/contract/catalogue/markdown.ts';
 import { rowsFor } from '../support/catalogue-rows.ts';
-import { plan } from '../../server/experiments/console/allow-list.ts';
+import { plan } from '../../server/contract/console/allow-list.ts';
 import { answerExperiment, catalogue } from '../../server/api/api.ts';
-import { LIMITS } from '../../server/settings/limits.ts';
-import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
-import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/keyspace/index.ts';
-import { KeyspaceError } from '../../server/keyspace/errors.ts';
-import { catalogueText, statusOf } from '../../server/catalogue/catalogue-text.ts';
-import type { StatusCode } from '../../server/catalogue/error-codes.ts';
+import { LIMITS } from '../../server/contract/limits.ts';
+import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/contract/transitions.ts';
+import { assertBrandedId, queueKey, validQueue, type KeyType } from '../../server/contract/keyspace/index.ts';
+import { KeyspaceError } from '../../server/contract/keyspace/errors.ts';
+import { catalogueText, statusOf } from '../../server/contract/catalogue/catalogue-text.ts';
+import type { StatusCode } from '../../server/contract/catalogue/error-codes.ts';
 import { RunTimeoutError } from '../../server/catalogue/run-timeout.ts';
 import { classify } from '../../server/api/failures.ts';
 import { DECODE_ROUNDS } from '../../server/front/canonical-path.ts';
@@ -179,14 +179,17 @@ describe('the error-code catalogue', () => {
       for (const [, status, code] of text.matchAll(/(\d{3}),\s*(?:\{[^}]*?)?(?:code:\s*)?'([A-Z_]+)'/g)) {
         found++;
         const row = ERROR_CODES.find((e) => e.code === code && e.by.includes('API'));
-        assert.ok(row, `${file} sends ${code}: add it to server/catalogue/error-codes.ts`);
+        assert.ok(row, `${file} sends ${code}: add it to server/contract/catalogue/error-codes.ts`);
         assert.equal(row.status, Number(status), `${code}'s status in ${file}`);
       }
       // A refusal or failure built from its row takes the row's status: the row must be the API's, with one.
       for (const [, code] of text.matchAll(/\b(?:refusal|refusalSaying|failure|statusOf)\(\s*'([A-Z_]+)'/g)) {
         found++;
         const rows = ERROR_CODES.filter((e) => e.code === code && e.by.includes('API'));
-        assert.ok(rows.length > 0, `${file} sends ${code}: add it to server/catalogue/error-codes.ts`);
+        assert.ok(
+          rows.length > 0,
+          `${file} sends ${code}: add it to server/contract/catalogue/error-codes.ts`,
+        );
         assert.ok(
           rows[0]!.status !== undefined,
           `${code} (sent by ${file}) has its HTTP status in the catalogue`,

@@ -25,7 +25,7 @@ import {
   WIRE4_IDENTITY,
   WIRE6_IDENTITY,
   type KeyType,
-} from '../../server/keyspace/index.ts';
+} from '../../server/contract/keyspace/index.ts';
 
 const vectors = JSON.parse(
   readFileSync(new URL('../fixtures/keyspace-vectors.json', import.meta.url), 'utf8'),

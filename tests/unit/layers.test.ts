@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
 
 const TIERS: readonly (readonly string[])[] = [
-  ['(root)', 'settings'], // the project root, the log, a seeded random, a run's deadline; every limit
-  ['keyspace'], // the host keyspace: every key (ships to the browser too)
+  ['contract'], // what the browser and the server share: the keyspace, the limits, the table, the types
+  ['(root)', 'settings'], // the project root, the log, a seeded random, a run's deadline; the server's bounds
   ['lua'], // the one loader of .lua files
   ['executors'], // the transition table and the two executors
   ['catalogue'], // the error catalogue, and the failures built from its rows

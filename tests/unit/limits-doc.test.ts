@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
-import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../../server/settings/limits.ts';
+import { CONSOLE_CAPS, CONSOLE_LIMITS, LAYOUT_KEYS, LIMITS } from '../../server/contract/limits.ts';
 import { DEFAULTS } from '../../server/settings/environment.ts';
 import {
   CLUSTER_CHECK_EVERY_MS,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LUA_DIR } from '../../server/executors/scripts.ts';
-import { TRANSITIONS } from '../../server/executors/transitions.ts';
+import { TRANSITIONS } from '../../server/contract/transitions.ts';
 import { assemble, luaScript } from '../../server/lua/lua-file.ts';
 import { projectRoot } from '../../server/project-root.ts';
 

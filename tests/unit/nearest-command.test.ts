@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { editDistance, nearestCommands } from '../../server/experiments/console/nearest-command.ts';
+import { editDistance, nearestCommands } from '../../server/contract/console/nearest-command.ts';
 
 const NAMES = ['GET', 'SET', 'HGET', 'HSET', 'PING', 'EMQ.CLAIM', 'EMQ.ENQUEUE', 'DBSIZE'];
 

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { callFor } from '../../server/executors/calls.ts';
-import { exactCall } from '../../server/executors/exact-call.ts';
-import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/executors/transitions.ts';
-import { KeyspaceError, splitQueueKey } from '../../server/keyspace/index.ts';
+import { callFor } from '../../server/contract/calls.ts';
+import { exactCall } from '../../server/contract/exact-call.ts';
+import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/contract/transitions.ts';
+import { KeyspaceError, splitQueueKey } from '../../server/contract/keyspace/index.ts';
 
 interface FixtureVerb {
   verb: string;

@@ -1,4 +1,4 @@
-//! The rest of the mirror of `server/keyspace`, compiled for the tests only: the admission check,
+//! The rest of the mirror of `server/contract/keyspace`, compiled for the tests only: the admission check,
 //! branded ids, rows, hashtags and slots. The tests hold it to the host's vectors; the module never
 //! runs it, so the built module exports only what it runs.
 

@@ -7,12 +7,12 @@
 // come back empty (the console writes nothing on the cluster, and no one else's keys are there while
 // it holds the turn), so the standalone node, a keyspace of the run's own, is where SCAN teaches.
 
-import { slot } from '../../keyspace/index.ts';
+import { slot } from '../../contract/keyspace/index.ts';
 import { slotLock } from '../../explorer/cluster-run.ts';
 import { InputError } from '../../input/fields.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
-import { notAllowedMessage, type Planned, type Refused } from './allow-list.ts';
-import { CONSOLE_CAPS } from '../../settings/limits.ts';
+import { notAllowedMessage, type Planned, type Refused } from '../../contract/console/allow-list.ts';
+import { CONSOLE_CAPS } from '../../contract/limits.ts';
 import { CONSOLE_TURN_WAIT_MS } from '../../settings/bounds.ts';
 
 const WALKS: Record<string, string> = {

@@ -5,23 +5,31 @@
 
 import { sendRouted } from '../../executors/routed.ts';
 import type { Cluster, Valkey } from 'iovalkey';
-import { catalogueText } from '../../catalogue/catalogue-text.ts';
+import { catalogueText } from '../../contract/catalogue/catalogue-text.ts';
 import { installWireIdentity } from '../../connectors/install.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import { WireError } from '../../executors/wire-error.ts';
-import { slot, utf8 } from '../../keyspace/index.ts';
+import { slot, utf8 } from '../../contract/keyspace/index.ts';
 import { dumpKeyspace } from '../../inspect/keyspace-dump.ts';
 import { fields, InputError, oneOf } from '../../input/fields.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../../wire/recorder.ts';
 import { clusterWireDuring, withOwnCluster } from '../../wire/cluster-wire.ts';
-import { ALLOWED, notAllowedMessage, plan, type Node, type Planned, type Refused } from './allow-list.ts';
+import {
+  ALLOWED,
+  notAllowedMessage,
+  plan,
+  type Node,
+  type Planned,
+  type Refused,
+} from '../../contract/console/allow-list.ts';
 import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
-import { sectionFor, type CourseSection } from './error-course.ts';
+import { sectionFor } from '../../contract/console/error-course.ts';
 import { errorReading, replyReading } from './reply-reading.ts';
-import { LineError, splitLine } from './split-line.ts';
-import { CONSOLE_LIMITS } from '../../settings/limits.ts';
+import { LineError, splitLine } from '../../contract/console/split-line.ts';
+import type { ConsoleError, ConsoleLine } from '../../contract/experiments/console.ts';
+import { CONSOLE_LIMITS } from '../../contract/limits.ts';
 
 /** A line whose quoting does not close, refused by itself under the name it starts with. */
 function quotingRefused(line: string, error: LineError): Refused {
@@ -68,32 +76,6 @@ export function parseConsoleInput(body: unknown): ConsoleInput {
   });
   if (node === 'cluster') checkTurnSlots(plans);
   return { lines: lines as string[], node, plans };
-}
-
-export interface ConsoleError {
-  /** The error's class (first word): EMQKEY, CROSSSLOT…, or NOT_ALLOWED for a line the console refused. */
-  code: string;
-  message: string;
-  /** Where the course explains it. */
-  learn?: CourseSection;
-}
-
-export interface ConsoleLine {
-  input: string;
-  command: string;
-  node: Node;
-  /** On the cluster: the node (`host:port`) whose reply the line got, after any MOVED or ASK. */
-  answeredBy?: string;
-  /** Each key the line names, with its slot (CRC16 of its hashtag mod 16384). */
-  keys: Array<{ key: string; slot: number }>;
-  outcome: 'reply' | 'error' | 'refused';
-  reply?: WireReply;
-  error?: ConsoleError;
-  /** The reply or error in one line of plain words, where redis-cli's print alone leaves a reader guessing. */
-  reading?: string;
-  /** What went over the wire for this line, as the server received it; empty for a refused line. */
-  wire: WireCommand[];
-  proof: WireProof;
 }
 
 function errorOf(message: string): ConsoleError {

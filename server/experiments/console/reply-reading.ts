@@ -2,10 +2,10 @@
 // `SET … NX` means the key was there and nothing was written; `(empty array)` means there is no such
 // key. Only replies whose meaning is certain from the command alone get a reading. Free of Node APIs.
 
-import { hashtag, versionKey } from '../../keyspace/index.ts';
+import { hashtag, versionKey } from '../../contract/keyspace/index.ts';
 import type { WireReply } from '../../wire/recorder.ts';
-import type { Planned } from './allow-list.ts';
-import { formsFor, structureOf } from './key-forms.ts';
+import type { Planned } from '../../contract/console/allow-list.ts';
+import { formsFor, structureOf } from '../../contract/console/key-forms.ts';
 
 const decoder = new TextDecoder();
 const text = (bytes: Uint8Array | undefined) => (bytes ? decoder.decode(bytes) : '');

@@ -2,7 +2,7 @@
 // through the module's command, so both migration modes show the same call reaching the same node.
 
 import { scriptFor } from '../../executors/scripts.ts';
-import { TRANSITIONS, type Call } from '../../executors/transitions.ts';
+import { TRANSITIONS, type Call } from '../../contract/transitions.ts';
 
 /** The call as EVALSHA of its transition's script. */
 export const evalWords = (call: Call): string[] => [

@@ -5,7 +5,7 @@
 // made relative once, at the end (a phase reached before the move reads negative).
 
 import { channel } from 'node:diagnostics_channel';
-import type { MigrationResult } from '../browser-safe/migration.ts';
+import type { MigrationResult } from '../../contract/experiments/migration.ts';
 
 /**
  * Each timed answer's move start and last phase, on the absolute clock, for a tool in the same process

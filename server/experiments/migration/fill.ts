@@ -5,7 +5,7 @@
 
 import type { Valkey } from 'iovalkey';
 import { scriptFor } from '../../executors/scripts.ts';
-import { jobKey, mintJobId, queueKey } from '../../keyspace/index.ts';
+import { jobKey, mintJobId, queueKey } from '../../contract/keyspace/index.ts';
 
 /** Jobs per EVAL: 20,000 jobs in 8 calls, each a few milliseconds of the server's time. */
 export const FILL_BATCH = 2500;

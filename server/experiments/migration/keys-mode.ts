@@ -10,9 +10,9 @@
 // flips, follows MOVED, and is served by the new owner. Then the slot goes back, quietly.
 
 import type { Cluster, Valkey } from 'iovalkey';
-import { callFor } from '../../executors/calls.ts';
+import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
-import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../contract/keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
 import { moveSlot, type MigrationStep } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../explorer/run-lock.ts';
@@ -23,7 +23,7 @@ import type {
   MigrationPhase,
   MigrationProbe,
   MigrationResult,
-} from '../browser-safe/migration.ts';
+} from '../../contract/experiments/migration.ts';
 import { withQueueSlot } from '../../explorer/cluster-run.ts';
 import type { ExplorerRuntime } from '../../explorer/runtime.ts';
 import type { WireCommand } from '../../wire/recorder.ts';

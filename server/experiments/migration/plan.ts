@@ -2,7 +2,7 @@
 // names them (node 1, 2, … in the order of their first slot), the slot's owner as the source and the
 // node after it as the target; the answer is that plan as the page reads it beside what the run saw.
 
-import type { MigrationNode, MigrationResult } from '../browser-safe/migration.ts';
+import type { MigrationNode, MigrationResult } from '../../contract/experiments/migration.ts';
 
 export interface MovePlan {
   queue: string;

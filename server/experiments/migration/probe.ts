@@ -5,7 +5,7 @@
 
 import type { Valkey } from 'iovalkey';
 import { isReplyError } from '../../executors/wire-error.ts';
-import type { MigrationProbe, ProbeReply } from '../browser-safe/migration.ts';
+import type { MigrationProbe, ProbeReply } from '../../contract/experiments/migration.ts';
 import { isRestarting } from '../../catalogue/restarting.ts';
 import { stamp } from './clock.ts';
 

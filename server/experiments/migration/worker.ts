@@ -8,11 +8,11 @@
 // so its timeline ends on the claim the move held up, never on one cut short.
 
 import type { Cluster } from 'iovalkey';
-import { callFor } from '../../executors/calls.ts';
+import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
-import { replyKind, type ProbeReply, type WorkerTimeline } from '../browser-safe/migration.ts';
+import { replyKind, type ProbeReply, type WorkerTimeline } from '../../contract/experiments/migration.ts';
 import { stamp, tenths } from './clock.ts';
 import { evalWords } from './call-words.ts';
 import { asProbeReply } from './probe.ts';

@@ -3,7 +3,7 @@
 // each key's slot, the wire and the keyspace after. Its inputs live in the query string; Reset restores
 // the page's example.
 
-import type { ConsoleLine } from '../../../server/experiments/console/console.ts';
+import type { ConsoleLine } from '../../../server/contract/experiments/console.ts';
 import { joined, markup, show, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from '../explorer/key-text.ts';
 import { clearState, readState, writeState } from '../explorer/url-state.ts';

@@ -2,7 +2,7 @@
 // counts, so 'é' is 2. One listener on the document, since the island's fields arrive after this script.
 // Only crossing the cap is announced (a polite status, silent while under it), and nothing is refused
 // here: the field still sends and the API says why it refuses, in its own words.
-import { utf8 } from '../../../server/keyspace/bytes.ts';
+import { utf8 } from '../../../server/contract/keyspace/bytes.ts';
 
 function recount(input: HTMLInputElement): void {
   const field = input.closest('.xp-field');

@@ -4,7 +4,7 @@
 // says so in words), the steps before it passed, the ones after it were never reached. Free of Node
 // and DOM APIs.
 
-import { isErrorReply, type ProbeReply } from '../../../server/experiments/browser-safe/migration.ts';
+import { isErrorReply, type ProbeReply } from '../../../server/contract/experiments/migration.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 
 export const CHECKS = [

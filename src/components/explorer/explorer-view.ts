@@ -2,18 +2,18 @@
 // at build time (the fallback) and on request (the island), and the browser renders every later result
 // with the same ones, so the three never differ in shape. Free of Node and DOM APIs.
 
-import { TRANSITIONS } from '../../../server/executors/transitions.ts';
-import { reserveSlot, utf8, versionKey } from '../../../server/keyspace/index.ts';
-import type { SlotCall } from '../../../server/experiments/browser-safe/cross-slot.ts';
-import type { ReservePlanStep } from '../../../server/experiments/browser-safe/reserve-plan.ts';
-import type { KeyView } from '../../../server/experiments/browser-safe/segments.ts';
-import type { ReserveStep } from '../../../server/experiments/reserve.ts';
-import type { ExecutorStep } from '../../../server/experiments/two-executors.ts';
-import type { KeyChange } from '../../../server/inspect/keyspace-diff.ts';
+import { TRANSITIONS } from '../../../server/contract/transitions.ts';
+import { reserveSlot, utf8, versionKey } from '../../../server/contract/keyspace/index.ts';
+import type { SlotCall } from '../../../server/contract/experiments/cross-slot.ts';
+import type { ReservePlanStep } from '../../../server/contract/experiments/reserve-plan.ts';
+import type { KeyView } from '../../../server/contract/experiments/segments.ts';
+import type { ReserveStep } from '../../../server/contract/experiments/reserve.ts';
+import type { ExecutorStep } from '../../../server/contract/experiments/two-executors.ts';
+import type { KeyChange } from '../../../server/contract/dump.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from './key-text.ts';
 import { cliReply, readableLine, wireView } from './wire-view.ts';
-import type { WireReply } from '../../../server/wire/recorder.ts';
+import type { WireReply } from '../../../server/contract/wire/types.ts';
 import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
 import type { GridMark } from './slot-grid.ts';
 

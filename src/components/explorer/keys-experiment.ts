@@ -1,5 +1,5 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
-import type { KeysResult } from '../../../server/experiments/keys.ts';
+import type { KeysResult } from '../../../server/contract/experiments/keys.ts';
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { reachedView, wireView } from './wire-view.ts';

@@ -1,17 +1,17 @@
 // native layout check: keeps the key fields on the exact call of the chosen verb and queue (built in
 // the browser by the same calls the server uses), offers presets, and marks the byte EMQKEY names.
-import { TRANSITIONS, type CoreTransition } from '../../../server/executors/transitions.ts';
-import { exactCall } from '../../../server/executors/exact-call.ts';
-import { KeyspaceError } from '../../../server/keyspace/index.ts';
+import { TRANSITIONS, type CoreTransition } from '../../../server/contract/transitions.ts';
+import { exactCall } from '../../../server/contract/exact-call.ts';
+import { KeyspaceError } from '../../../server/contract/keyspace/index.ts';
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
-import type { LayoutResult, LayoutVerdict } from '../../../server/experiments/layout.ts';
-import type { WireCommand, WireProof } from '../../../server/wire/recorder.ts';
+import type { LayoutResult, LayoutVerdict } from '../../../server/contract/experiments/layout.ts';
+import type { WireCommand, WireProof } from '../../../server/contract/wire/types.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { LIMITS } from '../../../server/settings/limits.ts';
+import { LIMITS } from '../../../server/contract/limits.ts';
 import { markedKey, refusalText } from './explorer-view.ts';
 import { cliReply, wireView } from './wire-view.ts';
-import type { ProbeReply } from '../../../server/experiments/browser-safe/migration.ts';
+import type { ProbeReply } from '../../../server/contract/experiments/migration.ts';
 import { answeredBy, checkOrder } from './check-order.ts';
 import { replyBadge } from './reply-badge.ts';
 

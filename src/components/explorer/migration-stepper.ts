@@ -11,7 +11,7 @@ import {
   type MigrationProbe,
   type MigrationResult,
   type ProbeReply,
-} from '../../../server/experiments/browser-safe/migration.ts';
+} from '../../../server/contract/experiments/migration.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge, replyBadge } from './reply-badge.ts';
 import { cliReply } from './wire-view.ts';

@@ -4,8 +4,8 @@
 // run has its own view, reshard-view.ts). Markup from markup`…`, built the same way on the server (the fallback)
 // and in the browser.
 
-import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
-import { reserveSlot, versionKey } from '../../../server/keyspace/index.ts';
+import type { RouteNode, RouteResult } from '../../../server/contract/experiments/route.ts';
+import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge, textKind } from './reply-badge.ts';
 import { slotGrid, type GridMark, type GridNode } from './slot-grid.ts';

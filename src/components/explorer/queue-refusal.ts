@@ -3,9 +3,9 @@
 // the same way wherever a name is typed: the code, the key it would have made, and an empty wire.
 // Free of Node and DOM APIs.
 
-import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/keyspace/index.ts';
-import { LIMITS } from '../../../server/settings/limits.ts';
-import type { WireProof } from '../../../server/wire/recorder.ts';
+import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/contract/keyspace/index.ts';
+import { LIMITS } from '../../../server/contract/limits.ts';
+import type { WireProof } from '../../../server/contract/wire/types.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';
 import { reachedView, wireView } from './wire-view.ts';

@@ -6,7 +6,7 @@ import {
   replyKind,
   type ProbeReply,
   type ReplyKind,
-} from '../../../server/experiments/browser-safe/migration.ts';
+} from '../../../server/contract/experiments/migration.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 
 /** The badge of a kind of reply: its word, and a colour of its own (never the colour alone). */

@@ -1,7 +1,7 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import type { ReserveResult } from '../../../server/experiments/reserve.ts';
+import type { ReserveResult } from '../../../server/contract/experiments/reserve.ts';
 import { refusalText, reserveTimeline } from './explorer-view.ts';
 
 export function wireReserve(section: HTMLElement, api: ExplorerApi): void {

@@ -11,7 +11,7 @@ import {
   type MigrationProbe,
   type MigrationResult,
   type ProbeReply,
-} from '../../../server/experiments/browser-safe/migration.ts';
+} from '../../../server/contract/experiments/migration.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 import { modeTitle, ms, stepper, words } from './migration-stepper.ts';
 import { kindBadge, replyBadge } from './reply-badge.ts';

@@ -6,9 +6,9 @@
 import {
   DEFAULT_MIGRATION_SIZE,
   type MigrationResult,
-} from '../../../server/experiments/browser-safe/migration.ts';
-import type { RouteNode, RouteResult } from '../../../server/experiments/route.ts';
-import { queueKey, slot } from '../../../server/keyspace/index.ts';
+} from '../../../server/contract/experiments/migration.ts';
+import type { RouteNode, RouteResult } from '../../../server/contract/experiments/route.ts';
+import { queueKey, slot } from '../../../server/contract/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { refusalText } from './explorer-view.ts';

@@ -8,9 +8,9 @@ import {
   reserveSlot,
   slot,
   versionKey,
-} from '../../../server/keyspace/index.ts';
-import { crossSlotClaims, slotsOf } from '../../../server/experiments/browser-safe/cross-slot.ts';
-import type { SlotResult } from '../../../server/experiments/slot.ts';
+} from '../../../server/contract/keyspace/index.ts';
+import { crossSlotClaims, slotsOf } from '../../../server/contract/experiments/cross-slot.ts';
+import type { SlotResult } from '../../../server/contract/experiments/slot.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { crcHex, crossSlot, queuePins, refusalText } from './explorer-view.ts';
@@ -18,7 +18,7 @@ import type { GridNode } from './slot-grid.ts';
 import { readGrids, showGrid } from './slot-grid-reader.ts';
 import { keyText } from './key-text.ts';
 import { overCap, queueRefusal, queueRefusedView } from './queue-refusal.ts';
-import { LIMITS } from '../../../server/settings/limits.ts';
+import { LIMITS } from '../../../server/contract/limits.ts';
 
 const DEBOUNCE_MS = 250;
 

@@ -3,7 +3,7 @@
 // 1,024, Home and End to the ends; hover or tap reads the slot under the pointer. The readout under the
 // map says the slot's number and its owner, and so does the slider's value for a screen reader.
 
-import { SLOT_COUNT } from '../../../server/keyspace/index.ts';
+import { SLOT_COUNT } from '../../../server/contract/keyspace/index.ts';
 import { show } from '../../lib/html.ts';
 import { GRID_SIDE, ownerOf, slotGrid, type GridInput, type GridNode } from './slot-grid.ts';
 

@@ -5,7 +5,7 @@
 // on the server (the fallback, built at build time) and in the browser; slot-grid-reader.ts makes it
 // readable slot by slot. Free of Node and DOM APIs.
 
-import { SLOT_COUNT } from '../../../server/keyspace/index.ts';
+import { SLOT_COUNT } from '../../../server/contract/keyspace/index.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 
 export const GRID_SIDE = 128;

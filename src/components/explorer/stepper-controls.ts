@@ -3,7 +3,7 @@
 // the reader's system asks for reduced motion, when Play is not offered and the phases change only
 // when asked. Every change redraws the one phase shown and tells `onPhase` (the slot map follows it).
 
-import type { MigrationResult } from '../../../server/experiments/browser-safe/migration.ts';
+import type { MigrationResult } from '../../../server/contract/experiments/migration.ts';
 import { show } from '../../lib/html.ts';
 import { phaseFrame } from './migration-stepper.ts';
 

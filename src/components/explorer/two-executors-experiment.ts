@@ -1,7 +1,7 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
 import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
-import type { TwoExecutorsResult } from '../../../server/experiments/two-executors.ts';
+import type { TwoExecutorsResult } from '../../../server/contract/experiments/two-executors.ts';
 import { executorRuns, refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 

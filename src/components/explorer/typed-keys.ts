@@ -2,8 +2,8 @@
 // build time and in the browser on every keystroke, the same way — or the refusal the host would give,
 // at once (a brace, an empty name, a name over the byte cap, a malformed job id). Free of Node and DOM APIs.
 
-import { jobKey, KeyspaceError, queueKeys } from '../../../server/keyspace/index.ts';
-import { viewKey } from '../../../server/experiments/browser-safe/segments.ts';
+import { jobKey, KeyspaceError, queueKeys } from '../../../server/contract/keyspace/index.ts';
+import { viewKey } from '../../../server/contract/experiments/segments.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { keyList, refusalText } from './explorer-view.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';

@@ -1,7 +1,7 @@
 // Replies and the wire as redis-cli prints them: (integer) 1, (nil), "text", numbered arrays, (error) …
 // One set of functions for the console and every experiment. Free of Node and DOM APIs.
 
-import type { WireCommand, WireProof, WireReply } from '../../../server/wire/recorder.ts';
+import type { WireCommand, WireProof, WireReply } from '../../../server/contract/wire/types.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable } from './key-text.ts';
 

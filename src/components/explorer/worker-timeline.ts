@@ -8,7 +8,7 @@ import {
   type MigrationResult,
   type ReplyKind,
   type WorkerTimeline,
-} from '../../../server/experiments/browser-safe/migration.ts';
+} from '../../../server/contract/experiments/migration.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge } from './reply-badge.ts';
 import { modeTitle, ms } from './migration-stepper.ts';

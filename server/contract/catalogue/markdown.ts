@@ -42,7 +42,7 @@ export function errorCodesMarkdown(): string {
 
 /** The lines around docs/wire.md's error table; what lies between them is the table, never edited by hand. */
 export const WIRE_TABLE_START =
-  '<!-- generated from server/catalogue/error-codes.ts by `node scripts/wire-doc.ts`: edit the catalogue, not this table -->';
+  '<!-- generated from server/contract/catalogue/error-codes.ts by `node scripts/wire-doc.ts`: edit the catalogue, not this table -->';
 export const WIRE_TABLE_END = '<!-- end of the generated table -->';
 
 /** docs/wire.md with its error table rebuilt from the rows the native module or a script answers. */

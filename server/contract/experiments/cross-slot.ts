@@ -2,9 +2,9 @@
 // same claim with its second key taken from another queue (refused with CROSSSLOT). The server runs
 // them; the page shows the same keys and slots before the node answers.
 
-import { callFor } from '../../executors/calls.ts';
-import type { Call } from '../../executors/transitions.ts';
-import { slot } from '../../keyspace/index.ts';
+import { callFor } from '../calls.ts';
+import type { Call } from '../transitions.ts';
+import { slot } from '../keyspace/index.ts';
 
 /** A claim's keys with each key's slot, and the node's reply or refusal once it answered. */
 export interface SlotCall {

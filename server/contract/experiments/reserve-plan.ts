@@ -1,7 +1,7 @@
 // The reserve experiment's steps, in order: the page shows them as the plan before a run, and the server
 // runs them under the same names, so the two cannot drift apart.
 
-import { TRANSITIONS } from '../../executors/transitions.ts';
+import { TRANSITIONS } from '../transitions.ts';
 
 export interface ReservePlanStep {
   keyspace: 'A' | 'B';

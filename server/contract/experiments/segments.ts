@@ -1,6 +1,6 @@
 // A key as the reader sees it in the explorer: its segments with their bytes, its hashtag and its slot.
 
-import { crc16, hashtagBytes, SLOT_COUNT, splitQueueKey, utf8 } from '../../keyspace/index.ts';
+import { crc16, hashtagBytes, SLOT_COUNT, splitQueueKey, utf8 } from '../keyspace/index.ts';
 
 export interface Segment {
   part: 'prefix' | 'open' | 'queue' | 'close' | 'type' | 'key';

@@ -2,8 +2,8 @@
 // planned — the exact argv to send, the node to send it to, the keys it names — or refused by name
 // with what is allowed, before anything reaches a server. Free of Node APIs: the page shows the same list.
 
-import { catalogueText, quoted } from '../../catalogue/catalogue-text.ts';
-import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../../executors/transitions.ts';
+import { catalogueText, quoted } from '../catalogue/catalogue-text.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../transitions.ts';
 import {
   isBrandedId,
   isFixedKeyType,
@@ -13,10 +13,10 @@ import {
   splitQueueKey,
   validQueue,
   versionKey,
-} from '../../keyspace/index.ts';
+} from '../keyspace/index.ts';
 import { formsFor, grammarExample, NAMESPACE, structureOf } from './key-forms.ts';
 import { nearestCommands } from './nearest-command.ts';
-import { CONSOLE_CAPS } from '../../settings/limits.ts';
+import { CONSOLE_CAPS } from '../limits.ts';
 
 const NATIVE = CORE_TRANSITIONS.map((verb) => TRANSITIONS[verb].command);
 const READS = ['GET', 'HGETALL', 'HGET', 'ZRANGE', 'ZSCORE', 'LRANGE', 'SMEMBERS', 'TYPE', 'EXISTS', 'TTL'];

@@ -2,7 +2,7 @@
 // arguments in the table's order. The admission verbs run the admission check here, before anything
 // can reach a server.
 
-import { jobKey, laneKey, queueKey, rowBase, validQueue, type FixedKeyType } from '../keyspace/index.ts';
+import { jobKey, laneKey, queueKey, rowBase, validQueue, type FixedKeyType } from './keyspace/index.ts';
 import { TRANSITIONS, type Call, type TransitionName } from './transitions.ts';
 
 type ArgName = (typeof TRANSITIONS)[TransitionName]['args'][number];

@@ -1,7 +1,7 @@
 // The arity of every EMQ.* command, read off the transition table (the table that builds every call),
 // so the catalogue cannot disagree with what the executors send.
 
-import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../executors/transitions.ts';
+import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../transitions.ts';
 
 export interface CommandArity {
   transition: CoreTransition;

@@ -2,7 +2,7 @@
 // allowed form closest to what was typed (a hash key → HSET, HGETALL), never only the rule it broke.
 // Free of Node APIs.
 
-import { layoutValueType, RESERVE_BASE, splitQueueKey, versionKey } from '../../keyspace/index.ts';
+import { layoutValueType, RESERVE_BASE, splitQueueKey, versionKey } from '../keyspace/index.ts';
 
 /** The example queue a suggestion uses when the typed key names none. */
 const EXAMPLE_QUEUE = 'orders';
