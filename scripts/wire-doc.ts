@@ -1,5 +1,5 @@
-// Regenerates docs/wire.md's error table from the error catalogue (server/contract/catalogue/error-codes.ts),
-// the one place each text is written. Run: node scripts/wire-doc.ts
+// Regenerates docs/wire.md's error table from the error catalogue, the one place each text is written
+// (server/contract/catalogue/error-codes.ts). Run: node scripts/wire-doc.ts
 // tests/unit/error-codes.test.ts fails while the committed page differs from what this writes.
 
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,9 @@
-// The error catalogue (server/contract/catalogue/error-codes.ts) is the one place a reply of the native module or
-// of a Lua script is written; the Rust and the Lua build the same bytes, and this file holds them to it.
-// Each row the module or a script answers is provoked on a real valkey-server with trafikey loaded (its
-// cluster for the cluster-mode refusal), through the executor that answers it, and the reply must be the
-// row's text with the call's values filled in — by every answerer the row names. The shared layout
-// vectors' refusals, as the module answers them, are each one of its rows.
+// The error catalogue (server/contract/catalogue/error-codes.ts) is the one place a reply of the native
+// module or of a Lua script is written; the Rust and the Lua build the same bytes, and this file holds
+// them to it. Each row the module or a script answers is provoked on a real valkey-server with trafikey
+// loaded (its cluster for the cluster-mode refusal), through the executor that answers it, and the reply
+// must be the row's text with the call's values filled in — by every answerer the row names. The shared
+// layout vectors' refusals, as the module answers them, are each a text of its rows.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -22,13 +22,7 @@ import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { scriptFor } from '../../server/executors/scripts.ts';
 import type { Call, TransitionName } from '../../server/contract/transitions.ts';
-import {
-  jobKey,
-  mintJobId,
-  queueKey,
-  versionKey,
-  WIRE4_IDENTITY,
-} from '../../server/contract/keyspace/index.ts';
+import { jobKey, queueKey, versionKey, WIRE4_IDENTITY } from '../../server/contract/keyspace/index.ts';
 import { rowsFor } from '../support/catalogue-rows.ts';
 import { claimAsWire4, freshNative, layoutCases, transitionOf, useNativeSandbox } from './support.ts';
 

@@ -1,6 +1,6 @@
-// The error-code catalogue (server/contract/catalogue/error-codes.ts) against what really answers: the host's own
-// errors, the API's refusals as answerExperiment sends them, and every refusal code in the source; and
-// docs/wire.md's error table, generated from it. The catalogue is what llms-full.txt and GET
+// The error-code catalogue (server/contract/catalogue/error-codes.ts) against what really answers: the
+// host's own errors, the API's refusals as answerExperiment sends them, and every refusal code in the
+// source; and docs/wire.md's error table, generated from it. The catalogue is what llms-full.txt and GET
 // /api/experiments publish; tests/native/error-texts.test.ts holds the native module's and the scripts'
 // replies to it on a real server.
 
