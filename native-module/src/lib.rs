@@ -15,13 +15,14 @@ pub mod layout;
 pub mod replication;
 pub mod shared;
 pub mod store;
+pub mod strings;
 pub mod wire;
 
 #[cfg(test)]
 mod fixtures;
 
 use crate::commands::{admission, lease, sweep};
-use crate::store::Str;
+use crate::strings::Str;
 
 pub const MODULE_NAME: &str = "trafikey";
 pub const MODULE_VERSION: i32 = 1;

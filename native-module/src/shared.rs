@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use valkey_module::{raw, Context, ContextFlags};
 
 use crate::keyspace;
-use crate::store::Str;
+use crate::strings::Str;
 
 /// Declares [`Shared`] with one string per name listed, holding the name's own bytes (`state` holds
 /// `state`), so a name is written once and the field cannot hold another word; the strings that are

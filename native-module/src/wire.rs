@@ -1,4 +1,6 @@
-//! The wire identity and the error replies of `docs/wire.md`, byte for byte.
+//! The wire identity and the error replies, byte for byte as the error catalogue writes them
+//! (`server/contract/catalogue/error-codes.ts`; `docs/wire.md` shows its table).
+//! `tests/native/error-texts.test.ts` holds the loaded module's replies to it.
 //!
 //! Every message is one line of ASCII whatever the keys hold: values are quoted with `'…'` and
 //! every byte outside `0x20–0x7e`, plus `'` and `\`, is written `\xNN`.

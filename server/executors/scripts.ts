@@ -2,16 +2,11 @@
 // pulled in by `--- @include "<name>"`, assembled and hashed once by server/lua/lua-file.ts.
 
 import { join } from 'node:path';
-import { assemble as assembleIn, luaScript, type Script } from '../lua/lua-file.ts';
+import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { TRANSITIONS, type TransitionName } from '../contract/transitions.ts';
 
 export const LUA_DIR = join(projectRoot(), 'server', 'executors', 'lua');
-
-/** A transition script's text as sent (server/lua/lua-file.ts resolves the includes). */
-export function assemble(file: string, dir = LUA_DIR): string {
-  return assembleIn(file, dir);
-}
 
 export function scriptFor(transition: TransitionName): Script {
   return luaScript(LUA_DIR, TRANSITIONS[transition].script);

@@ -2,7 +2,7 @@
 // A value that is not a number of the kind asked for ends the start with the variable's name and what
 // was wrong, never a silent default. docs/api.md's Limits table states these defaults;
 // tests/unit/limits-doc.test.ts holds it to them, and tests/unit/environment.test.ts holds every other
-// file of server/ to the few variables below that name servers rather than limits.
+// file of server/ to the few variables that name servers rather than limits, each read where it says.
 
 import { readFileSync } from 'node:fs';
 import { RESERVED_DESCRIPTORS } from './bounds.ts';
@@ -30,23 +30,6 @@ export const DEFAULTS = {
   WORKERS: 1,
   /** The port the site listens on. */
   PORT: 4321,
-} as const;
-
-/**
- * The variables that say which servers to use, not how much, and the files that read them: where the
- * servers are started or reached, from an environment passed in (so a test passes its own).
- */
-export const SERVER_VARIABLES = {
-  /** The deployer's standalone Valkey, as its admin (the explorer's password is derived from it). */
-  VALKEY_URL: ['server/sandbox/sandbox.ts', 'server/explorer/runtime.ts'],
-  /** The deployer's cluster: one or more seed nodes, comma-separated, as the admin. */
-  VALKEY_CLUSTER_URL: ['server/sandbox/sandbox.ts'],
-  /** The explorer account's password, handed by the primary of WORKERS=n to its workers. */
-  SANDBOX_EXPLORER_PASSWORD: ['server/explorer/runtime.ts'],
-  /** The valkey-server binary the sandbox starts (default: the one on PATH). */
-  VALKEY_SERVER: ['server/sandbox/valkey-process.ts'],
-  /** Where scripts/valkey9.sh builds Valkey 9.1. */
-  VALKEY9_HOME: ['server/sandbox/valkey9-build.ts'],
 } as const;
 
 type Env = NodeJS.ProcessEnv;

@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { ERROR_CODES, textPattern } from '../../server/contract/catalogue/error-codes.ts';
+import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
+import { textPattern } from '../support/catalogue-rows.ts';
 import { useApi } from '../support/api.ts';
 
 const api = useApi();

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { ERROR_CODES, textPattern } from '../../server/contract/catalogue/error-codes.ts';
+import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
+import { textPattern } from '../support/catalogue-rows.ts';
 import { MAX_KEYSPACES } from '../../server/settings/bounds.ts';
 import { CONSOLE_LIMITS } from '../../server/contract/limits.ts';
 import { slot } from '../../server/contract/keyspace/index.ts';

@@ -8,7 +8,8 @@ process.env.RUN_DEADLINE_MS = '500'; // read when the API's module loads: answer
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
-import { ERROR_CODES, textPattern } from '../../server/contract/catalogue/error-codes.ts';
+import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
+import { textPattern } from '../support/catalogue-rows.ts';
 import { slotLock } from '../../server/explorer/cluster-run.ts';
 import { explorerRuntime } from '../../server/explorer/runtime.ts';
 import { leaseKey } from '../../server/explorer/keyspace-pool.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Valkey } from 'iovalkey';
 import { runSequence } from '../../server/conformance/conformance.ts';
-import { QUEUES, sequenceFor } from '../../server/conformance/sequences.ts';
+import { QUEUES, sequenceFor } from '../support/sequences.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import { runSequence } from '../../server/conformance/conformance.ts';
-import { sequenceFor } from '../../server/conformance/sequences.ts';
+import { sequenceFor } from '../support/sequences.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { ScriptedExecutor } from '../../server/executors/scripted.ts';
 import { ConformanceTally } from '../support/conformance-tally.ts';

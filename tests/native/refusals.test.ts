@@ -19,6 +19,7 @@ import {
   WIRE6_IDENTITY,
 } from '../../server/contract/keyspace/index.ts';
 import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
+import { rowsFor } from '../support/catalogue-rows.ts';
 import {
   claimAsWire4,
   expectedLayoutRefusal,
@@ -79,6 +80,9 @@ async function populated(queue = 'orders'): Promise<World> {
       await assert.rejects(native.run(call), (error: unknown) => {
         assert.ok(error instanceof WireError, `a WireError, not ${String(error)}`);
         assert.equal(error.message, message);
+        // and the message is a text of the catalogue's module rows (server/contract/catalogue/error-codes.ts)
+        const rows = rowsFor(error.errorClass, message);
+        assert.ok(rows.length > 0 && rows.every((row) => row.by.includes('module')), message);
         return true;
       });
       assert.deepEqual(await dumpKeyspace(client), before, `${call.transition}: the refusal wrote`);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Valkey } from 'iovalkey';
+import { catalogueText } from '../../server/contract/catalogue/catalogue-text.ts';
 import { installWireIdentity } from '../../server/connectors/install.ts';
 import {
   CORE_TRANSITIONS,
@@ -13,12 +14,7 @@ import {
   type Call,
   type CoreTransition,
 } from '../../server/contract/transitions.ts';
-import {
-  quoteBytes,
-  versionKey,
-  WIRE4_IDENTITY,
-  WIRE6_IDENTITY,
-} from '../../server/contract/keyspace/index.ts';
+import { quoteBytes, versionKey, WIRE4_IDENTITY } from '../../server/contract/keyspace/index.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import type { SandboxOptions } from '../../server/sandbox/sandbox.ts';
 import { useSandbox, type TestSandbox } from '../support/sandbox.ts';
@@ -73,10 +69,10 @@ export async function claimAsWire4(client: Valkey): Promise<void> {
   await client.set(versionKey(), WIRE4_IDENTITY);
 }
 
-/** The module's refusal where no identity is installed (docs/wire.md). */
-export const NOT_INSTALLED = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found none (not installed)`;
-/** The module's refusal where a wire 4 connector claimed the keyspace (docs/wire.md). */
-export const FOREIGN = `EMQWIRE expected wire identity '${WIRE6_IDENTITY}' at '{emq}:version' but found '${WIRE4_IDENTITY}'`;
+/** The module's refusal where no identity is installed (its catalogue row). */
+export const NOT_INSTALLED = catalogueText('EMQWIRE', {}, 'not-installed');
+/** The module's refusal where a wire 4 connector claimed the keyspace (its catalogue row). */
+export const FOREIGN = catalogueText('EMQWIRE', { value: WIRE4_IDENTITY }, 'foreign');
 
 /** A digest of every key, type and value on the server (all databases): equal digests, equal data. */
 export async function digest(client: Valkey): Promise<string> {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { StepResult } from '../../server/conformance/conformance.ts';
-import { BASE_SEED, BRANCHES, outcome, SEQUENCES, sequenceFor } from '../../server/conformance/sequences.ts';
+import { BASE_SEED, BRANCHES, outcome, SEQUENCES, sequenceFor } from './sequences.ts';
 
 export class ConformanceTally {
   /** The seeds to run: every sequence, or the one named by the replay variable. */

@@ -11,12 +11,28 @@ import {
   fileLimit,
   frontSettings,
   runSettings,
-  SERVER_VARIABLES,
   siteSettings,
 } from '../../server/settings/environment.ts';
 import { RESERVED_DESCRIPTORS } from '../../server/settings/bounds.ts';
 
 const NUMBERS = Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[];
+
+/**
+ * The variables that say which servers to use, not how much, and the files that read them: where the
+ * servers are started or reached, from an environment passed in (so a test passes its own).
+ */
+const SERVER_VARIABLES = {
+  /** The deployer's standalone Valkey, as its admin (the explorer's password is derived from it). */
+  VALKEY_URL: ['server/sandbox/sandbox.ts', 'server/explorer/runtime.ts'],
+  /** The deployer's cluster: one or more seed nodes, comma-separated, as the admin. */
+  VALKEY_CLUSTER_URL: ['server/sandbox/sandbox.ts'],
+  /** The explorer account's password, handed by the primary of WORKERS=n to its workers. */
+  SANDBOX_EXPLORER_PASSWORD: ['server/explorer/runtime.ts'],
+  /** The valkey-server binary the sandbox starts (default: the one on PATH). */
+  VALKEY_SERVER: ['server/sandbox/valkey-process.ts'],
+  /** Where scripts/valkey9.sh builds Valkey 9.1. */
+  VALKEY9_HOME: ['server/sandbox/valkey9-build.ts'],
+} as const;
 
 /** Every setting read from `env`, so a bad value anywhere throws. */
 function readAll(env: NodeJS.ProcessEnv) {

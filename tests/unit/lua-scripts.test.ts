@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { assemble, LUA_DIR } from '../../server/executors/scripts.ts';
+import { LUA_DIR } from '../../server/executors/scripts.ts';
 import { TRANSITIONS } from '../../server/contract/transitions.ts';
-import { luaScript } from '../../server/lua/lua-file.ts';
+import { assemble, luaScript } from '../../server/lua/lua-file.ts';
 import { projectRoot } from '../../server/project-root.ts';
 
 describe('the transition scripts', () => {
@@ -17,7 +17,9 @@ describe('the transition scripts', () => {
     for (const [transition, { script, keys }] of Object.entries(TRANSITIONS)) {
       const n = Number(/-(\d+)\.lua$/.exec(script)?.[1]);
       assert.equal(n, keys.length, `${script}: -${n} but ${transition} declares ${keys.length} keys`);
-      const declared = [...assemble(script).matchAll(/^\s+KEYS\[(\d+)\]/gm)].map((m) => Number(m[1]));
+      const declared = [...assemble(script, LUA_DIR).matchAll(/^\s+KEYS\[(\d+)\]/gm)].map((m) =>
+        Number(m[1]),
+      );
       assert.deepEqual(
         declared,
         keys.map((_, i) => i + 1),
@@ -38,7 +40,7 @@ describe('the transition scripts', () => {
 
   it('carry each include once, and no include line is left', () => {
     for (const { script } of Object.values(TRANSITIONS)) {
-      const source = assemble(script);
+      const source = assemble(script, LUA_DIR);
       assert.doesNotMatch(source, /@include/, script);
       for (const fn of source.matchAll(/^local function (\w+)/gm)) {
         const count = source.split(`local function ${fn[1]}(`).length - 1;
@@ -46,7 +48,7 @@ describe('the transition scripts', () => {
       }
     }
     // check-kind brings quote with it: enqueue no longer lists it by hand.
-    assert.match(assemble('enqueue-2.lua'), /local function quote[\s\S]*local function refuse_kind/);
+    assert.match(assemble('enqueue-2.lua', LUA_DIR), /local function quote[\s\S]*local function refuse_kind/);
   });
 });
 

@@ -5,7 +5,8 @@ use super::{admit, Call};
 use crate::keyspace::JOB_KIND;
 use crate::layout::{ENQUEUE, SCHEDULE};
 use crate::shared::shared;
-use crate::store::{Key, Str};
+use crate::store::Key;
+use crate::strings::Str;
 use crate::wire;
 use valkey_module::{Context, KeyType, ValkeyError, ValkeyResult, ValkeyValue};
 

@@ -8,7 +8,8 @@ use super::{admit, score_after, Call};
 use crate::keyspace::ROW_TYPE;
 use crate::layout::{CLAIM, COMPLETE, RETRY};
 use crate::shared::shared;
-use crate::store::{increment, integer_field, now_ms, Key, Owned, Str};
+use crate::store::{increment, integer_field, now_ms, Key};
+use crate::strings::{Owned, Str};
 use crate::wire;
 use valkey_module::{raw, Context, KeyType, ValkeyError, ValkeyResult, ValkeyValue};
 

@@ -12,7 +12,8 @@ pub mod sweep;
 
 use crate::layout::{Bytes, Layout};
 use crate::shared::shared;
-use crate::store::{Key, Str};
+use crate::store::Key;
+use crate::strings::Str;
 use crate::wire::{self, Identity};
 use valkey_module::{Context, KeyType, ValkeyError};
 

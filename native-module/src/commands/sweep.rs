@@ -4,7 +4,8 @@
 use super::admit;
 use crate::layout::{Layout, PROMOTE, REAP};
 use crate::shared::shared;
-use crate::store::{now_ms, Key, Owned, Str};
+use crate::store::{now_ms, Key};
+use crate::strings::{Owned, Str};
 use valkey_module::{Context, KeyType, ValkeyResult, ValkeyValue};
 
 /// `EMQ.PROMOTE 3 <schedule> <pending> <row-base> <batch>` → ids moved.

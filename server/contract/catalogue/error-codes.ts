@@ -11,7 +11,7 @@ export type Answerer = 'host' | 'script' | 'module' | 'server' | 'connector' | '
 export interface ErrorCode {
   /** The code: the first word of a server error reply, `KeyspaceError.code`, or the API's `error.code`. */
   code: string;
-  /** Among the API's rows of one code, the name the code that builds this text asks for it by. */
+  /** Among the rows of one code, the name that code asks for this one by (to build it, or to provoke it). */
   variant?: string;
   by: readonly Answerer[];
   when: string;
@@ -22,6 +22,12 @@ export interface ErrorCode {
 
 const QUEUE_RULE = "a queue name is one or more bytes of UTF-8, any byte but '{', '}' and NUL";
 const IDENTITY_AT = "expected wire identity 'echomq:6.0.0' at '{emq}:version'";
+// The server's own texts, which the module answers as the command would and a script meets in it.
+const WRONG_TYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
+const NOT_AN_INTEGER = 'ERR hash value is not an integer';
+const OVERFLOW = 'ERR increment or decrement would overflow';
+/** What the server adds to the error a script's command met: where in which script. */
+const IN_SCRIPT = ' script: <sha>, on @user_script:<line>.';
 
 /** A row as written in a group: who answers it is said once, by the group. */
 type GroupRow = Omit<ErrorCode, 'by'>;
@@ -85,77 +91,114 @@ const ROWS = [
   ...answeredBy(['module'])([
     {
       code: 'EMQKEY',
+      variant: 'count',
       when: 'an EMQ.* command is given the wrong number of keys',
       text: 'EMQKEY EMQ.<VERB> expects <n> keys but found <m>',
     },
     {
       code: 'EMQKEY',
+      variant: 'differs',
       when: 'a declared key differs from the one rebuilt from the queue name in key 1',
       text: "EMQKEY key <pos> differs at byte <offset>: expected '<expected>' but found '<found>'",
     },
     {
       code: 'EMQKEY',
-      when: 'key 1 does not parse as `emq:{<name>}:` and the verb’s first type',
+      variant: 'unparsed',
+      when: 'key 1 does not parse as `emq:{<name>}:` and the verb’s first type; no name was recovered, so the expected key holds the literal text `<queue>`',
       text: "EMQKEY key 1 differs at byte <offset>: expected 'emq:{<queue>}:<type>' but found '<found>'",
     },
     {
       code: 'EMQKEY',
+      variant: 'empty-name',
       when: 'the queue name recovered from key 1 is empty',
       text: "EMQKEY key 1 has an empty queue name at byte 5: expected at least one byte between '{' and '}'",
     },
     {
       code: 'EMQWIRE',
+      variant: 'cluster',
       when: 'an EMQ.* command reaches a cluster-enabled server (after the layout check)',
       text: 'EMQWIRE expected a standalone server but cluster mode is enabled',
     },
     {
       code: 'EMQWIRE',
+      variant: 'not-installed',
       when: '`{emq}:version` is absent: the wire identity was never installed',
       text: `EMQWIRE ${IDENTITY_AT} but found none (not installed)`,
     },
     {
       code: 'EMQWIRE',
+      variant: 'foreign',
       when: '`{emq}:version` holds another identity (e.g. a wire 4 connector claimed it)',
       text: `EMQWIRE ${IDENTITY_AT} but found '<value>'`,
     },
     {
       code: 'EMQWIRE',
-      when: '`{emq}:version` is not a string',
+      variant: 'not-a-string',
+      when: '`{emq}:version` is not a string; `<type>` is as `TYPE` names it (`hash`, `list`, …)',
       text: `EMQWIRE ${IDENTITY_AT} but found a <type>`,
     },
     {
       code: 'ERR',
+      variant: 'numkeys',
       when: 'numkeys is not an integer (at the key-count step)',
       text: "ERR numkeys must be an integer but found '<value>'",
     },
     {
       code: 'ERR',
+      variant: 'arity',
       when: 'the key count is right but the number of arguments is not',
       text: "ERR wrong number of arguments for 'EMQ.<VERB>' command",
     },
     {
       code: 'ERR',
+      variant: 'integer',
       when: 'a numeric argument (run_at_ms, lease_ms, delay_ms, max_attempts, batch) is not an integer',
       text: "ERR <name> must be an integer but found '<value>'",
     },
   ]),
 
-  // Outside the contract: the module refuses before it writes, a script fails at the command that meets it.
-  ...answeredBy(['module', 'script'])([
+  // Outside the contract: the module refuses before it writes, with the server's own text.
+  ...answeredBy(['module'])([
     {
       code: 'WRONGTYPE',
-      when: 'a key a transition touches holds another type than the transitions write (outside the contract: the module refuses before writing, a script fails at that command)',
-      text: 'WRONGTYPE Operation against a key holding the wrong kind of value',
+      variant: 'refused',
+      when: 'a key a transition touches holds another type than the transitions write (outside the contract); the module checks every key before its first write, and writes nothing',
+      text: WRONG_TYPE,
     },
     {
       code: 'ERR',
+      variant: 'hash-value',
       when: 'an attempts or count field holds something that is not an integer (outside the contract, as WRONGTYPE)',
-      text: 'ERR hash value is not an integer',
+      text: NOT_AN_INTEGER,
     },
     {
       code: 'ERR',
+      variant: 'overflow',
       when: 'an attempts or count field is already at 2^63-1, so adding one would overflow (outside the contract)',
-      text: 'ERR increment or decrement would overflow',
+      text: OVERFLOW,
+    },
+  ]),
+
+  // The same, met by a script at the command that fails, after the writes before it: the server passes
+  // the command's error on and says where (the script's sha and line).
+  ...answeredBy(['script'])([
+    {
+      code: 'WRONGTYPE',
+      variant: 'in-script',
+      when: 'a script’s command meets a key of another type than the transitions write (outside the contract)',
+      text: WRONG_TYPE + IN_SCRIPT,
+    },
+    {
+      code: 'ERR',
+      variant: 'hash-value-in-script',
+      when: 'a script adds one to an attempts or count field that is not an integer (outside the contract)',
+      text: NOT_AN_INTEGER + IN_SCRIPT,
+    },
+    {
+      code: 'ERR',
+      variant: 'overflow-in-script',
+      when: 'a script adds one to an attempts or count field already at 2^63-1 (outside the contract)',
+      text: OVERFLOW + IN_SCRIPT,
     },
   ]),
 
@@ -501,9 +544,3 @@ export type Code = Row['code'];
 export type StatusCode = Extract<Row, { status: number }>['code'];
 /** The variants of a code's rows (never, for a code with one row). */
 export type VariantOf<C extends Code> = Extract<Row, { code: C; variant: string }>['variant'];
-
-/** A text as a pattern that matches every message it stands for: each `<name>` is any non-empty run. */
-export function textPattern(text: string): RegExp {
-  const parts = text.split(/<[^<>]+>/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('.+?')}$`, 's');
-}

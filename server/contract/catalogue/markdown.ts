@@ -1,7 +1,8 @@
-// The catalogue as markdown, for llms-full.txt: the EMQ.* arity table and the error codes.
+// The catalogue as markdown: the EMQ.* arity table and the error codes for llms-full.txt, and the
+// module's and the scripts' rows for docs/wire.md's error table (written by scripts/wire-doc.ts).
 
 import { commandArities } from './commands.ts';
-import { ERROR_CODES } from './error-codes.ts';
+import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
@@ -22,14 +23,36 @@ export function arityMarkdown(): string {
   ].join('\n\n');
 }
 
-export function errorCodesMarkdown(): string {
-  const rows = ERROR_CODES.map(
+/** Rows as a table: code (and HTTP status), who answers, when, the exact text. */
+function errorTable(rows: readonly ErrorCode[]): string {
+  const lines = rows.map(
     (e) =>
       `| \`${e.code}\`${e.status ? ` (${e.status})` : ''} | ${e.by.join(', ')} | ${cell(e.when)} | \`${cell(e.text)}\` |`,
   );
+  return '| code | answered by | when | exact text |\n|---|---|---|---|\n' + lines.join('\n');
+}
+
+export function errorCodesMarkdown(): string {
   return [
     '## Error codes',
     'Every error a call can meet, who answers it — the host (before any command is sent), a Lua script, the native module, the server itself, a connector’s fence on `{emq}:version`, or the explorer’s JSON API (`{"error":{"code","message"}}`, with the HTTP status) — when, and the exact text, with `<name>` where a value is filled in. The native module checks in this order and the first failure replies: key count → layout → server mode → wire identity → the transition; a refusal writes nothing.',
-    '| code | answered by | when | exact text |\n|---|---|---|---|\n' + rows.join('\n'),
+    errorTable(ERROR_CODES),
   ].join('\n\n');
+}
+
+/** The lines around docs/wire.md's error table; what lies between them is the table, never edited by hand. */
+export const WIRE_TABLE_START =
+  '<!-- generated from server/contract/catalogue/error-codes.ts by `node scripts/wire-doc.ts`: edit the catalogue, not this table -->';
+export const WIRE_TABLE_END = '<!-- end of the generated table -->';
+
+/** docs/wire.md with its error table rebuilt from the rows the native module or a script answers. */
+export function wireDoc(current: string): string {
+  const start = current.indexOf(WIRE_TABLE_START);
+  const end = current.indexOf(WIRE_TABLE_END);
+  if (start < 0 || end < start) {
+    throw new Error(`docs/wire.md has lost the lines around its error table: ${WIRE_TABLE_START}`);
+  }
+  const rows = ERROR_CODES.filter((e) => e.by.includes('module') || e.by.includes('script'));
+  const table = errorTable(rows);
+  return `${current.slice(0, start)}${WIRE_TABLE_START}\n\n${table}\n\n${current.slice(end)}`;
 }

@@ -48,9 +48,6 @@ const SECTIONS: Record<string, CourseSection> = {
   EMQSTALE: section(OVERVIEW, 'One keyspace, two executors'),
 };
 
-/** Every error class the course explains (the tests follow each link to its section). */
-export const EXPLAINED = Object.keys(SECTIONS);
-
 /** The course section for an error's class (its first word), if the course explains it. */
 export function sectionFor(errorClass: string): CourseSection | undefined {
   return Object.hasOwn(SECTIONS, errorClass) ? SECTIONS[errorClass] : undefined;

@@ -2,8 +2,8 @@
 // a standalone node, and the scripted executor on a standalone node against the same on the three-node
 // cluster): a seed gives its queue name and 15–40 steps, and `outcome` names the branch a step reached.
 
-import { seededRandom } from '../seeded-random.ts';
-import { STEPS, type Step, type StepResult } from './conformance.ts';
+import { STEPS, type Step, type StepResult } from '../../server/conformance/conformance.ts';
+import { seededRandom } from '../../server/seeded-random.ts';
 
 export const BASE_SEED = 7_000;
 export const SEQUENCES = 200;
