@@ -1,22 +1,32 @@
 // Shiki's colours as classes, for every code block of the site (the source panels' highlight.ts and the
 // MDX fences, astro.config.mjs): a token's two colours, the light theme's and the dark theme's, become
-// two short classes naming each colour's place in its theme's palette (`l3 d7`), and one small sheet
+// two short classes naming each colour's place in its theme's palette (`l3 d3`), and one small sheet
 // (CODE_COLOURS_CSS, placed by CodeColours.astro) sets from them the --shiki-light and --shiki-dark
-// variables the inline style per token used to set — global.css colours spans from those, as before. A
-// token in the code's own colour loses its span (the <pre> gives it that colour), neighbours of one
-// colour become one span, and a line is its tokens and a newline, without a span of its own (nothing
-// styles or reads Shiki's span.line): fewer elements, the same text, the same colours in both themes.
+// variables global.css colours spans from.
+//
+// Only four kinds of token keep a colour of their own: comments, strings, keywords and constants
+// (numbers, true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the
+// contrast is the theme's. Everything else (names, types, calls, operators and punctuation, even where
+// the theme draws them in a keyword's colour) is in the code's own colour: a span per coloured run is
+// an element per run, and a page of source panels was most of its elements in spans. A token in the
+// code's own colour loses its span (the <pre> gives it that colour), neighbours of one colour become one
+// span (the spaces between them too: a space shows no colour), and a line is its tokens and a newline,
+// without a span of its own (nothing styles or reads Shiki's span.line).
 import { bundledThemes, type ShikiTransformer } from 'shiki';
-import type { Element, ElementContent } from 'hast';
+import type { Element, ElementContent, Text } from 'hast';
 
 export const THEMES = { light: 'github-light-default', dark: 'github-dark-default' } as const;
 
+/** The kinds of token that keep their theme's colour; the rest are in the code's own colour. */
+const COLOURED_KINDS = ['comment', 'string', 'keyword', 'constant'] as const;
+
+interface Theme {
+  colors?: Record<string, string>;
+  tokenColors?: { scope?: string | string[]; settings?: { foreground?: string } }[];
+}
+
 /** A theme's colours in a fixed order: its foreground first, then every token colour it names. */
-async function paletteOf(name: string): Promise<string[]> {
-  const theme = (await bundledThemes[name as keyof typeof bundledThemes]()).default as {
-    colors?: Record<string, string>;
-    tokenColors?: { settings?: { foreground?: string } }[];
-  };
+function paletteOf(theme: Theme): string[] {
   const colours = [
     theme.colors?.['editor.foreground'],
     ...(theme.tokenColors ?? []).map((t) => t.settings?.foreground),
@@ -24,15 +34,38 @@ async function paletteOf(name: string): Promise<string[]> {
   return [...new Set(colours.filter((c): c is string => Boolean(c)).map((c) => c.toUpperCase()))];
 }
 
-const PALETTES = { light: await paletteOf(THEMES.light), dark: await paletteOf(THEMES.dark) };
+/** The colour a theme gives a kind of token: the foreground of the rule naming that scope itself. */
+function colourOfKind(theme: Theme, kind: string): string {
+  const rule = (theme.tokenColors ?? []).find((t) => [t.scope ?? []].flat().includes(kind));
+  const colour = rule?.settings?.foreground;
+  if (!colour) throw new Error(`the theme has no colour for ${kind} tokens`);
+  return colour.toUpperCase();
+}
+
+const loadTheme = async (name: string) =>
+  (await bundledThemes[name as keyof typeof bundledThemes]()).default as Theme;
+const THEME = { light: await loadTheme(THEMES.light), dark: await loadTheme(THEMES.dark) };
+const PALETTES = { light: paletteOf(THEME.light), dark: paletteOf(THEME.dark) };
 const VARIABLE = { light: '--shiki-light', dark: '--shiki-dark' } as const;
 const PREFIX = { light: 'l', dark: 'd' } as const;
+/** The palette places of the colours kept, per theme. */
+const KEPT = {
+  light: new Set(COLOURED_KINDS.map((k) => PALETTES.light.indexOf(colourOfKind(THEME.light, k)))),
+  dark: new Set(COLOURED_KINDS.map((k) => PALETTES.dark.indexOf(colourOfKind(THEME.dark, k)))),
+};
+/** A keyword's colour on a token without a letter or digit is an operator's or punctuation's. */
+const KEYWORD = {
+  light: PALETTES.light.indexOf(colourOfKind(THEME.light, 'keyword')),
+  dark: PALETTES.dark.indexOf(colourOfKind(THEME.dark, 'keyword')),
+};
 
-/** The palette rules: `pre .l3{--shiki-light:#CF222E}` for each colour, and the code's own colours. */
+/** The palette rules: `pre .l3{--shiki-light:#0550AE}` for each colour kept, and the code's own colours. */
 export const CODE_COLOURS_CSS = [
   `.shiki{${VARIABLE.light}:${PALETTES.light[0]};${VARIABLE.dark}:${PALETTES.dark[0]}}`,
   ...(['light', 'dark'] as const).flatMap((mode) =>
-    PALETTES[mode].map((colour, i) => `pre .${PREFIX[mode]}${i}{${VARIABLE[mode]}:${colour}}`),
+    [...KEPT[mode]].map(
+      (index) => `pre .${PREFIX[mode]}${index}{${VARIABLE[mode]}:${PALETTES[mode][index]}}`,
+    ),
   ),
 ].join('');
 
@@ -48,6 +81,8 @@ function declarations(style: string): [string, string][] {
     });
 }
 
+const textOf = (nodes: ElementContent[]) => nodes.map((n) => (n.type === 'text' ? n.value : '')).join('');
+
 /**
  * One token's span with its colours as classes: the classes, what is left of its style (a font style,
  * say, or a colour no palette holds), and whether it is in the code's own colour in both themes.
@@ -55,26 +90,38 @@ function declarations(style: string): [string, string][] {
 function classify(span: Element): { classes: string[]; style: string; plain: boolean } {
   const classes: string[] = [];
   const rest: string[] = [];
-  let plain = true;
+  let kept = 0;
+  const operator = !/[\p{L}\p{N}]/u.test(textOf(span.children));
   for (const [name, value] of declarations(String(span.properties.style ?? ''))) {
     const mode = name === VARIABLE.light ? 'light' : name === VARIABLE.dark ? 'dark' : null;
     const index = mode ? PALETTES[mode].indexOf(value.toUpperCase()) : -1;
     if (mode && index >= 0) {
-      classes.push(`${PREFIX[mode]}${index}`);
-      if (index !== 0) plain = false;
-    } else {
+      if (KEPT[mode].has(index) && !(operator && index === KEYWORD[mode])) {
+        classes.push(`${PREFIX[mode]}${index}`);
+        kept += 1;
+      }
+    } else if (!mode) {
       rest.push(`${name}:${value}`);
-      plain = false;
     }
   }
-  return { classes, style: rest.join(';'), plain };
+  // a token keeps its colours only in both themes at once: one theme's colour alone would pair it
+  // with the other theme's foreground
+  if (kept < 2) classes.length = 0;
+  return { classes, style: rest.join(';'), plain: classes.length === 0 && rest.length === 0 };
 }
 
 const isSpan = (node: ElementContent): node is Element => node.type === 'element' && node.tagName === 'span';
+const isBlank = (node: ElementContent): node is Text => node.type === 'text' && node.value.trim() === '';
 
 /** The transformer both highlighters use. */
 export const codeColours: ShikiTransformer = {
   name: 'the-owned-keyspace:code-colours',
+  preprocess(_code, options) {
+    // Shiki stops colouring a line after 500 ms by default: the grammar's first use compiles its
+    // patterns, and on a busy build machine that left whole lines of a panel uncoloured. The build has
+    // the time.
+    options.tokenizeTimeLimit = 0;
+  },
   pre(pre) {
     // the code's own colours come from CODE_COLOURS_CSS; its background from global.css (--code-bg)
     delete pre.properties.style;
@@ -82,33 +129,44 @@ export const codeColours: ShikiTransformer = {
   line(line) {
     const out: ElementContent[] = [];
     let previous: { span: Element; key: string } | null = null;
+    // spaces after a coloured run, held until the next token says whether they join its span
+    let blanks: ElementContent[] = [];
+    const flush = () => {
+      out.push(...blanks);
+      blanks = [];
+    };
     for (const child of line.children) {
-      if (!isSpan(child)) {
-        out.push(child);
-        previous = null;
-        continue;
-      }
-      const { classes, style, plain } = classify(child);
-      const text = child.children;
+      const { classes, style, plain } = isSpan(child)
+        ? classify(child)
+        : { classes: [], style: '', plain: true };
+      const text = isSpan(child) ? child.children : [child];
       if (plain) {
+        if (previous && text.every(isBlank)) {
+          blanks.push(...text);
+          continue;
+        }
+        flush();
         out.push(...text);
         previous = null;
         continue;
       }
       const key = `${classes.join(' ')}|${style}`;
       if (previous && previous.key === key) {
-        previous.span.children.push(...text);
+        previous.span.children.push(...blanks, ...text);
+        blanks = [];
         continue;
       }
+      flush();
       const span: Element = {
         type: 'element',
         tagName: 'span',
-        properties: { class: classes.join(' '), ...(style ? { style } : {}) },
+        properties: { ...(classes.length ? { class: classes.join(' ') } : {}), ...(style ? { style } : {}) },
         children: [...text],
       };
       out.push(span);
       previous = { span, key };
     }
+    flush();
     line.children = out;
   },
   code(code) {

@@ -52,3 +52,30 @@ for (const width of [360, 1280]) {
     await page.close();
   });
 }
+
+test('two executors: a sequence in the link comes back on every step, though a step arrives holding its own choice alone', async () => {
+  const page = await open(`${explorer.site.url}${MODULE}`, 1280);
+  const section = page.locator('[data-experiment="two-executors"]');
+  const selects = section.locator('select[name="step"]');
+  const defaults = await selects.evaluateAll((all) => all.map((s) => (s as HTMLSelectElement).value));
+  // reached for, a step offers every choice; picked, the choice is in the link
+  await selects.nth(1).focus();
+  await selects.nth(1).selectOption('stale');
+  const link = page.url();
+  assert.match(decodeURIComponent(link), /two-executors\.step=[^&]*stale/);
+
+  const again = await open(link, 1280);
+  const steps = again.locator('[data-experiment="two-executors"] select[name="step"]');
+  const restored = await steps.evaluateAll((all) => all.map((s) => (s as HTMLSelectElement).value));
+  assert.deepEqual(restored, [defaults[0], 'stale', ...defaults.slice(2)]);
+  await again
+    .locator('[data-experiment="two-executors"]')
+    .getByRole('button', { name: 'Reset to the defaults' })
+    .click();
+  assert.deepEqual(
+    await steps.evaluateAll((all) => all.map((s) => (s as HTMLSelectElement).value)),
+    defaults,
+  );
+  await again.close();
+  await page.close();
+});

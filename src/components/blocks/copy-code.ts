@@ -18,9 +18,7 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('.source-panel
   wire(button, () => pre.innerText);
 }
 
-for (const pre of document.querySelectorAll<HTMLPreElement>(
-  '.prose > pre, .prose :not(.source-code) > pre',
-)) {
+for (const pre of document.querySelectorAll<HTMLPreElement>('.prose pre')) {
   if (pre.closest('.source-panel')) continue;
   const wrap = document.createElement('div');
   wrap.className = 'code-block';

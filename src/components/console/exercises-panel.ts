@@ -24,6 +24,8 @@ export class EmqExercises extends HTMLElement {
       let misses = 0;
       button.disabled = false;
       showMe.addEventListener('click', () => {
+        // the answer's paragraphs, from the no-JS details (written once in the page)
+        shown.append(...item.querySelectorAll('[data-answer] > p'));
         shown.hidden = false;
         showMe.hidden = true;
         shown.tabIndex = -1;

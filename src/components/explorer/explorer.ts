@@ -15,8 +15,12 @@ const viewOfPart = (root: HTMLElement, part: string) =>
     ?.value;
 
 function showView(root: HTMLElement, view: string) {
-  for (const panel of root.querySelectorAll<HTMLElement>('[data-view]'))
+  for (const panel of root.querySelectorAll<HTMLElement>('[data-view]')) {
     panel.hidden = panel.dataset.view !== view;
+    // a view not shown yet is a template in the page (ExplorerBody.astro): made real when first shown
+    const waiting = panel.hidden ? null : panel.querySelector<HTMLTemplateElement>(':scope > template');
+    waiting?.replaceWith(waiting.content);
+  }
   const radio = root.querySelector<HTMLInputElement>(`input[name="xp-view"][value="${view}"]`);
   if (radio) radio.checked = true;
 }

@@ -6,6 +6,7 @@ import { isOneOf } from '../../../server/contract/one-of.ts';
 import { executorRuns } from './executor-runs.ts';
 import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
+import { readState } from './url-state.ts';
 
 export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
@@ -26,6 +27,22 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
     add.disabled = items.length >= max;
   };
   renumber();
+
+  // A default step's select arrives holding its own step alone (TwoExecutorsExperiment.astro): the
+  // template's choices are copied in on the first focus or press, before it opens.
+  const choices = template.content.querySelector('select')!.options;
+  const complete = (target: EventTarget | Element | null) => {
+    if (!(target instanceof HTMLSelectElement) || target.options.length === choices.length) return;
+    const value = target.value;
+    target.replaceChildren(...[...choices].map((option) => option.cloneNode(true)));
+    target.value = value;
+  };
+  list.addEventListener('focusin', (event) => complete(event.target));
+  list.addEventListener('pointerdown', (event) => complete(event.target));
+  complete(document.activeElement);
+  // a sequence restored from the link sets any step on any select (experiment-state.ts, after this)
+  if (readState(section.dataset.experiment!))
+    for (const select of list.querySelectorAll('select')) complete(select);
 
   list.addEventListener('click', (event) => {
     const remove = (event.target as Element).closest('[data-remove]');
