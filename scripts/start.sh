@@ -36,4 +36,6 @@ announce_when_answering $$ &
 # Raise the soft limit on open files to the hard one where the system allows: the front keeps its
 # connection cap well below it (see docs/api.md's Limits section).
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-exec node server/serve.ts
+# --experimental-async-context-frame: as scripts/site.ts's SITE_NODE_FLAGS says, a run's context
+# without a hook on every promise.
+exec node --experimental-async-context-frame server/serve.ts

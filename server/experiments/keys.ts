@@ -13,7 +13,7 @@ import {
   rowBase,
   versionKey,
 } from '../contract/keyspace/index.ts';
-import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
+import { dumpKeyspace, FIRST_SCAN } from '../inspect/keyspace-dump.ts';
 import { fields, text, type Body } from '../input/fields.ts';
 import { LIMITS } from '../contract/limits.ts';
 import { wireDuring } from '../wire/recorder.ts';
@@ -37,7 +37,7 @@ export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
     const jobId = id ?? mintJobId();
     // Assigned inside the callback below, which the compiler's narrowing cannot see.
     let refusal = null as KeysRefusal | null;
-    const { wire, proof } = await wireDuring(lease!.client, async () => {
+    const enqueue = async () => {
       try {
         await jobs.enqueue(queue, jobId, 'hello from the explorer');
       } catch (error) {
@@ -49,7 +49,9 @@ export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
           throw error;
         }
       }
-    });
+    };
+    // The dump's first SCAN goes in the closing CLIENT INFO's write: one round trip less per run.
+    const { wire, proof, read } = await wireDuring(lease!.client, enqueue, FIRST_SCAN);
     if (refusal) return { queue, accepted: false as const, refusal, wire, proof };
 
     const keys: Array<KeyView & { type: string }> = queueKeys(queue).map(({ type, key }) => ({
@@ -57,7 +59,7 @@ export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
       ...viewKey(key),
     }));
     const row = { type: 'job row', ...viewKey(jobKey(queue, jobId)) };
-    const live = await dumpKeyspace(lease!.client);
+    const live = await dumpKeyspace(lease!.client, undefined, undefined, read);
     return {
       queue,
       accepted: true as const,

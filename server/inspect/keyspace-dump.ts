@@ -7,19 +7,29 @@ import type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
 
 export type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
 
+/** The first SCAN of a dump without `match`: a caller may send it in a write of its own and pass on its reply. */
+export const FIRST_SCAN: [string, ...string[]] = ['SCAN', '0', 'COUNT', '200'];
+
 /**
  * Reads every key with SCAN (never KEYS), in byte order; with `match`, only the keys matching that
- * SCAN pattern. Bounded: a sandbox keyspace is small.
+ * SCAN pattern. Bounded: a sandbox keyspace is small. `firstPage` is FIRST_SCAN's reply when the caller
+ * sent it already (one round trip less); the dump goes on from its cursor.
  */
-export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string): Promise<KeyspaceDump> {
+export async function dumpKeyspace(
+  client: Valkey,
+  limit = 1000,
+  match?: string,
+  firstPage?: unknown,
+): Promise<KeyspaceDump> {
   const keys: string[] = [];
   let cursor = '0';
+  let page = match === undefined ? firstPage : undefined;
   do {
-    const [next, batch] = (
-      match === undefined
+    const [next, batch] = (page ??
+      (match === undefined
         ? await client.scan(cursor, 'COUNT', 200)
-        : await client.scan(cursor, 'MATCH', match, 'COUNT', 200)
-    ) as [string, string[]];
+        : await client.scan(cursor, 'MATCH', match, 'COUNT', 200))) as [string, string[]];
+    page = undefined;
     keys.push(...batch);
     cursor = next;
     if (keys.length > limit) throw new Error(`more than ${limit} keys: not a sandbox keyspace`);

@@ -47,6 +47,9 @@ describe('the reshard fill', () => {
       [id, 'y'],
     ]);
     assert.equal(await client.call(again!, ...twice), 1, 'the second is a duplicate, as enqueue says (0)');
+    // The ids go end to end at a fixed width: one of another width, or not ASCII, is refused here.
+    assert.throws(() => fillWords('orders', [['JOB1', 'x']]), /the fill takes branded ids .* "JOB1"/);
+    assert.throws(() => fillWords('orders', [['JOB0Nb1VTbfnué', 'x']]), /the fill takes branded ids/);
     assert.deepEqual(await client.hgetall(`emq:{orders}:job:${id}`), {
       state: 'pending',
       attempts: '0',

@@ -134,6 +134,20 @@ describe('branded ids', () => {
     for (const id of vectors.brandedIds.validJobIds) assert.equal(isBrandedId(id), true, id);
   });
 
+  it('formats every width of value, a digit at each edge of its chunks, and refuses a bad namespace', () => {
+    const max = (1n << 63n) - 1n;
+    const edges = [0n, 1n, 61n, 62n, 62n ** 5n - 1n, 62n ** 5n, 62n ** 10n - 1n, 62n ** 10n, max];
+    for (const value of [...edges, 0x1234_5678_9abc_def0n, 7n * 62n ** 9n + 3n]) {
+      const id = formatId('JOB', value);
+      assert.equal(id.length, 14, id);
+      assert.equal(parseId(id).value, value, id);
+    }
+    assert.equal(formatId('JOB', max), 'JOBAzL8n0Y58m7');
+    assert.throws(() => formatId('job', 1n), /namespace 'job' is not 3 letters A-Z/);
+    assert.throws(() => formatId('JOBS', 1n), /branded id has 14/);
+    assert.throws(() => formatId('JOB', max + 1n), RangeError);
+  });
+
   it('mints in order: byte order is mint order, within a millisecond and across a clock step back', () => {
     let now = Date.UTC(2026, 10, 29);
     const minter = new IdMinter(7, () => now);

@@ -49,12 +49,27 @@ export function parseId(id: string): BrandedId {
   return { namespace: id.slice(0, 3), value: decodeBase62(id.slice(3)) };
 }
 
+/** Five base62 digits fit a Number exactly: an id's eleven are 1 + 5 + 5 of them. */
+const FIVE_DIGITS = 62n ** 5n;
+
+/** `n` (a Number below 62^width) as `width` base62 digits. */
+function digits(n: number, width: number): string {
+  let out = '';
+  for (let i = 0; i < width; i += 1, n = Math.floor(n / 62)) out = BASE62[n % 62] + out;
+  return out;
+}
+
 export function formatId(namespace: string, value: bigint): string {
   if (value < 0n || value > MAX_ID_VALUE) throw new RangeError(`id value ${value} is outside 0..2^63-1`);
-  let body = '';
-  for (let rest = value; rest > 0n; rest /= 62n) body = BASE62[Number(rest % 62n)] + body;
-  const id = namespace + body.padStart(ID_LENGTH - 3, '0');
-  assertBrandedId(id);
+  // Two BigInt divisions instead of eleven: a reshard's fill mints 20,000 ids at a click.
+  const high = value / FIVE_DIGITS;
+  const id =
+    namespace +
+    digits(Number(high / FIVE_DIGITS), 1) +
+    digits(Number(high % FIVE_DIGITS), 5) +
+    digits(Number(value % FIVE_DIGITS), 5);
+  // A value in range makes a valid body: only the namespace can be wrong, and is said as before.
+  if (!/^[A-Z]{3}$/.test(namespace)) assertBrandedId(id);
   return id;
 }
 

@@ -33,12 +33,17 @@ import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply } from './probe.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { cleanQueueEverywhere } from './clean-queue.ts';
+import { cleanQueueEverywhere, dropQueueInServer } from './clean-queue.ts';
 import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 
 const LOCK = ATOMIC_RUN_LOCK;
+/**
+ * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
+ * redirection is seen within a few ms, without a round trip after round trip for the whole move.
+ */
+const PROBE_PAUSE_MS = 5;
 const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
@@ -233,6 +238,7 @@ async function probeWhileMoving(
       }
       probe.reply = reply;
     }
+    await new Promise((resolve) => setTimeout(resolve, PROBE_PAUSE_MS));
   }
   return results;
 }
@@ -267,6 +273,7 @@ export async function cleanQueue(runtime: AtomicRuntime, queue: string, n: numbe
     ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).filter((key) =>
       key.startsWith(prefix),
     );
+  await dropQueueInServer(admin, queue);
   for (let round = 0; round < 100; round += 1) {
     const keys = await ours();
     if (keys.length === 0) return 0;

@@ -1,11 +1,51 @@
 // Deleting a migration's queue wherever its keys are: on every node that holds any (the owner, and an
-// importing node a failed move left keys on), in batches. ASKING goes before each delete so an
-// importing node deletes keys of a slot it does not own yet; on the owner it changes nothing.
+// importing node a failed move left keys on). First inside the server, in one call: the rows the
+// queue's sets name and the sets themselves (20,000 keys listed to the site and sent back cost it
+// ~100 ms of CPU); then, in batches, whatever key of the queue is left in the slot, so a key no set
+// names goes too. ASKING goes before each delete so an importing node deletes keys of a slot it does
+// not own yet; on the owner it changes nothing.
 
 import type { Valkey } from 'iovalkey';
 import { queuePrefix } from '../../explorer/cluster-run.ts';
+import { queueKeys, rowBase } from '../../contract/keyspace/index.ts';
 
 const BATCH = 2000;
+
+/**
+ * KEYS: the queue's fixed keys; ARGV[1]: its row base. Each set's members are ids: their rows go, a
+ * thousand per UNLINK, then the set. The rows share the sets' hashtag, so they are in the declared slot.
+ */
+const DROP_QUEUE = [
+  'local base = ARGV[1]',
+  'for _, key in ipairs(KEYS) do',
+  "  local kind = redis.call('TYPE', key).ok",
+  '  local ids = {}',
+  "  if kind == 'zset' then ids = redis.call('ZRANGE', key, 0, -1)",
+  "  elseif kind == 'list' then ids = redis.call('LRANGE', key, 0, -1)",
+  "  elseif kind == 'set' then ids = redis.call('SMEMBERS', key) end",
+  '  for i = 1, #ids, 1000 do',
+  '    local rows = {}',
+  '    for j = i, math.min(i + 999, #ids) do rows[#rows + 1] = base .. ids[j] end',
+  "    redis.call('UNLINK', unpack(rows))",
+  '  end',
+  "  redis.call('UNLINK', key)",
+  'end',
+  'return 0',
+].join('\n');
+
+/**
+ * Deletes, inside `node`, the rows `queue`'s sets name and the sets (ASKING first, for an importing
+ * node). A node that refuses (it does not serve the slot) is left to the batches that follow.
+ */
+export async function dropQueueInServer(node: Valkey, queue: string): Promise<void> {
+  const keys = queueKeys(queue).map(({ key }) => key);
+  await node
+    .pipeline()
+    .call('ASKING')
+    .call('EVAL', DROP_QUEUE, keys.length, ...keys, rowBase(queue))
+    .exec()
+    .catch(() => {});
+}
 
 /** Deletes `queue`'s keys in slot `n` from each of `nodes`; answers how many are left on them all. */
 export async function cleanQueueEverywhere(nodes: Valkey[], queue: string, n: number): Promise<number> {
@@ -16,6 +56,7 @@ export async function cleanQueueEverywhere(nodes: Valkey[], queue: string, n: nu
     );
   let left = 0;
   for (const node of nodes) {
+    await dropQueueInServer(node, queue);
     for (let round = 0; round < 100; round += 1) {
       const keys = await ours(node);
       if (keys.length === 0) break;

@@ -1,11 +1,14 @@
 // The queue a migration moves, written in a few server-side calls: each call runs the enqueue
 // transition's own script (enqueue-2.lua, includes and all) once per job inside one EVAL, so every row
 // and the pending set are exactly what enqueuing the jobs one by one writes (a test compares the two
-// keyspaces), at a cost of one round trip per FILL_BATCH jobs instead of one script call per job.
+// keyspaces), at a cost of one round trip per FILL_BATCH jobs instead of one script call per job. The
+// ids go as one word of fixed-width ids and each row's key is made inside the server from the row base
+// (the words of 20,000 jobs: 0.7 MB instead of 1.6 MB, a third of the site's CPU for the fill).
 
 import type { Valkey } from 'iovalkey';
 import { scriptFor } from '../../executors/scripts.ts';
-import { jobKey, mintJobId, queueKey } from '../../contract/keyspace/index.ts';
+import { ID_LENGTH } from '../../contract/keyspace/branded-id.ts';
+import { mintJobId, queueKey, rowBase } from '../../contract/keyspace/index.ts';
 
 /** Jobs per EVAL: 20,000 jobs in 8 calls, each a few milliseconds of the server's time. */
 export const FILL_BATCH = 2500;
@@ -17,8 +20,9 @@ let wrapped: string | null = null;
 
 /**
  * The enqueue script as a Lua function of its own KEYS and ARGV (its text unchanged inside), called for
- * each job: KEYS = pending, then each job's row; ARGV = each job's id and payload. Stops at the first
- * refusal (an error reply), else answers how many were new.
+ * each job: KEYS = pending; ARGV = the row base, the ids end to end (ID_LENGTH bytes each), then each
+ * job's payload. A job's row is the row base and its id, as the grammar's jobKey makes it. Stops at the
+ * first refusal (an error reply), else answers how many were new.
  */
 export function fillScript(): string {
   if (wrapped) return wrapped;
@@ -28,9 +32,10 @@ export function fillScript(): string {
     'local function enqueue(KEYS, ARGV)',
     source,
     'end',
-    'local added = 0',
-    'for i = 2, #KEYS do',
-    '  local reply = enqueue({KEYS[i], KEYS[1]}, {ARGV[2 * i - 3], ARGV[2 * i - 2]})',
+    'local base, ids, added = ARGV[1], ARGV[2], 0',
+    'for i = 1, #ARGV - 2 do',
+    `  local id = string.sub(ids, ${ID_LENGTH} * i - ${ID_LENGTH - 1}, ${ID_LENGTH} * i)`,
+    '  local reply = enqueue({base .. id, KEYS[1]}, {id, ARGV[i + 2]})',
     "  if type(reply) == 'table' then return reply end",
     '  added = added + reply',
     'end',
@@ -39,15 +44,23 @@ export function fillScript(): string {
   return wrapped;
 }
 
-/** EVAL's words for `jobs` ([id, payload] pairs) on `queue`. */
+/** EVAL's words for `jobs` ([id, payload] pairs) on `queue`; every id is ID_LENGTH bytes, as a branded id is. */
 export function fillWords(queue: string, jobs: ReadonlyArray<readonly [string, string]>): string[] {
+  const ids = jobs.map(([id]) => id).join('');
+  // Every id ID_LENGTH characters, and all of them ASCII: ID_LENGTH bytes each.
+  const odd = jobs.find(([id]) => id.length !== ID_LENGTH);
+  if (odd || Buffer.byteLength(ids) !== ids.length)
+    throw new Error(
+      `the fill takes branded ids (${ID_LENGTH} ASCII bytes each), not ${JSON.stringify(odd?.[0] ?? ids)}`,
+    );
   return [
     'EVAL',
     fillScript(),
-    String(jobs.length + 1),
+    '1',
     queueKey(queue, 'pending'),
-    ...jobs.map(([id]) => jobKey(queue, id)),
-    ...jobs.flatMap(([id, payload]) => [id, payload]),
+    rowBase(queue),
+    ids,
+    ...jobs.map(([, payload]) => payload),
   ];
 }
 
