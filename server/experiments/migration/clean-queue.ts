@@ -5,33 +5,17 @@
 // names goes too. ASKING goes before each delete so an importing node deletes keys of a slot it does
 // not own yet; on the owner it changes nothing.
 
+import { join } from 'node:path';
 import type { Valkey } from 'iovalkey';
 import { queuePrefix } from '../../explorer/cluster-run.ts';
 import { queueKeys, rowBase } from '../../contract/keyspace/index.ts';
+import { luaScript } from '../../lua/lua-file.ts';
+import { projectRoot } from '../../project-root.ts';
 
 const BATCH = 2000;
 
-/**
- * KEYS: the queue's fixed keys; ARGV[1]: its row base. Each set's members are ids: their rows go, a
- * thousand per UNLINK, then the set. The rows share the sets' hashtag, so they are in the declared slot.
- */
-const DROP_QUEUE = [
-  'local base = ARGV[1]',
-  'for _, key in ipairs(KEYS) do',
-  "  local kind = redis.call('TYPE', key).ok",
-  '  local ids = {}',
-  "  if kind == 'zset' then ids = redis.call('ZRANGE', key, 0, -1)",
-  "  elseif kind == 'list' then ids = redis.call('LRANGE', key, 0, -1)",
-  "  elseif kind == 'set' then ids = redis.call('SMEMBERS', key) end",
-  '  for i = 1, #ids, 1000 do',
-  '    local rows = {}',
-  '    for j = i, math.min(i + 999, #ids) do rows[#rows + 1] = base .. ids[j] end',
-  "    redis.call('UNLINK', unpack(rows))",
-  '  end',
-  "  redis.call('UNLINK', key)",
-  'end',
-  'return 0',
-].join('\n');
+/** The queue's rows and sets, deleted inside the server in one call. */
+const DROP_QUEUE = luaScript(join(projectRoot(), 'server', 'explorer', 'lua'), 'queue-drop-n.lua');
 
 /**
  * Deletes, inside `node`, the rows `queue`'s sets name and the sets (ASKING first, for an importing
@@ -42,7 +26,7 @@ export async function dropQueueInServer(node: Valkey, queue: string): Promise<vo
   await node
     .pipeline()
     .call('ASKING')
-    .call('EVAL', DROP_QUEUE, keys.length, ...keys, rowBase(queue))
+    .call('EVAL', DROP_QUEUE.source, keys.length, ...keys, rowBase(queue))
     .exec()
     .catch(() => {});
 }
