@@ -17,6 +17,7 @@ import {
 } from '../../server/sandbox/standalone-offer.ts';
 import { startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
 import { boundedTeardown } from '../support/teardown.ts';
+import { holdServer } from '../support/hold-server.ts';
 import { until } from '../support/until.ts';
 
 const ADMIN = { username: 'admin', password: newPassword() };
@@ -207,14 +208,7 @@ describe('every failure of a run gives its lease back', () => {
       let busy: Promise<unknown> = Promise.resolve();
       await short.with(1, async ([lease]) => {
         await lease!.client.set('emq:{busy}:meta', 'written before the server was busy');
-        busy = blocker
-          .eval(
-            `local s = redis.call('TIME') local start = s[1] * 1000000 + s[2]
-             while true do local t = redis.call('TIME') if t[1] * 1000000 + t[2] - start > 1200000 then break end end
-             return 1`,
-            0,
-          )
-          .catch(() => null);
+        busy = holdServer(blocker, 1200);
         await new Promise((resolve) => setTimeout(resolve, 120));
       });
       await busy;

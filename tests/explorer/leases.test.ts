@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { IdMinter } from '../../server/contract/keyspace/index.ts';
 import { startSite, type Site } from '../../scripts/site.ts';
+import { holdServer } from '../support/hold-server.ts';
 import { assertEachSawOnlyItsOwnJob, useExplorer } from '../support/explorer.ts';
 
 // A short deadline and grace, so expiry is seen within the test: a lease lives at most 3 s.
@@ -102,14 +103,7 @@ describe('leases in Valkey', () => {
     try {
       await admin.config('SET', 'busy-reply-threshold', '100');
       // A script that holds the server for 3 s (TIME inside a loop).
-      const busy = blocker
-        .eval(
-          `local s = redis.call('TIME') local start = s[1] * 1000000 + s[2]
-           while true do local t = redis.call('TIME') if t[1] * 1000000 + t[2] - start > 3000000 then break end end
-           return 1`,
-          0,
-        )
-        .catch(() => null);
+      const busy = holdServer(blocker, 3000);
       await new Promise((resolve) => setTimeout(resolve, 200));
       const answer = await post(explorer.site, 'keys', { queue: 'orders' });
       assert.equal(answer.status, 503, JSON.stringify(answer.body));
