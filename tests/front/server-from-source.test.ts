@@ -70,8 +70,10 @@ describe('the server build imports server/ instead of copying it', () => {
     assert.ok(looked > 20, `${looked} modules fingerprinted`);
   });
 
-  it('the island’s chunk imports server/api/island.ts, and every server/ import names a file there', () => {
-    const island = join(SERVER, 'api/island.ts');
+  // The island asks the contract's live-state for what serve.ts provided: one module instance for both,
+  // so the island and the JSON API share one runtime.
+  it('the island’s chunk imports server/contract/live-state.ts, and every server/ import names a file there', () => {
+    const island = join(SERVER, 'contract/live-state.ts');
     let islandImported = false;
     for (const { path, code } of built) {
       for (const specifier of importsOf(code)) {
@@ -82,6 +84,6 @@ describe('the server build imports server/ instead of copying it', () => {
         if (target === island) islandImported = true;
       }
     }
-    assert.ok(islandImported, 'a chunk under dist/server imports server/api/island.ts');
+    assert.ok(islandImported, 'a chunk under dist/server imports server/contract/live-state.ts');
   });
 });
