@@ -34,7 +34,7 @@ import { asProbeReply } from './probe.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere, dropQueueInServer } from './clean-queue.ts';
-import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
+import { startWorker, WORKER_PAUSE_MS, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 
@@ -43,7 +43,7 @@ const LOCK = ATOMIC_RUN_LOCK;
  * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
  * redirection is seen within a few ms, without a round trip after round trip for the whole move.
  */
-const PROBE_PAUSE_MS = 5;
+const PROBE_PAUSE_MS = WORKER_PAUSE_MS;
 const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
