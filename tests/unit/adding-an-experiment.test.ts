@@ -118,7 +118,7 @@ test('an experiment is its server file, its component and script, a row in each 
   insertBefore(
     'server/api/registry.ts',
     '} satisfies',
-    "  echo: experiment({ parse: parseEchoInput, grant: [], run: runEcho, kind: () => 'reads' }),\n",
+    "  echo: experiment(parseEchoInput, [], runEcho, 'reads'),\n",
   );
   insertBefore(
     'server/api/registry.ts',
