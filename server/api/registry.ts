@@ -26,52 +26,39 @@ export interface Experiment<I = unknown, R = unknown, N extends CapabilityName =
   kind(input: I): RunKind;
 }
 
-function experiment<I, R, N extends CapabilityName>(definition: Experiment<I, R, N>): Experiment<unknown, R> {
-  return definition as unknown as Experiment<unknown, R>;
+/**
+ * A row: how its input is parsed, what its run is given, how it runs, and what a run holds — one kind, or
+ * one read from the input.
+ */
+function experiment<I, R, N extends CapabilityName>(
+  parse: (body: unknown) => I,
+  grant: readonly N[],
+  run: (grant: NoInfer<Grant<N>>, input: I) => Promise<R>,
+  kind: RunKind | ((input: I) => RunKind),
+): Experiment<unknown, R> {
+  const row: Experiment<I, R, N> = {
+    parse,
+    grant,
+    run,
+    kind: typeof kind === 'function' ? kind : () => kind,
+  };
+  return row as unknown as Experiment<unknown, R>;
 }
 
 export const EXPERIMENTS = {
-  keys: experiment({ parse: parseKeysInput, grant: ['lease'], run: runKeys, kind: () => 'leased' }),
-  slot: experiment({
-    parse: parseSlotInput,
-    grant: ['cluster', 'slotTurn'],
-    run: runSlot,
-    kind: () => 'reads',
-  }),
-  layout: experiment({
-    parse: parseLayoutInput,
-    grant: ['lease', 'native', 'cluster'],
-    run: runLayout,
-    kind: () => 'leased',
-  }),
-  route: experiment({
-    parse: parseRouteInput,
-    grant: ['queueTurn', 'cluster', 'clusterNode', 'nodeReads'],
-    run: runRoute,
-    kind: () => 'queue',
-  }),
-  reshard: experiment({
-    parse: parseReshardInput,
-    grant: ['migration', 'queueTurn', 'cluster', 'clusterNode'],
-    run: runReshard,
-    kind: () => 'reshard',
-  }),
-  reserve: experiment({
-    parse: parseReserveInput,
-    grant: ['lease', 'native'],
-    run: (grant) => runReserve(grant),
-    kind: () => 'leased',
-  }),
-  'two-executors': experiment({
-    parse: parseTwoExecutorsInput,
-    grant: ['lease', 'native'],
-    run: runTwoExecutors,
-    kind: () => 'leased',
-  }),
-  console: experiment({
-    parse: parseConsoleInput,
-    grant: ['lease', 'native', 'cluster', 'slotTurn'],
-    run: runConsole,
-    kind: (input) => (input.node === 'cluster' ? 'reads' : 'leased'),
-  }),
+  keys: experiment(parseKeysInput, ['lease'], runKeys, 'leased'),
+  slot: experiment(parseSlotInput, ['cluster', 'slotTurn'], runSlot, 'reads'),
+  layout: experiment(parseLayoutInput, ['lease', 'native', 'cluster'], runLayout, 'leased'),
+  route: experiment(parseRouteInput, ['queueTurn', 'cluster', 'clusterNode', 'nodeReads'], runRoute, 'queue'),
+  reshard: experiment(
+    parseReshardInput,
+    ['migration', 'queueTurn', 'cluster', 'clusterNode'],
+    runReshard,
+    'reshard',
+  ),
+  reserve: experiment(parseReserveInput, ['lease', 'native'], (grant) => runReserve(grant), 'leased'),
+  'two-executors': experiment(parseTwoExecutorsInput, ['lease', 'native'], runTwoExecutors, 'leased'),
+  console: experiment(parseConsoleInput, ['lease', 'native', 'cluster', 'slotTurn'], runConsole, (input) =>
+    input.node === 'cluster' ? 'reads' : 'leased',
+  ),
 } satisfies { [N in ExperimentName]: Experiment<unknown, ResultOf<N>> };

@@ -2,8 +2,8 @@
 // with what the reader sends and gets back, what the catalogue says of it, and where the explorer shows
 // it. Every other list of experiments is read from here — the server's half (server/api/registry.ts:
 // parse, run, kind) is keyed by the same names, the explorer's parts, components and scripts, the
-// markdown twins, llms.txt and the API listing — and tests/unit/experiment-table.test.ts fails when
-// another list is kept by hand.
+// markdown twins, llms.txt, the API listing and docs/api.md's table (scripts/api-doc.ts) — and
+// tests/unit/experiment-table.test.ts fails when another list is kept by hand or docs/api.md is stale.
 
 import { ALLOWED } from './console/allow-list.ts';
 import type { ConsoleBody, ConsoleResult } from './experiments/console.ts';
@@ -23,6 +23,8 @@ export type Part = (typeof PARTS)[number];
 
 interface Row<Body, Result> {
   summary: string;
+  /** What the result holds, field by field: its cell in docs/api.md's table (node scripts/api-doc.ts). */
+  result: string;
   /** The fields it takes, for the catalogue. */
   input: Record<string, string>;
   example: Body;
@@ -54,18 +56,22 @@ export const EXPERIMENT_TABLE = {
     },
     summary:
       'Every key of a queue, split into segments, read back from a live keyspace after a real enqueue; or the admission refusal, with the server’s count of commands that reached it.',
+    result:
+      'after a real enqueue: every key of the queue split into segments (`emq:`, `{`, name, `}:`, type) with their hex bytes, hashtag, CRC16 and slot; the keys the server holds (`live`); or `accepted: false` with the `refusal` (`BRACE`, `NUL`, `EMPTY_QUEUE`, `EMQKIND`…) and the `proof` (`CLIENT INFO` tot-cmds: `reached` is 0 for a host refusal)',
   }),
   slot: row<SlotBody, SlotResult>({
     parts: ['hashtag', 'module'],
     view: 'The hashtag: the slot',
     example: { queue: 'orders', other: 'fills' },
     input: {
-      key: `any key up to ${LIMITS.keyBytes} bytes — or —`,
-      queue: `a queue name up to ${LIMITS.queueBytes} bytes`,
+      key: `any key up to ${LIMITS.keyBytes} bytes (or queue instead)`,
+      queue: `a queue name up to ${LIMITS.queueBytes} bytes (or key instead)`,
       other: 'optional second queue for the CROSSSLOT call (default fills)',
     },
     summary:
       'Hashtag, CRC16 and slot of a key or a queue, confirmed by the cluster node’s CLUSTER KEYSLOT; for a queue, a live claim mixing two queues that the cluster refuses with CROSSSLOT.',
+    result:
+      "hashtag, `crc16`, `slot` and the cluster's `serverSlot` (`CLUSTER KEYSLOT`); for a queue, every key's slot, the reserve's (9051), and two claims through a cluster client: `singleQueue` (one slot, accepted) and `mixedQueues` (refused with `CROSSSLOT`)",
   }),
   layout: row<LayoutBody, LayoutResult>({
     parts: ['grammar'],
@@ -82,6 +88,8 @@ export const EXPERIMENT_TABLE = {
     },
     summary:
       'A native EMQ.* call whose declared keys you may edit: the exact call is accepted, one changed byte is refused with EMQKEY (position and offset), and on the cluster the node that owns the keys’ slot refuses with EMQWIRE.',
+    result:
+      'the native call on the standalone node — `accepted`, or `EMQKEY` with `position`, `offset` and `expected` key, and `keyspaceUnchanged` — and the exact call sent through a cluster client to the node that owns its slot, refused there with `EMQWIRE expected a standalone server but cluster mode is enabled`',
   }),
   route: row<RouteBody, RouteResult>({
     parts: ['hashtag'],
@@ -89,18 +97,22 @@ export const EXPERIMENT_TABLE = {
     input: { queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)` },
     summary:
       'Where a queue lives on the three-node cluster: its slot and the node that owns it (CLUSTER SHARDS, live), the exact MOVED another node answers, an enqueue and a claim through a cluster client landing on one node, the same keys without braces scattered (CROSSSLOT), and EMQ.ENQUEUE answered MOVED by a non-owner and EMQWIRE by the owner, writing nothing.',
+    result:
+      "where the queue lives on the three-node cluster: `slot` and the cluster's `serverSlot`; `nodes` (each `address` and its slot ranges, from `CLUSTER SHARDS`); the `owner`; `moved` (a non-owner asked `GET emq:{q}:pending`, its `MOVED <slot> <host:port>` word for word); `served` (an enqueue and a claim through a cluster client, each key with the node that holds it — all one); `scattered` (the claim's keys without braces, each slot and owner, and the script's `CROSSSLOT` reply); `native` (`EMQ.ENQUEUE` answered `MOVED` by a non-owner and `EMQWIRE expected a standalone server but cluster mode is enabled` by the owner, keys and slot counts before and after: nothing written); `reserve` (slot 9051, its owner, `sharesSlot` for a queue such as `emq`); `leftBehind` (0)",
   }),
   reshard: row<ReshardBody, ReshardResult>({
     parts: ['hashtag'],
     shownBy: 'route',
     example: { queue: 'orders', mode: 'keys', size: 1000 },
     input: {
-      queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders)`,
-      mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS)`,
-      size: `how many jobs the queue holds when it moves: ${MIGRATION_SIZES.join(' | ')} (default ${DEFAULT_MIGRATION_SIZE}; both modes move the same)`,
+      queue: `a queue name up to ${LIMITS.queueBytes} bytes (default orders); a queue on the slot where the site keeps its own locks (sandbox is one) is a 400 saying so`,
+      mode: `how the slot moves: ${MIGRATION_MODES.join(' | ')} (default keys: Valkey 8, key by key; atomic: Valkey 9.1, CLUSTER MIGRATESLOTS); any other value is a 400 naming these`,
+      size: `how many jobs the queue holds when it moves, a JSON number: ${MIGRATION_SIZES.join(' | ')} (default ${DEFAULT_MIGRATION_SIZE}; both modes move the same); any other value is a 400 naming these`,
     },
     summary:
       'The queue’s slot migrated live, phase by phase (mode keys: SETSLOT IMPORTING, SETSLOT MIGRATING, MIGRATE the oldest row alone so the queue is split across two nodes, then the rest by MIGRATE … KEYS, SETSLOT NODE on every node), with probes at each phase showing each node’s exact reply (ASK only from the migrating owner, MOVED from a node that does not serve the slot, TRYAGAIN for the claim on both sides), what a cluster client does with its claim meanwhile, and the claim served by the new owner; then the slot goes back. Every phase, command and probe has atMs (ms since the move’s first command); a worker claims throughout each move (worker: settings, claims, longestWaitMs, gaveUp). One migration at a time in the whole sandbox. Mode atomic runs on a second three-node cluster of Valkey 9.1 (trafikey loaded, opted in): one CLUSTER MIGRATESLOTS on a queue of the same size, the CLUSTER GETSLOTMIGRATIONS states as they changed, the same probes sent to the source again and again — each served, then MOVED, never ASK or TRYAGAIN — a cluster client’s claims served then redirected once, every key on the new owner; then back. While Valkey 9.1 is being built, its cluster starting, or absent, mode atomic answers 503 VALKEY9_BUILDING, VALKEY9_STARTING or VALKEY9_UNAVAILABLE.',
+    result:
+      "the migration experiment, kept at `POST /api/experiments/reshard`: the queue filled with `size` jobs (written on its owner exactly as the enqueue transition writes them), then its slot migrated live to the next node and back, the same queue both ways. `phases[]` in order — `stable`, `importing`, `migrating`, `split` (the oldest row moved alone: the queue on two nodes), `moved` (the rest sent by `MIGRATE … KEYS` in batches of 1,000), `owner` (after `SETSLOT … NODE` on every node), `back` — each `{ name, summary, atMs, owner, open, keys: { source, target }, steps: [{ node, command, reply, atMs }], probes: [{ label, command, asking?, node, reply, atMs }] }`, a reply exactly as the node sent it (`ASK` only from the migrating owner, `MOVED` from a node that does not serve the slot, `TRYAGAIN` for the claim on both sides); `keys` lists the queue's own keys and its three oldest rows where they are. Every `atMs` is milliseconds since the move began (its first migration command was sent), on the server's clock: negative for the stable phase, read before. `moveMs`: from that command until every node named the new owner. `jobCount`: the queue's size. `worker`: a queue's worker claiming throughout the move on a real iovalkey `Cluster` client with iovalkey's defaults — `settings` (`maxRedirections` 16, `retryDelayOnTryAgain` 100, `retryDelayOnMoved` 0, `retryDelayOnClusterDown` 100, `retryDelayOnFailover` 100), `claims: [{ atMs, node, reply }]` (every attempt on the wire: a `TRYAGAIN` retried or a `MOVED` followed is an attempt of its own; they end with the first claim served once the move is over, before the slot moves back), `longestWaitMs` (the longest stretch of the move with no claim served) and `gaveUp` (the client gave up a claim after its redirections: key by key at 20,000 jobs it may). `client` (what an iovalkey `Cluster` did with a claim sent mid-way: every command per node, its retries, its answer from the new owner); `mode`, `server` (the Valkey version), `clean`. One migration at a time in the whole sandbox, taken in a line in the order asked, by every site process alike, in rounds (a reader who already had a turn in the round under way waits for the next, so one who keeps a reshard in line all the time never makes another wait more than a round); one reshard queued or running per reader address, either mode (a second is a 429 `RESHARD_QUEUED` with `retry-after`, at once); a reshard that cannot get its turn in 10 s is a 503 `BUSY` with `retry-after` — at once when the line ahead of it would already take longer at the pace of its last turns. **`mode: \"atomic\"`** runs on the Valkey 9.1 cluster (see [Valkey 9.1 beside Valkey 8](sandbox.md#valkey-91-beside-valkey-8-the-atomic-half)): the same `size` of queue, then one `CLUSTER MIGRATESLOTS`; the same shape, with phases `stable`, `moving` (the probes sent to the source again and again: each with `served`, how many times it was served, `firstReply`, and `reply`, the `MOVED` that ended it; its `atMs` is when it was first sent), `owner`, `back`; the worker is served by the source, meets one `MOVED`, and is served by the target; `client` holds the worker's first claim (served by the source) and the one that met the hand-over (`MOVED`, then served by the target); `atomic` holds `jobCount`, `states` (each `CLUSTER GETSLOTMIGRATIONS` state with its node and its time since the command), `moveMs`, `backMs` and `keys` (`before`, `after`, `expected`, `leftOnSource`, `together`). While Valkey 9.1 is being built it is a 503 `VALKEY9_BUILDING` (`retry-after: 30`), while its cluster starts a 503 `VALKEY9_STARTING` (`retry-after: 3`); where it is absent, a 503 `VALKEY9_UNAVAILABLE` saying why",
   }),
   reserve: row<ReserveBody, ReserveResult>({
     parts: ['reserve', 'module'],
@@ -109,6 +121,8 @@ export const EXPERIMENT_TABLE = {
     input: {},
     summary:
       'On fresh keyspaces: a wire 4 connector claims {emq}:version; a native write refuses it; a wire 6 connector refuses an uninstalled identity; the operator installs it; the wire 6 connector reads it.',
+    result:
+      'the steps on two fresh keyspaces: wire 4 claims `{emq}:version` (`GET` nil, `SET NX`, read back), a native write refused, wire 6 refuses an uninstalled identity, the operator installs it, wire 6 reads it, a native write goes through, wire 4 refuses — each with its commands, replies and the identity after',
   }),
   'two-executors': row<TwoExecutorsBody, TwoExecutorsResult>({
     parts: ['module'],
@@ -119,6 +133,8 @@ export const EXPERIMENT_TABLE = {
     },
     summary:
       'One sequence of transitions through the scripted executor and the native module side by side, with replies and keyspaces after each step and the verdict that they are the same.',
+    result:
+      'every step through the scripted executor and the native module: both replies, both keyspaces, `same` per step and overall',
   }),
   console: row<ConsoleBody, ConsoleResult>({
     parts: [],
@@ -136,6 +152,8 @@ export const EXPERIMENT_TABLE = {
     },
     bodyBytes: CONSOLE_LIMITS.bodyBytes,
     summary: `Up to ${CONSOLE_LIMITS.lines} command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.`,
+    result:
+      'each line run in order on a fresh keyspace with the native identity installed: its `reply` or `error` (with `learn`, the course section that explains it), the `slot` of every key it named, its `wire` and `proof`; then the `keyspace` after',
   }),
 };
 

@@ -25,9 +25,8 @@ async function unfinished(node: Valkey): Promise<Array<{ operation: string; stat
     .filter((job) => !FINISHED.has(job.state));
 }
 
-/** Removes every queue key (`emq:…`) `node` holds, key by key (they lie on many slots); answers how many. */
-async function removeQueueKeys(node: Valkey): Promise<number> {
-  let removed = 0;
+/** The queue keys (`emq:…`) `node` holds, a batch at a time as SCAN finds them (they lie on many slots). */
+export async function* queueKeyBatches(node: Valkey): AsyncGenerator<string[]> {
   let cursor = '0';
   do {
     const [next, keys] = (await node.call('SCAN', cursor, 'MATCH', 'emq:*', 'COUNT', 1000)) as [
@@ -35,12 +34,18 @@ async function removeQueueKeys(node: Valkey): Promise<number> {
       string[],
     ];
     cursor = next;
-    if (keys.length > 0) {
-      const pipeline = node.pipeline();
-      for (const key of keys) pipeline.unlink(key);
-      for (const [error, gone] of (await pipeline.exec()) ?? []) if (!error) removed += Number(gone);
-    }
+    if (keys.length > 0) yield keys;
   } while (cursor !== '0');
+}
+
+/** Removes every queue key `node` holds, key by key; answers how many. */
+async function removeQueueKeys(node: Valkey): Promise<number> {
+  let removed = 0;
+  for await (const keys of queueKeyBatches(node)) {
+    const pipeline = node.pipeline();
+    for (const key of keys) pipeline.unlink(key);
+    for (const [error, gone] of (await pipeline.exec()) ?? []) if (!error) removed += Number(gone);
+  }
   return removed;
 }
 

@@ -16,7 +16,7 @@ import { projectRoot } from '../project-root.ts';
 import { runDeadline } from '../run-deadline.ts';
 import { TURN_WAIT_MS } from '../settings/bounds.ts';
 import { lineKeys, TurnLines } from './turn-line.ts';
-import { holderDead, holderToken, LockBusyError, type Turn } from './turn.ts';
+import { holderDead, holderToken, LockBusyError, whileRenewed, type Turn } from './turn.ts';
 
 export { LockBusyError, type Turn };
 
@@ -74,19 +74,11 @@ export class RunLocks {
       if (leave) run?.removeEventListener('abort', leave);
       const token = await this.acquire(name, deadline, waitMs, run);
       const key = RunLocks.key(name);
-      let held = true;
-      const renewal = setInterval(() => {
-        sendRouted(this.admin, 'EVAL', [key], [RENEW, 1, key, token, this.ttlMs]).then(
-          (renewed) => void (renewed === 1 || (held = false)),
-          () => {}, // a node restarting: the next renewal tries again, well before the key expires
-        );
-      }, this.ttlMs / 3);
-      renewal.unref();
+      const renew = async () =>
+        (await sendRouted(this.admin, 'EVAL', [key], [RENEW, 1, key, token, this.ttlMs])) === 1;
       try {
-        run?.throwIfAborted();
-        return await work({ held: () => held });
+        return await whileRenewed(renew, this.ttlMs / 3, work, run);
       } finally {
-        clearInterval(renewal);
         await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, token]).catch(() => {});
       }
     } finally {

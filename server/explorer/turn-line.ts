@@ -20,7 +20,7 @@ import { projectRoot } from '../project-root.ts';
 import { runDeadline } from '../run-deadline.ts';
 import { runCaller } from '../run-caller.ts';
 import { LINE_LEASE_MS, LINE_LOOK_MS, LINE_TURN_GUESS_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
-import { holderDead, holderToken, LockBusyError, type Turn } from './turn.ts';
+import { holderDead, holderToken, LockBusyError, whileRenewed, type Turn } from './turn.ts';
 
 const LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const JOIN = luaScript(LUA, 'line-join-3.lua').source;
@@ -97,20 +97,9 @@ export class TurnLines {
     try {
       await this.waitFirst(name, eval3, token, deadline, waitMs, run);
       startedAt = Date.now();
-      let held = true;
-      const heartbeat = setInterval(() => {
-        eval3(WAIT, token, this.leaseMs).then(
-          (reply) => void ((reply as unknown[])[0] === 0 || (held = false)),
-          () => {}, // a node restarting: the next beat tries again, well before the lease ends
-        );
-      }, this.leaseMs / 3);
-      heartbeat.unref();
-      try {
-        run?.throwIfAborted();
-        return await work({ held: () => held });
-      } finally {
-        clearInterval(heartbeat);
-      }
+      // The heartbeat: the same script that asked "am I first?" renews the ticket's lease.
+      const renew = async () => ((await eval3(WAIT, token, this.leaseMs)) as unknown[])[0] === 0;
+      return await whileRenewed(renew, this.leaseMs / 3, work, run);
     } finally {
       const took = startedAt === 0 ? 0 : Math.max(1, Date.now() - startedAt);
       await eval3(LEAVE, token, took).catch(() => {}); // else its lease ends it

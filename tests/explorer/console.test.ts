@@ -14,6 +14,24 @@ import { useApi } from '../support/api.ts';
 
 const api = useApi();
 const run = (body: unknown) => api.post('console', body);
+/** Runs the lines in one console run, each refused with the message beside it; answers the lines' results. */
+async function assertRefusals(messages: Record<string, string>) {
+  const { body } = await run({ lines: Object.keys(messages) });
+  const lines: Array<{ error: { message: string } }> = body.result.lines;
+  assert.deepEqual(
+    lines.map((line) => line.error.message),
+    Object.values(messages),
+  );
+  return lines;
+}
+
+/** Runs the lines in one console run; answers each line's result. */
+async function resultsOf(lines: string[]) {
+  const { status, body } = await run({ lines });
+  assert.equal(status, 200, JSON.stringify(body));
+  return body.result.lines;
+}
+
 /** Every server: the standalone node and each node of the cluster, as the admin. */
 const nodes = () => [api.sandbox.standalone.url, ...api.sandbox.cluster!.url.split(',')];
 
@@ -160,25 +178,20 @@ describe('the console limits', () => {
 
 describe('a refusal names the rule that refused it', () => {
   it('SET anything but the identity: what the key holds and the commands that do write and read it', async () => {
-    const { body } = await run({
-      lines: [
-        'SET emq:{mira}:meta hello',
-        'SET emq:{mira}:ring x',
-        'SET emq:{mira}:bogus x',
-        'SET foo bar',
-        'SET {emq}:version x',
-        'SET {emq}:version x NX EX',
-      ],
+    await assertRefusals({
+      'SET emq:{mira}:meta hello':
+        'SET: emq:{mira}:meta is a hash: write it with HSET emq:{mira}:meta <field> <value>, read it with HGETALL emq:{mira}:meta',
+      'SET emq:{mira}:ring x':
+        'SET: emq:{mira}:ring is a list, which the console only reads: LRANGE emq:{mira}:ring 0 -1',
+      'SET emq:{mira}:bogus x':
+        'SET: "emq:{mira}:bogus" is not a key of the grammar, and the console\'s one SET is SET {emq}:version <value> NX; a queue\'s settings are the hash emq:{<queue>}:meta, written with HSET',
+      'SET foo bar':
+        "SET: \"foo\" is outside the console's keys, which start with emq: or {emq}:, and the console's one SET is SET {emq}:version <value> NX; a queue's settings are the hash emq:{orders}:meta, written with HSET",
+      'SET {emq}:version x':
+        'SET: NX is missing: the console sets {emq}:version only while it is absent, as in SET {emq}:version x NX',
+      'SET {emq}:version x NX EX':
+        'SET: the console runs it only as SET {emq}:version <value> NX [GET]; "EX" is neither NX nor GET',
     });
-    const messages = body.result.lines.map((line: { error: { message: string } }) => line.error.message);
-    assert.deepEqual(messages, [
-      'SET: emq:{mira}:meta is a hash: write it with HSET emq:{mira}:meta <field> <value>, read it with HGETALL emq:{mira}:meta',
-      'SET: emq:{mira}:ring is a list, which the console only reads: LRANGE emq:{mira}:ring 0 -1',
-      'SET: "emq:{mira}:bogus" is not a key of the grammar, and the console\'s one SET is SET {emq}:version <value> NX; a queue\'s settings are the hash emq:{<queue>}:meta, written with HSET',
-      "SET: \"foo\" is outside the console's keys, which start with emq: or {emq}:, and the console's one SET is SET {emq}:version <value> NX; a queue's settings are the hash emq:{orders}:meta, written with HSET",
-      'SET: NX is missing: the console sets {emq}:version only while it is absent, as in SET {emq}:version x NX',
-      'SET: the console runs it only as SET {emq}:version <value> NX [GET]; "EX" is neither NX nor GET',
-    ]);
     // the form each refusal names is one the console runs
     const named = await run({ lines: ['HSET emq:{mira}:meta paused 1', 'HGETALL emq:{mira}:meta'] });
     assert.deepEqual(
@@ -191,20 +204,19 @@ describe('a refusal names the rule that refused it', () => {
   });
 
   it('a key outside the namespace: one plain sentence with the namespace and a key it takes', async () => {
-    const { body } = await run({
-      lines: ['GET foo', 'HGETALL settings', 'LRANGE orders 0 -1', 'HSET foo a b', 'DEL {emq}:version'],
-    });
-    assert.deepEqual(
-      body.result.lines.map((line: { error: { message: string } }) => line.error.message),
-      [
+    const lines = await assertRefusals({
+      'GET foo':
         'GET: "foo" is not a key the console reads: it reads only keys that start with emq: or {emq}:, such as {emq}:version',
+      'HGETALL settings':
         'HGETALL: "settings" is not a key the console reads: it reads only keys that start with emq: or {emq}:, such as emq:{orders}:meta',
+      'LRANGE orders 0 -1':
         'LRANGE: "orders" is not a key the console reads: it reads only keys that start with emq: or {emq}:, such as emq:{orders}:ring',
+      'HSET foo a b':
         'HSET: "foo" is not a key the console writes: it writes only keys of the grammar, emq:{<queue>}:<type> or a job row emq:{<queue>}:job:<branded id>, such as emq:{orders}:meta',
+      'DEL {emq}:version':
         'DEL: "{emq}:version" is not a key the console writes: it writes only keys of the grammar, emq:{<queue>}:<type> or a job row emq:{<queue>}:job:<branded id>, such as emq:{orders}:pending',
-      ],
-    );
-    for (const { error } of body.result.lines) {
+    });
+    for (const { error } of lines) {
       assert.doesNotMatch(error.message, /account|namespace\)|outside what/, error.message);
       assert.equal(error.message.split(/[.;] /).length, 1, `one sentence: ${error.message}`);
     }
@@ -229,19 +241,16 @@ describe('a refusal names the rule that refused it', () => {
   });
 
   it('replies that need it carry a one-line reading: (nil) after SET … NX wrote nothing', async () => {
-    const { body } = await run({
-      lines: [
-        'SET {emq}:version echomq:4.0.0 NX',
-        'GET emq:{orders}:meta',
-        'HGETALL emq:{orders}:meta',
-        'HSET emq:{orders}:meta paused 1 paused 0',
-        'GET emq:{orders}:meta',
-        'EXISTS emq:{orders}:meta emq:{orders}:pending',
-        'CLUSTER KEYSLOT emq:{orders}:pending',
-        'PING',
-      ],
-    });
-    const [nx, missing, empty, hset, wrongType, exists, keyslot, ping] = body.result.lines;
+    const [nx, missing, empty, hset, wrongType, exists, keyslot, ping] = await resultsOf([
+      'SET {emq}:version echomq:4.0.0 NX',
+      'GET emq:{orders}:meta',
+      'HGETALL emq:{orders}:meta',
+      'HSET emq:{orders}:meta paused 1 paused 0',
+      'GET emq:{orders}:meta',
+      'EXISTS emq:{orders}:meta emq:{orders}:pending',
+      'CLUSTER KEYSLOT emq:{orders}:pending',
+      'PING',
+    ]);
     // the native identity is installed before the lines run, so NX finds it
     assert.equal(nx.reply, null);
     assert.equal(
@@ -263,16 +272,14 @@ describe('a refusal names the rule that refused it', () => {
   });
 
   it('a wrong count quotes the form; a typo is told the name it is near; the allow-list is short', async () => {
-    const { body } = await run({
-      lines: [
-        'GET emq:{a}:pending emq:{a}:active',
-        'GTE emq:{a}:pending',
-        'PONG',
-        'NOPE',
-        'SCRIPT clam 1 emq:{a}:pending',
-      ],
-    });
-    const [count, typo, pong, nope, script] = body.result.lines;
+    const lines = await resultsOf([
+      'GET emq:{a}:pending emq:{a}:active',
+      'GTE emq:{a}:pending',
+      'PONG',
+      'NOPE',
+      'SCRIPT clam 1 emq:{a}:pending',
+    ]);
+    const [count, typo, pong, nope, script] = lines;
     assert.equal(
       count.error.message,
       'GET: the console runs it only as GET key; that is 1 argument after the name, found 2',
@@ -284,7 +291,7 @@ describe('a refusal names the rule that refused it', () => {
     assert.match(pong.error.message, /did you mean PING\?/);
     assert.doesNotMatch(nope.error.message, /did you mean/);
     assert.match(script.error.message, /did you mean SCRIPT CLAIM\?/);
-    for (const line of body.result.lines)
+    for (const line of lines)
       assert.ok(line.error.message.length < 400, `${line.input}: ${line.error.message.length} characters`);
   });
 });

@@ -12,6 +12,7 @@ import { startSite, type Site } from '../../scripts/site.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { atomicUp } from '../support/sandbox-up.ts';
 import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
+import { ATOMIC_PHASES } from '../support/migration-timeline.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
@@ -43,7 +44,7 @@ describe('mode atomic on Valkey 9.1', { skip }, () => {
     assert.equal(r.server, build!.version);
     assert.deepEqual(
       r.phases.map((phase: { name: string }) => phase.name),
-      ['stable', 'moving', 'owner', 'back'],
+      ATOMIC_PHASES,
     );
     assert.ok(r.phases[1].probes.length > 0, 'the moving phase has probes');
     for (const probe of r.phases[1].probes) {

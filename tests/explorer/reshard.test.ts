@@ -21,7 +21,7 @@ import { SLOT_RANGES } from '../../server/contract/slot-ranges.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
-import { assertTimeline } from '../support/migration-timeline.ts';
+import { assertTimeline, KEYS_MODE_PHASES } from '../support/migration-timeline.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
 const TRYAGAIN = { error: 'TRYAGAIN Multiple keys request during rehashing of slot' };
@@ -115,7 +115,7 @@ function holdToTheTable(r: MigrationResult, size = 1000) {
   const phase = (name: string) => r.phases.find((p) => p.name === name)!;
   assert.deepEqual(
     r.phases.map((p) => p.name),
-    ['stable', 'importing', 'migrating', 'split', 'moved', 'owner', 'back'],
+    KEYS_MODE_PHASES,
   );
   assert.equal(r.mode, 'keys');
   assertTimeline(r);

@@ -66,6 +66,13 @@ async function refusedInTime(run: () => Promise<{ status: number; headers: Recor
   assert.ok(took < ANSWERED_BY_MS, `answered by its deadline (${took} ms)`);
 }
 
+/** Once the node is resumed: a run of `name` on queue orders served, and the status up, within BACK_MS. */
+async function servedAgain(name: string) {
+  const served = async () => (await post(name, { queue: 'orders' })).status === 200;
+  await until(`a ${name} run served again`, served, BACK_MS, 250);
+  await until('the status up again', async () => (await status()).sandbox === 'up', BACK_MS, 250);
+}
+
 /** The Valkey 8 cluster node that owns the slot of `queue`, read from a node's CLUSTER SHARDS. */
 async function ownerOfQueue(queue: string): Promise<SiteServer> {
   const eights = servers.filter((s) => s.version === '8');
@@ -117,13 +124,7 @@ describe('a node frozen for 20 s, then resumed', { skip }, () => {
       await refusedInTime(() => post('route', { queue: 'orders' }));
       assert.notEqual((await status()).sandbox, 'up', 'still not up while frozen');
     });
-    await until(
-      'a route run served again',
-      async () => (await post('route', { queue: 'orders' })).status === 200,
-      BACK_MS,
-      250,
-    );
-    await until('the status up again', async () => (await status()).sandbox === 'up', BACK_MS, 250);
+    await servedAgain('route');
   });
 
   it('the standalone node: never up while frozen, runs refused in time, served again after', async () => {
@@ -133,13 +134,7 @@ describe('a node frozen for 20 s, then resumed', { skip }, () => {
       await until('the status says the freeze', async () => (await status()).sandbox === 'down', 5000, 200);
       await refusedInTime(() => post('keys', { queue: 'orders' }));
     });
-    await until(
-      'a keys run served again',
-      async () => (await post('keys', { queue: 'orders' })).status === 200,
-      BACK_MS,
-      250,
-    );
-    await until('the status up again', async () => (await status()).sandbox === 'up', BACK_MS, 250);
+    await servedAgain('keys');
   });
 
   it('a Valkey 9.1 node: atomic is not up while frozen, and up again after, its reshard served', async () => {

@@ -16,7 +16,7 @@ import { runAtomicReshard } from '../../server/experiments/migration/atomic-mode
 import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
-import { assertTimeline } from '../support/migration-timeline.ts';
+import { assertTimeline, ATOMIC_PHASES } from '../support/migration-timeline.ts';
 import { replyKind } from '../../server/contract/experiments/migration.ts';
 
 const { build, skip } = await valkey9ForTests();
@@ -38,7 +38,7 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
     assert.notEqual(r.source, r.target);
     assert.deepEqual(
       r.phases.map((phase) => phase.name),
-      ['stable', 'moving', 'owner', 'back'],
+      ATOMIC_PHASES,
     );
     const [stable, moving, owner, back] = r.phases;
     // Stable: the owner serves the read, the claim and the module's enqueue (which refuses cluster mode).

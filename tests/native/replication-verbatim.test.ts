@@ -11,6 +11,7 @@ import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { IdMinter } from '../../server/contract/keyspace/index.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
+import { converged } from '../support/replica.ts';
 
 const minter = new IdMinter(67);
 let primary: ValkeyNode;
@@ -40,15 +41,8 @@ after(async () => {
 });
 
 /** Waits for the replica to apply what the primary sent, compares digests, returns its new calls. */
-async function converged(what: string): Promise<Record<string, number>> {
-  await main.call('WAIT', 1, 5000);
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const [a, b] = await Promise.all([main.call('DEBUG', 'DIGEST'), copy.call('DEBUG', 'DIGEST')]);
-    if (a === b) break;
-    if (Date.now() > deadline) assert.equal(b, a, `${what}: the replica's dataset differs`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+async function caughtUp(what: string): Promise<Record<string, number>> {
+  await converged(main, copy, what);
   const stats = String(await copy.info('commandstats'));
   await copy.call('CONFIG', 'RESETSTAT');
   const calls: Record<string, number> = {};
@@ -62,7 +56,7 @@ async function converged(what: string): Promise<Record<string, number>> {
 describe('verbatim replication', () => {
   it('a replica with the module follows every verb; the pure verbs arrive as themselves', async () => {
     await installWireIdentity(main);
-    await converged('wire identity');
+    await caughtUp('wire identity');
     const jobs = new Jobs(new NativeExecutor(main));
     const queue = 'verbatim';
     const [a, b] = [minter.mint(), minter.mint()];
@@ -70,40 +64,40 @@ describe('verbatim replication', () => {
       queue,
       [a, b].map((id) => ({ id, payload: `p ${id}` })),
     );
-    assert.deepEqual(await converged('enqueue'), { 'emq.enqueue': 2 });
+    assert.deepEqual(await caughtUp('enqueue'), { 'emq.enqueue': 2 });
     await jobs.schedule(queue, minter.mint(), 'due', 0);
-    assert.deepEqual(await converged('schedule'), { 'emq.schedule': 1 });
+    assert.deepEqual(await caughtUp('schedule'), { 'emq.schedule': 1 });
 
     // Claim reads the server's clock: it still replicates its effects.
     const first = (await jobs.claim(queue, 60_000))!;
     assert.ok(await jobs.claim(queue, 0), 'a second job, its lease already over');
-    const claimed = await converged('claim');
+    const claimed = await caughtUp('claim');
     assert.equal(claimed['emq.claim'], undefined, 'claim is not replicated verbatim');
     assert.ok(claimed.zrem && claimed.zadd && claimed.hset, JSON.stringify(claimed));
 
     assert.equal(await jobs.complete(queue, first.id, first.attempts), 1);
-    assert.deepEqual(await converged('complete'), { 'emq.complete': 1 });
+    assert.deepEqual(await caughtUp('complete'), { 'emq.complete': 1 });
     // A refused complete (the token is stale) wrote nothing, so nothing is sent.
     assert.equal(await jobs.complete(queue, first.id, first.attempts), 0);
-    assert.deepEqual(await converged('a stale complete'), {});
+    assert.deepEqual(await caughtUp('a stale complete'), {});
 
     assert.equal(await jobs.reap(queue, 10), 1);
-    const reaped = await converged('reap');
+    const reaped = await caughtUp('reap');
     assert.equal(reaped['emq.reap'], undefined, 'reap is not replicated verbatim');
     assert.equal(await jobs.promote(queue, 10), 1);
-    await converged('promote');
+    await caughtUp('promote');
     const third = (await jobs.claim(queue, 60_000))!;
     assert.equal(
       await jobs.retry(queue, third.id, third.attempts, { delayMs: 0, maxAttempts: 3, error: 'x' }),
       'scheduled',
     );
-    assert.equal((await converged('retry'))['emq.retry'], undefined, 'retry is not replicated verbatim');
+    assert.equal((await caughtUp('retry'))['emq.retry'], undefined, 'retry is not replicated verbatim');
     assert.equal(await jobs.promote(queue, 10), 1);
-    await converged('promote again');
+    await caughtUp('promote again');
     for (let job = await jobs.claim(queue, 60_000); job; job = await jobs.claim(queue, 60_000)) {
       assert.equal(await jobs.complete(queue, job.id, job.attempts), 1);
     }
-    await converged('drain');
+    await caughtUp('drain');
     assert.ok((await copy.dbsize()) > 1, 'the replica holds the dataset');
   });
 });

@@ -10,6 +10,7 @@ import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { IdMinter, jobKey } from '../../server/contract/keyspace/index.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
+import { converged } from '../support/replica.ts';
 
 const minter = new IdMinter(66);
 let primary: ValkeyNode;
@@ -39,18 +40,6 @@ function open(url: string): Valkey {
   const client = new Valkey(url, { maxRetriesPerRequest: 1 });
   clients.push(client);
   return client;
-}
-
-/** Waits until the replica has applied everything the primary sent, then compares their digests. */
-async function converged(main: Valkey, copy: Valkey, what: string): Promise<void> {
-  await main.call('WAIT', 1, 5000);
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const [a, b] = await Promise.all([main.call('DEBUG', 'DIGEST'), copy.call('DEBUG', 'DIGEST')]);
-    if (a === b) return;
-    if (Date.now() > deadline) assert.equal(b, a, `${what}: the replica's dataset differs`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('effects replication', () => {

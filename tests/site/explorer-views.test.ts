@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
+import { ATOMIC_PHASES, KEYS_MODE_PHASES } from '../support/migration-timeline.ts';
 import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
@@ -240,18 +241,6 @@ test('without JavaScript: the slot map drawn at build time, its ranges in words,
   assert.equal((await route.locator('[data-slot-grid] .xp-band rect').count()) > 0, true);
   await route.locator('[data-move-phases] summary').click();
   const phases = await route.locator('[data-move-phases] li code').allTextContents();
-  assert.deepEqual(phases, [
-    'stable',
-    'importing',
-    'migrating',
-    'split',
-    'moved',
-    'owner',
-    'back',
-    'stable',
-    'moving',
-    'owner',
-    'back',
-  ]);
+  assert.deepEqual(phases, [...KEYS_MODE_PHASES, ...ATOMIC_PHASES]);
   await page.close();
 });

@@ -11,6 +11,7 @@ import { before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
+import { KEYS_MODE_PHASES } from '../support/migration-timeline.ts';
 import { atomicUp } from '../support/sandbox-up.ts';
 import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
@@ -143,15 +144,10 @@ for (const [width, colorScheme] of [
     const all = section.locator('[data-reshard-all]');
     await all.locator('summary').first().click();
     const phases = all.locator('[data-phase]');
-    assert.deepEqual(await phases.evaluateAll((els) => els.map((el) => el.getAttribute('data-phase'))), [
-      'stable',
-      'importing',
-      'migrating',
-      'split',
-      'moved',
-      'owner',
-      'back',
-    ]);
+    assert.deepEqual(
+      await phases.evaluateAll((els) => els.map((el) => el.getAttribute('data-phase'))),
+      KEYS_MODE_PHASES,
+    );
     const owners = await phases.evaluateAll((els) =>
       els.map((el) => el.querySelector('.xp-phase-node.is-owner')?.getAttribute('data-node')),
     );

@@ -1,9 +1,14 @@
 // What every reshard answer's time axis must hold, in both modes: a stamp on every phase, migration
 // command and probe, in the order the run did them (a phase's commands, then the phase, then its
-// probes), counted from the first migration command (0), and the move's duration after it.
+// probes), counted from the first migration command (0), and the move's duration after it; and the
+// phases each mode answers, by name, which the server's and the page's tests hold to alike.
 
 import assert from 'node:assert/strict';
 import type { MigrationResult } from '../../server/contract/experiments/migration.ts';
+
+/** The phases a key-by-key move answers, by name, in order; and an atomic move's. */
+export const KEYS_MODE_PHASES = ['stable', 'importing', 'migrating', 'split', 'moved', 'owner', 'back'];
+export const ATOMIC_PHASES = ['stable', 'moving', 'owner', 'back'];
 
 export function assertTimeline(r: MigrationResult): void {
   const events: Array<[string, number]> = [];

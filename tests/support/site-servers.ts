@@ -6,6 +6,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
+import { queueKeyBatches } from '../../server/explorer/atomic-leftovers.ts';
 import { valkey9Build } from '../../server/sandbox/valkey9-build.ts';
 import { alive, processTreeOf } from './processes.ts';
 
@@ -98,14 +99,6 @@ export async function unfinishedMigrations(client: Valkey): Promise<string[]> {
 /** How many queue keys (`emq:…`) a node holds. */
 export async function queueKeysOn(client: Valkey): Promise<number> {
   let count = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = (await client.call('SCAN', cursor, 'MATCH', 'emq:*', 'COUNT', 1000)) as [
-      string,
-      string[],
-    ];
-    cursor = next;
-    count += keys.length;
-  } while (cursor !== '0');
+  for await (const keys of queueKeyBatches(client)) count += keys.length;
   return count;
 }

@@ -1,12 +1,13 @@
 // The one table of experiments (server/contract/experiment-table.ts) is the only list of them: the
-// server's half is keyed by its names, each experiment of a part has its component and script, and no
-// other file writes the names out as a list by hand.
+// server's half is keyed by its names, each experiment of a part has its component and script,
+// docs/api.md's table is generated from it, and no other file writes the names out as a list by hand.
 
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
+import { apiDoc } from '../../server/contract/experiment-doc.ts';
 import { EXPERIMENT_NAMES, isExperimentName, rowOf } from '../../server/contract/experiment-table.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import { componentFile, scriptFile } from '../../src/components/explorer/experiment-files.ts';
@@ -58,10 +59,18 @@ test('each experiment of a part has its component and script; every component an
   assert.deepEqual(files.sort(), expected.sort());
 });
 
-test('docs/api.md describes each experiment once, in the table’s order, and no other', () => {
+test('docs/api.md’s table of experiments is the table’s (regenerate: node scripts/api-doc.ts)', () => {
   const api = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  assert.equal(api, apiDoc(api), 'docs/api.md is stale: node scripts/api-doc.ts');
   const rows = [...api.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]!);
-  assert.deepEqual(rows, EXPERIMENT_NAMES);
+  assert.deepEqual(rows, EXPERIMENT_NAMES, 'a row each, in the table’s order, and no other');
+});
+
+test('a changed row of the table makes docs/api.md stale', () => {
+  const api = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  const edited = api.replace(rowOf('keys').result, 'something else');
+  assert.notEqual(edited, api);
+  assert.notEqual(edited, apiDoc(edited));
 });
 
 test('no other file lists the experiments by hand', () => {
@@ -71,7 +80,7 @@ test('no other file lists the experiments by hand', () => {
   for (const file of scanned) {
     if (TABLES.includes(file)) continue;
     const text = readFileSync(join(ROOT, file), 'utf8');
-    // docs/api.md's table is the API's reference, one row per experiment, held to the table above.
+    // docs/api.md's table is the API's reference, one row per experiment, generated from the table.
     const read = file === 'docs/api.md' ? text.replace(/^\| `[a-z-]+` \|.*$/gm, '') : text;
     for (const list of handKeptLists(read, EXPERIMENT_NAMES))
       lists.push(`${relative(ROOT, join(ROOT, file))} ${list}`);

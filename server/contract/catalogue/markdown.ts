@@ -3,6 +3,7 @@
 
 import { commandArities } from './commands.ts';
 import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
+import { GENERATED_END, withTable } from '../generated-table.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
@@ -43,16 +44,10 @@ export function errorCodesMarkdown(): string {
 /** The lines around docs/wire.md's error table; what lies between them is the table, never edited by hand. */
 export const WIRE_TABLE_START =
   '<!-- generated from server/contract/catalogue/error-codes.ts by `node scripts/wire-doc.ts`: edit the catalogue, not this table -->';
-export const WIRE_TABLE_END = '<!-- end of the generated table -->';
+export const WIRE_TABLE_END = GENERATED_END;
 
 /** docs/wire.md with its error table rebuilt from the rows the native module or a script answers. */
 export function wireDoc(current: string): string {
-  const start = current.indexOf(WIRE_TABLE_START);
-  const end = current.indexOf(WIRE_TABLE_END);
-  if (start < 0 || end < start) {
-    throw new Error(`docs/wire.md has lost the lines around its error table: ${WIRE_TABLE_START}`);
-  }
   const rows = ERROR_CODES.filter((e) => e.by.includes('module') || e.by.includes('script'));
-  const table = errorTable(rows);
-  return `${current.slice(0, start)}${WIRE_TABLE_START}\n\n${table}\n\n${current.slice(end)}`;
+  return withTable(current, 'docs/wire.md', WIRE_TABLE_START, errorTable(rows));
 }

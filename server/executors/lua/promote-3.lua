@@ -3,14 +3,7 @@
 
   Input:
     KEYS[1] schedule  emq:{q}:schedule
-    KEYS[2] pending   emq:{q}:pending
-    KEYS[3] row base  emq:{q}:job:   (never a key itself: while the queue's slot migrates, the
-                                     cluster answers TRYAGAIN until SETSLOT ... NODE)
-
-    ARGV[1] batch     the most ids moved in one call
-
-  Output:
-    the number of ids moved
+    the other keys, the argument and the output: as includes/move-due.lua declares them
 ]]
 --- @include "now-ms"
 --- @include "move-due"

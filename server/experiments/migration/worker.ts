@@ -8,6 +8,7 @@
 // so its timeline ends on the claim the move held up, never on one cut short.
 
 import type { Cluster } from 'iovalkey';
+import { DEFAULT_CLUSTER_OPTIONS } from 'iovalkey/built/cluster/ClusterOptions.js';
 import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
@@ -17,14 +18,19 @@ import { stamp, tenths } from './clock.ts';
 import { evalWords } from './call-words.ts';
 import { asProbeReply } from './probe.ts';
 
-/** iovalkey's defaults for the options that decide when a cluster client gives up a command. */
-export const WORKER_SETTINGS = {
-  maxRedirections: 16,
-  retryDelayOnTryAgain: 100,
-  retryDelayOnMoved: 0,
-  retryDelayOnClusterDown: 100,
-  retryDelayOnFailover: 100,
-} as const;
+/** The options that decide when a cluster client gives up a command. */
+const GIVING_UP = [
+  'maxRedirections',
+  'retryDelayOnTryAgain',
+  'retryDelayOnMoved',
+  'retryDelayOnClusterDown',
+  'retryDelayOnFailover',
+] as const;
+
+/** Those options at iovalkey's defaults, read from iovalkey itself: what a queue's worker meets untuned. */
+export const WORKER_SETTINGS = Object.fromEntries(
+  GIVING_UP.map((option) => [option, DEFAULT_CLUSTER_OPTIONS[option]!]),
+) as Record<(typeof GIVING_UP)[number], number>;
 
 /** The worker's work on a job between two claims. */
 export const WORKER_PAUSE_MS = 5;

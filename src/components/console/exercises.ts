@@ -9,6 +9,8 @@ const ID = 'JOB0Nb1VTbfnu4';
 const ORDERS_ROW = `emq:{orders}:job:${ID}`;
 const ORDERS_PENDING = 'emq:{orders}:pending';
 const IDENTITY = 'echomq:6.0.0';
+/** Queue orders' enqueue of job ID, exactly as the module expects it. */
+const ORDERS_ENQUEUE = `EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x`;
 
 /** A reader's answer as one console argument, single-quoted the redis-cli way. */
 const arg = (answer: string) => `'${answer.replaceAll("'", "\\'")}'`;
@@ -59,6 +61,51 @@ function slotBetween(low: number, high: number, lands = 'That key lands') {
   };
 }
 
+/** The check of a "type the key" exercise: the module taking the key is the right answer. */
+function takenByModule(why: string, refused = 'that key') {
+  return (result: ConsoleAnswer) => {
+    const line = first(result);
+    return line.outcome === 'reply'
+      ? { ok: true, why }
+      : { ok: false, why: `The module refused ${refused}: ${said(line)}.` };
+  };
+}
+
+/** A choice that one live call shows: the call, the choices, the `right` one, and why, either way. */
+function choose(
+  call: string,
+  choices: string[],
+  right: string,
+  why: { right: (result: ConsoleAnswer) => string; wrong: string },
+): Pick<Exercise, 'lines' | 'choices' | 'check'> {
+  return {
+    lines: () => [call],
+    choices,
+    check: (result, answer) =>
+      answer === right ? { ok: true, why: why.right(result) } : { ok: false, why: why.wrong },
+  };
+}
+
+/**
+ * The part of an exercise that asks for a key on `slot`, which the cluster says; `beside` turns down,
+ * saying why, an answer that lands there but misses the point (the example key itself).
+ */
+function keyOnSlot(
+  slot: number,
+  placeholder: string,
+  beside: (answer: string) => string | undefined,
+): Pick<Exercise, 'placeholder' | 'node' | 'lines' | 'check'> {
+  return {
+    placeholder,
+    node: 'standalone',
+    lines: (answer) => [`CLUSTER KEYSLOT ${arg(answer)}`],
+    check: (result, answer) => {
+      const why = beside(answer);
+      return why === undefined ? slotBetween(slot, slot)(result) : { ok: false, why };
+    },
+  };
+}
+
 const noBraces = (answer: string) => answer !== '' && !/[{}\s]/.test(answer);
 
 /** The part of an exercise that asks for a queue name whose keys land on a slot from `low` to `high`. */
@@ -85,47 +132,30 @@ export const EXERCISES: Record<string, Exercise[]> = {
       placeholder: 'emq:…',
       node: 'standalone',
       lines: (answer) => [`EMQ.ENQUEUE 2 emq:{mira}:job:${ID} ${arg(answer)} ${ID} x`],
-      check: (result) => {
-        const line = first(result);
-        return line.outcome === 'reply'
-          ? {
-              ok: true,
-              why: 'EMQ.ENQUEUE took it: the module built the same bytes from the queue name mira.',
-            }
-          : { ok: false, why: `The module refused that key: ${said(line)}.` };
-      },
+      check: takenByModule('EMQ.ENQUEUE took it: the module built the same bytes from the queue name mira.'),
     },
     {
       id: 'module-same-slot',
       question:
         'Type any key of queue orders other than emq:{orders}:pending; the cluster will say its slot.',
-      placeholder: 'emq:{orders}:…',
-      node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT ${arg(answer)}`],
-      check: (result, answer) =>
+      ...keyOnSlot(105, 'emq:{orders}:…', (answer) =>
         !answer.startsWith('emq:{orders}:') || answer === 'emq:{orders}:'
-          ? {
-              ok: false,
-              why: 'That is not a key of queue orders: its keys start with emq:{orders}: and go on with a type.',
-            }
+          ? 'That is not a key of queue orders: its keys start with emq:{orders}: and go on with a type.'
           : answer === ORDERS_PENDING
-            ? { ok: false, why: 'That is the pending set itself: try another type of the same queue.' }
-            : slotBetween(105, 105)(result),
+            ? 'That is the pending set itself: try another type of the same queue.'
+            : undefined,
+      ),
     },
     {
       id: 'module-native-verb',
       question: 'The native executor runs an enqueue with one command. Which?',
-      choices: ['EVALSHA', 'EMQ.ENQUEUE'],
       node: 'standalone',
       // The live call shows it: the module's own command, answered by the module.
-      lines: () => [`EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x`],
-      check: (result, answer) =>
-        answer === 'EMQ.ENQUEUE'
-          ? { ok: true, why: `The module's own command; your keyspace answered ${said(first(result))}.` }
-          : {
-              ok: false,
-              why: 'EVALSHA sends a Lua script by its sha: that is how the other executor, the scripted one, runs a transition.',
-            },
+      ...choose(ORDERS_ENQUEUE, ['EVALSHA', 'EMQ.ENQUEUE'], 'EMQ.ENQUEUE', {
+        right: (result) => `The module's own command; your keyspace answered ${said(first(result))}.`,
+        wrong:
+          'EVALSHA sends a Lua script by its sha: that is how the other executor, the scripted one, runs a transition.',
+      }),
     },
   ],
   [`${MODULE}braced-grammar/`]: [
@@ -135,12 +165,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       placeholder: 'emq:…',
       node: 'standalone',
       lines: (answer) => [`EMQ.SCHEDULE 2 emq:{billing}:job:${ID} ${arg(answer)} ${ID} x 0`],
-      check: (result) => {
-        const line = first(result);
-        return line.outcome === 'reply'
-          ? { ok: true, why: 'EMQ.SCHEDULE took it as its schedule key: the module rebuilt the same bytes.' }
-          : { ok: false, why: `The module refused that key: ${said(line)}.` };
-      },
+      check: takenByModule('EMQ.SCHEDULE took it as its schedule key: the module rebuilt the same bytes.'),
     },
     {
       id: 'grammar-row-key',
@@ -148,19 +173,14 @@ export const EXERCISES: Record<string, Exercise[]> = {
       placeholder: 'emq:…',
       node: 'standalone',
       lines: (answer) => [`EMQ.ENQUEUE 2 ${arg(answer)} ${ORDERS_PENDING} ${ID} x`],
-      check: (result) => {
-        const line = first(result);
-        return line.outcome === 'reply'
-          ? {
-              ok: true,
-              why: 'EMQ.ENQUEUE took it as the row: the module rebuilt it from the queue name and the id.',
-            }
-          : { ok: false, why: `The module refused that row key: ${said(line)}.` };
-      },
+      check: takenByModule(
+        'EMQ.ENQUEUE took it as the row: the module rebuilt it from the queue name and the id.',
+        'that row key',
+      ),
     },
     {
       id: 'grammar-byte-7',
-      question: `Make the native module refuse at byte 7: change key 2 of EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x.`,
+      question: `Make the native module refuse at byte 7: change key 2 of ${ORDERS_ENQUEUE}.`,
       placeholder: ORDERS_PENDING,
       node: 'standalone',
       lines: (answer) => [`EMQ.ENQUEUE 2 ${ORDERS_ROW} ${arg(answer)} ${ID} x`],
@@ -187,34 +207,23 @@ export const EXERCISES: Record<string, Exercise[]> = {
     {
       id: 'slot-same-as-vector',
       question: 'Type a key other than 123456789 that lands on slot 12739, the slot of 123456789.',
-      placeholder: 'a key',
-      node: 'standalone',
-      lines: (answer) => [`CLUSTER KEYSLOT ${arg(answer)}`],
-      check: (result, answer) =>
+      ...keyOnSlot(12739, 'a key', (answer) =>
         answer === '123456789'
-          ? {
-              ok: false,
-              why: 'That is 123456789 itself: make the cluster hash those bytes inside another key.',
-            }
-          : slotBetween(12739, 12739)(result),
+          ? 'That is 123456789 itself: make the cluster hash those bytes inside another key.'
+          : undefined,
+      ),
     },
     {
       id: 'slot-moved-or-emqwire',
       question: 'On a cluster, which answers first an EMQ.* call sent to a node that does not own its slot?',
-      choices: ['EMQWIRE', 'MOVED'],
       node: 'cluster',
       // The live call shows it: the node that does not own the slot answers before any module runs.
-      lines: () => [`EMQ.ENQUEUE 2 ${ORDERS_ROW} ${ORDERS_PENDING} ${ID} x`],
-      check: (result, answer) =>
-        answer === 'MOVED'
-          ? {
-              ok: true,
-              why: `The server routes before any module runs; the owner then says ${said(first(result))}`,
-            }
-          : {
-              ok: false,
-              why: 'EMQWIRE is the module’s answer, and a node calls the module only once the server has agreed to serve the call there; think about what a node that does not serve the slot does first.',
-            },
+      ...choose(ORDERS_ENQUEUE, ['EMQWIRE', 'MOVED'], 'MOVED', {
+        right: (result) =>
+          `The server routes before any module runs; the owner then says ${said(first(result))}`,
+        wrong:
+          'EMQWIRE is the module’s answer, and a node calls the module only once the server has agreed to serve the call there; think about what a node that does not serve the slot does first.',
+      }),
     },
     {
       id: 'slot-claim-mid-migration',

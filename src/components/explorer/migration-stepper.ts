@@ -42,6 +42,17 @@ const when = (atMs: number | undefined) =>
 export const modeTitle = (mode: string) =>
   mode === 'atomic' ? 'Atomic — Valkey 9.1' : 'Key by key — Valkey 8';
 
+/** The queue's keys a node holds in a phase: the source's or the target's, none on a third node. */
+export function keysOn(r: MigrationResult, phase: MigrationPhase, address: string): string[] {
+  return address === r.source ? phase.keys.source : address === r.target ? phase.keys.target : [];
+}
+
+/** Atomic mode, while the slot moved: how often the node answered the probe alike, as a badge. */
+export function servedBadge(p: MigrationProbe): SafeHtml | false {
+  const kind = replyKind(p.firstReply ?? 'served');
+  return p.served !== undefined && kindBadge(kind, `${kind} ${p.served}×`);
+}
+
 function nodeIndex(r: MigrationResult, address: string): number {
   return r.nodes.findIndex((n) => n.address === address);
 }
@@ -72,8 +83,7 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
     const height = Math.max(74, mine.length * ROW + 14);
     const owns = node.address === phase.owner;
     const open = phase.open.find((o) => o.node === node.address);
-    const keys =
-      node.address === r.source ? phase.keys.source : node.address === r.target ? phase.keys.target : [];
+    const keys = keysOn(r, phase, node.address);
     const shown = keys.slice(0, 2).map(keyPart).join(', ');
     const more = keys.length > 2 ? ` +${keys.length - 2}` : '';
     const lines = [
@@ -87,7 +97,7 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
   <rect class="xp-box xp-box-${(i % 3) + 1}${owns && ' is-owner'}" x="${NODE_L}" y="${y}" width="${W - NODE_L - 4}" height="${height}" rx="5" />
   <text class="xp-draw-name" x="${tx}" y="${y + 15}">${node.name}</text>
   <text class="xp-draw-small" x="${tx}" y="${y + 28}">${node.address}</text>
-  <text class="xp-draw-state" x="${tx}" y="${y + 42}">${lines[0]}${open && markup`<tspan class="xp-draw-open">${owns ? ' · ' : ''}${open.state === 'migrating' ? 'MIGRATING' : 'IMPORTING'}</tspan>`}</text>
+  <text class="xp-draw-state" x="${tx}" y="${y + 42}">${lines[0]}${open && markup`<tspan class="xp-draw-open">${owns ? ' · ' : ''}${open.state.toUpperCase()}</tspan>`}</text>
   <text class="xp-draw-small" x="${tx}" y="${y + 56}">${lines[1]}</text>
   ${shown && markup`<text class="xp-draw-key" x="${tx}" y="${y + 69}">${shown.length > 22 ? `${shown.slice(0, 21)}…` : shown}${more}</text>`}
 </g>`);
@@ -103,7 +113,7 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
   const height = y;
   const described = [
     `${phase.name}: ${nodeName(r, phase.owner)} owns slot ${r.slot}`,
-    ...phase.open.map((o) => `${nodeName(r, o.node)} ${o.state === 'migrating' ? 'MIGRATING' : 'IMPORTING'}`),
+    ...phase.open.map((o) => `${nodeName(r, o.node)} ${o.state.toUpperCase()}`),
     `keys of the queue: ${phase.keys.source.length} on ${nodeName(r, r.source)}, ${phase.keys.target.length} on ${nodeName(r, r.target)}`,
     ...phase.probes.map((p, j) => `probe ${j + 1} to ${nodeName(r, p.node)}: ${replyKind(p.reply)}`),
   ].join('; ');
@@ -126,9 +136,7 @@ function cliCell(reply: ProbeReply, attr: string): SafeHtml {
 function probeReply(p: MigrationProbe): SafeHtml {
   const before =
     p.served !== undefined &&
-    markup`${kindBadge(replyKind(p.firstReply ?? 'served'), `${replyKind(p.firstReply ?? 'served')} ${p.served}×`)}${
-      p.firstReply !== undefined && cliCell(p.firstReply, 'data-first-reply')
-    } then `;
+    markup`${servedBadge(p)}${p.firstReply !== undefined && cliCell(p.firstReply, 'data-first-reply')} then `;
   return markup`${before}${replyBadge(p.reply)}${cliCell(p.reply, 'data-reply')}`;
 }
 

@@ -5,16 +5,15 @@
 // then the address. Keys are shown as their bytes are (no CSS changes their case). Markup from markup`…`, the
 // same on the server (the fallback) and in the browser.
 
-import {
-  replyKind,
-  type MigrationPhase,
-  type MigrationProbe,
-  type MigrationResult,
-  type ProbeReply,
+import type {
+  MigrationPhase,
+  MigrationProbe,
+  MigrationResult,
+  ProbeReply,
 } from '../../../server/contract/experiments/migration.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
-import { modeTitle, ms, stepper, words } from './migration-stepper.ts';
-import { kindBadge, replyBadge } from './reply-badge.ts';
+import { keysOn, modeTitle, ms, servedBadge, stepper, words } from './migration-stepper.ts';
+import { replyBadge } from './reply-badge.ts';
 import { cliReply } from './wire-view.ts';
 
 function namer(r: MigrationResult) {
@@ -34,11 +33,10 @@ function replyCell(reply: ProbeReply, attr = ''): SafeHtml {
 /** Atomic mode, while the slot moved: how often the node answered the probe alike before it redirected. */
 function served(p: MigrationProbe): SafeHtml | '' {
   if (p.served === undefined) return '';
-  const kind = p.firstReply === undefined ? 'served' : replyKind(p.firstReply);
   const first =
     p.firstReply !== undefined &&
     markup`<pre class="xp-wire-reply" data-first-reply>${cliReply(p.firstReply)}</pre>`;
-  return markup`${kindBadge(kind, `${kind} ${p.served}×`)}${first} then `;
+  return markup`${servedBadge(p)}${first} then `;
 }
 
 const KEYS_LISTED = 6;
@@ -47,13 +45,11 @@ function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
   const cards = r.nodes.map((node, i) => {
     const owns = node.address === phase.owner;
     const open = phase.open.find((o) => o.node === node.address);
-    const keys =
-      node.address === r.source ? phase.keys.source : node.address === r.target ? phase.keys.target : [];
+    const keys = keysOn(r, phase, node.address);
     const marks = joined(
       [
         owns && markup`<span class="xp-badge is-ok">owns slot ${r.slot}</span>`,
-        open &&
-          markup`<span class="xp-badge is-refused">${open.state === 'migrating' ? 'MIGRATING' : 'IMPORTING'}</span>`,
+        open && markup`<span class="xp-badge is-refused">${open.state.toUpperCase()}</span>`,
       ],
       ' ',
     );
