@@ -238,7 +238,15 @@ test('without JavaScript: the slot map drawn at build time, its ranges in words,
     name: /node 1 holds 0–5460; node 2 holds 5461–10922; node 3 holds 10923–16383/,
   });
   assert.ok(await map.isVisible());
-  assert.equal((await route.locator('[data-slot-grid] .xp-band rect').count()) > 0, true);
+  // each node's ranges drawn: one band a node, its outline a rectangle or more
+  const bands = await route
+    .locator('[data-slot-grid] path.xp-band')
+    .evaluateAll((paths) => paths.map((p) => (p.getAttribute('d') ?? '').split('Z').filter(Boolean).length));
+  assert.equal(bands.length, 3);
+  assert.ok(
+    bands.every((rects) => rects > 0),
+    `rectangles per band: ${bands}`,
+  );
   await route.locator('[data-move-phases] summary').click();
   const phases = await route.locator('[data-move-phases] li code').allTextContents();
   assert.deepEqual(phases, [...KEYS_MODE_PHASES, ...ATOMIC_PHASES]);

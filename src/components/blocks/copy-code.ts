@@ -2,14 +2,23 @@
 function wire(button: HTMLButtonElement, code: () => string) {
   button.hidden = false;
   const idle = button.innerHTML;
+  // a button named by aria-label ("Copy queueKey") says what it shows while it shows it
+  const idleName = button.getAttribute('aria-label');
+  const say = (text: string) => {
+    button.textContent = text;
+    if (idleName) button.setAttribute('aria-label', text);
+  };
   button.addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(code());
-      button.textContent = 'Copied';
+      say('Copied');
     } catch {
-      button.textContent = 'Press Ctrl+C';
+      say('Press Ctrl+C');
     }
-    setTimeout(() => (button.innerHTML = idle), 1600);
+    setTimeout(() => {
+      button.innerHTML = idle;
+      if (idleName) button.setAttribute('aria-label', idleName);
+    }, 1600);
   });
 }
 

@@ -1,5 +1,5 @@
 // <emq-exercises>: sends each answer through the console and shows the server's verdict. A miss shows
-// the exercise's hint (its own element, never the answer); the second miss shows "Show me". Solved
+// the exercise's hint (its own element, made at the first miss, never the answer); the second miss shows "Show me". Solved
 // exercises are kept in this browser (progress-store.ts) and said in words, never by colour alone.
 
 import { markup, show } from '../../lib/html.ts';
@@ -17,20 +17,27 @@ export class EmqExercises extends HTMLElement {
       if (!item) continue;
       const form = item.querySelector('form')!;
       const verdict = item.querySelector<HTMLElement>('[data-verdict]')!;
-      const hint = item.querySelector<HTMLElement>('[data-hint]')!;
       const button = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
-      const showMe = form.querySelector<HTMLButtonElement>('[data-show]')!;
-      const shown = item.querySelector<HTMLElement>('[data-shown]')!;
+      // made when first needed (Exercises.astro): a page of exercises nobody misses holds none of them
+      let hint: HTMLElement | null = null;
+      let showMe: HTMLButtonElement | null = null;
+      let shown: HTMLElement | null = null;
       let misses = 0;
       button.disabled = false;
-      showMe.addEventListener('click', () => {
-        // the answer's paragraphs, from the no-JS details (written once in the page)
-        shown.append(...item.querySelectorAll('[data-answer] > p'));
-        shown.hidden = false;
-        showMe.hidden = true;
+      const showAnswer = () => {
+        // the answer's paragraphs, from the no-JS details (written once in the page, in a <noscript>
+        // whose content a browser running scripts keeps as text: the page's own markup, parsed inert)
+        const answer = item.querySelector('[data-answer]')!;
+        const written = new DOMParser().parseFromString(answer.textContent ?? '', 'text/html');
+        shown = document.createElement('div');
+        shown.className = 'ex-shown';
+        shown.dataset.shown = '';
+        shown.append(...written.querySelectorAll('details > p'));
+        answer.before(shown);
+        showMe?.remove();
         shown.tabIndex = -1;
         shown.focus();
-      });
+      };
       if (solved().has(exercise.id)) this.#mark(item, verdict, true, 'Solved before, in this browser.');
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
@@ -54,9 +61,23 @@ export class EmqExercises extends HTMLElement {
           const { ok, why } = exercise.check(payload.result, answer);
           this.#mark(item, verdict, ok, why);
           // A miss teaches: the hint at once, and after the second the answer is one click away.
-          hint.hidden = ok;
+          if (!ok && !hint) {
+            hint = document.createElement('p');
+            hint.className = 'ex-hint';
+            hint.dataset.hint = '';
+            show(hint, markup`<b>Hint:</b> ${item.dataset.hintText}`);
+            verdict.after(hint);
+          }
+          if (hint) hint.hidden = ok;
           if (ok) remember(exercise.id);
-          else if ((misses += 1) >= 2 && shown.hidden) showMe.hidden = false;
+          else if ((misses += 1) >= 2 && !shown && !showMe) {
+            showMe = document.createElement('button');
+            showMe.type = 'button';
+            showMe.dataset.show = '';
+            showMe.textContent = 'Show me';
+            showMe.addEventListener('click', showAnswer);
+            button.after(showMe);
+          }
         } catch {
           this.#mark(item, verdict, false, 'The site did not answer; try again.');
         } finally {

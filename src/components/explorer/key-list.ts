@@ -1,29 +1,37 @@
-// The keys experiment's view: every key of a queue, segment by segment (the queue name, its hashtag,
-// stands out), with its bytes and its slot. Rendered at build time (the fallback), on request (the
-// island) and in the browser after each run by these same functions. Free of Node and DOM APIs.
+// The keys experiment's view: every key of a queue, its hashtag (the queue name in braces) standing out,
+// with its bytes, its slot and its bytes in hex. Rendered at build time (the fallback), on request (the
+// island) and in the browser after each run by these same functions. Free of Node and DOM APIs. Lean on
+// purpose: a page lists a dozen keys, so a row is a few elements, the rest plain text.
 
 import type { KeyView } from '../../../server/contract/experiments/segments.ts';
 import { joined, markup, type SafeHtml } from '../../lib/html.ts';
+import { breakable } from './key-text.ts';
 
-const SEGMENT_TITLES: Record<string, string> = {
-  prefix: 'the prefix',
-  open: 'the hashtag opens',
-  queue: 'the queue name: the hashtag',
-  close: 'the hashtag closes',
-  type: 'the type',
-  key: 'a key outside the queue grammar',
-};
-
-/** A key with each segment marked; the queue name (the hashtag) stands out. */
+/**
+ * A key with its hashtag marked: `emq:` `{orders}` `:pending`, a line break allowed only after each ':'
+ * (key-text.ts), so a narrow screen wraps between segments, never inside one.
+ */
 export function segmentedKey(view: Pick<KeyView, 'segments'>): SafeHtml {
-  return markup`<code class="xp-key">${view.segments.map(
-    (s) =>
-      // a line may break only after a segment ending in ':' (emq: and }:), never inside a word
-      markup`<span class="xp-seg xp-seg-${s.part}" title="${SEGMENT_TITLES[s.part]}">${s.text}</span>${s.text.endsWith(':') && markup`<wbr>`}`,
-  )}</code>`;
+  const parts: SafeHtml[] = [];
+  let text = '';
+  for (const s of view.segments) {
+    if (s.part === 'open') {
+      parts.push(breakable(text, s.text));
+      text = s.text;
+    } else if (s.part === 'close') {
+      // '}' closes the hashtag; what follows it in the segment (the ':') is plain text again
+      parts.push(markup`<span class="xp-hashtag" title="the hashtag: the slot is its CRC16">${text}}</span>`);
+      text = s.text.slice(1);
+    } else text += s.text;
+  }
+  parts.push(breakable(text));
+  return markup`<code class="xp-key">${parts}</code>`;
 }
 
-/** Every key of a queue: type, segmented key, its bytes in hex (unless compact), and its slot. */
+/**
+ * Every key of a queue: type, key, its bytes and slot, and its bytes in hex (unless compact), said as
+ * such in the line's own words, seen and heard alike.
+ */
 export function keyList(keys: Array<KeyView & { type: string }>, compact = false): SafeHtml {
   const rows = keys.map(
     (k) => markup`<li class="xp-key-row">
@@ -32,10 +40,10 @@ export function keyList(keys: Array<KeyView & { type: string }>, compact = false
   <span class="xp-key-meta">${k.bytes} bytes · slot <b>${k.slot}</b></span>${
     !compact &&
     markup`
-  <span class="xp-hex"><span class="visually-hidden">bytes in hex: </span>${joined(
-    k.segments.map((s) => markup`<span class="xp-seg-${s.part}">${s.hex}</span>`),
-    ' ',
-  )}</span>`
+  <span class="xp-hex">hex: ${k.segments
+    .map((s) => s.hex)
+    .filter(Boolean)
+    .join(' ')}</span>`
   }
 </li>`,
   );

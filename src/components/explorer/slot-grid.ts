@@ -80,11 +80,13 @@ function rangeRects([a, b]: [number, number]): Array<{ x: number; y: number; w: 
   return rects;
 }
 
+/** A node's ranges as one path: each rectangle a subpath, outlined in the page's colour by the sheet. */
 function band(node: GridNode, i: number): SafeHtml {
-  const rects = node.slots.flatMap(rangeRects);
-  return markup`<g class="xp-band ${ownerClass(i)}">${rects.map(
-    (r) => markup`<rect x="${r.x}" y="${r.y}" width="${r.w}" height="${r.h}" />`,
-  )}</g>`;
+  const d = node.slots
+    .flatMap(rangeRects)
+    .map((r) => `M${r.x} ${r.y}h${r.w}v${r.h}h${-r.w}Z`)
+    .join('');
+  return markup`<path class="xp-band ${ownerClass(i)}" d="${d}" />`;
 }
 
 /** The node's name and its largest range, in the middle of that range's whole rows. */
@@ -101,20 +103,19 @@ function cell(slot: number) {
   return { x: slot % GRID_SIDE, y: Math.floor(slot / GRID_SIDE) };
 }
 
-/** A mark drawn twice: a halo in the page's colour under a line in the text's, readable on any band. */
-function mark(m: GridMark, inLegend = false): SafeHtml {
+/**
+ * A mark drawn twice: a halo in the page's colour under a line in the text's, readable on any band. The
+ * line carries the mark's kind and slot.
+ */
+function mark(m: GridMark): SafeHtml {
   const { x, y } = cell(m.slot);
   const shape =
     m.kind === 'reserve'
-      ? (cls: string) => markup`<circle class="${cls}" cx="${x + 0.5}" cy="${y + 0.5}" r="2.6" />`
+      ? markup`circle cx="${x + 0.5}" cy="${y + 0.5}" r="2.6"`
       : m.kind === 'queue'
-        ? (cls: string) =>
-            markup`<rect class="${cls}" x="${x - 1.8}" y="${y - 1.8}" width="4.6" height="4.6" />`
-        : (cls: string) =>
-            markup`<path class="${cls}" d="M${x + 0.5} ${y - 2.4}L${x + 3.4} ${y + 0.5}L${x + 0.5} ${y + 3.4}L${x - 2.4} ${y + 0.5}Z" />`;
-  if (inLegend)
-    return markup`<g class="xp-mark xp-mark-${m.kind}">${shape('xp-mark-halo')}${shape('xp-mark-ink')}</g>`;
-  return markup`<g class="xp-mark xp-mark-${m.kind}" data-mark="${m.kind}" data-slot="${m.slot}">${shape('xp-mark-halo')}${shape('xp-mark-ink')}</g>`;
+        ? markup`rect x="${x - 1.8}" y="${y - 1.8}" width="4.6" height="4.6"`
+        : markup`path d="M${x + 0.5} ${y - 2.4}L${x + 3.4} ${y + 0.5}L${x + 0.5} ${y + 3.4}L${x - 2.4} ${y + 0.5}Z"`;
+  return markup`<${shape} class="xp-mark-halo" /><${shape} class="xp-mark-ink" data-mark="${m.kind}" data-slot="${m.slot}" />`;
 }
 
 function openCell(open: GridOpen): SafeHtml {
@@ -144,7 +145,7 @@ export function slotGrid(input: GridInput): SafeHtml {
   );
   const nodeList = nodes.map(
     (node, i) =>
-      markup`<li><span class="xp-swatch ${ownerClass(i)}" aria-hidden="true"></span>${node.name} ${node.address && markup`<code data-node-address>${node.address}</code> `}<span data-node-slots>${rangesText(node)}</span>${
+      markup`<li class="xp-swatched xp-legend-owner-${(i % 3) + 1}">${node.name} ${node.address && markup`<code data-node-address>${node.address}</code> `}<span data-node-slots>${rangesText(node)}</span>${
         !!node.replicas?.length &&
         markup`, replica${node.replicas.length === 1 ? '' : 's'} ${joined(
           node.replicas.map((address) => markup`<code data-node-replica>${address}</code>`),
@@ -155,15 +156,15 @@ export function slotGrid(input: GridInput): SafeHtml {
   const markList = marks.map((m) => {
     const owner = ownerOf(nodes, m.slot);
     const on = owner >= 0 ? nodes[owner]!.name : 'no node';
-    return markup`<li><svg class="xp-mark-key xp-mark-${m.kind}" viewBox="-3 -3 7 7" aria-hidden="true">${mark({ ...m, slot: 0 }, true)}</svg><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
+    return markup`<li><span class="xp-mark-key is-${m.kind}" aria-hidden="true"></span><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
   });
   const openItem =
     open &&
     markup`<li data-open>slot ${open.slot}: <b>MIGRATING</b> on ${nodes[open.migrating]?.name}, <b>IMPORTING</b> on ${nodes[open.importing]?.name}</li>`;
   return markup`<figure class="xp-grid" data-slot-grid data-owners="${owners}">
-  <div class="xp-grid-frame"><svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg></div>
+  <svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg>
   <figcaption class="xp-grid-caption">
-    <p class="xp-grid-readout" data-grid-readout><span class="needs-js">Hover, tap or arrow-key the map to read a slot’s owner.</span></p>
+    <p class="xp-grid-readout needs-js" data-grid-readout>Hover, tap or arrow-key the map to read a slot’s owner.</p>
     <ul class="xp-legend">${nodeList}</ul>
     <ul class="xp-legend">${markList}${openItem}</ul>
   </figcaption>

@@ -19,7 +19,8 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
   const renumber = () => {
     const items = [...list.children];
     items.forEach((item, i) => {
-      item.querySelector('[data-step-label]')!.textContent = `Step ${i + 1}`;
+      // the label's first text is "Step n " (TwoExecutorsExperiment.astro)
+      item.querySelector('label')!.firstChild!.textContent = `Step ${i + 1} `;
       item
         .querySelector<HTMLButtonElement>('[data-remove]')!
         .setAttribute('aria-label', `Remove step ${i + 1}`);
