@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { loadScriptsThrough } from '../executors/scripted.ts';
+import { DUMP_SCRIPT } from '../inspect/keyspace-dump.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { settledWithin } from '../run-deadline.ts';
@@ -147,12 +148,15 @@ export class KeyspacePool {
   }
 
   /**
-   * Opens what a first run would otherwise open: the admin connection, with the lease scripts loaded,
-   * and one explorer connection per database (no lease is taken: nothing is sent on them).
+   * Opens what a first run would otherwise open: the admin connection, with the lease scripts and the
+   * in-server keyspace dump loaded, and one explorer connection per database (no lease is taken:
+   * nothing is sent on them).
    */
   async warm(): Promise<void> {
     await this.connected(this.admin);
-    await Promise.all([TAKE, GIVE].map(({ source }) => this.admin.call('SCRIPT', 'LOAD', source)));
+    await Promise.all(
+      [TAKE, GIVE, DUMP_SCRIPT].map(({ source }) => this.admin.call('SCRIPT', 'LOAD', source)),
+    );
     await Promise.all(
       this.dbs.map(async (db) => {
         if (this.clients.get(db)?.status !== 'ready') this.clients.set(db, await this.openAsExplorer(db));

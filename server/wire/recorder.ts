@@ -7,6 +7,7 @@
 
 import type { Valkey } from 'iovalkey';
 import { reprCommand } from '../contract/wire/repr.ts';
+import { DUMP_SCRIPT, dumpCalls } from '../inspect/keyspace-dump.ts';
 import type { WireCommand, WireProof, WireReply } from '../contract/wire/types.ts';
 
 export type { WireCommand, WireProof, WireReply } from '../contract/wire/types.ts';
@@ -46,7 +47,11 @@ export interface Counters {
   bytesIn: number;
 }
 
-/** A plain read sent in the same write as a closing CLIENT INFO, just before it: its reply comes back too. */
+/**
+ * A plain read sent in the same write as a closing CLIENT INFO, just before it: its reply comes back
+ * too (its error as the reply, the reading kept). The in-server dump (`dumpCommand`) is one as well:
+ * the commands it ran inside the server are in the ledger by the time the CLIENT INFO answers.
+ */
 export type ReadAfter = [name: string, ...args: string[]];
 
 /**
@@ -60,9 +65,12 @@ export async function clientCounters(client: Valkey): Promise<Counters>;
 export async function clientCounters(
   client: Valkey,
   after: ReadAfter,
-): Promise<{ counters: Counters; read: unknown }>;
+): Promise<{ counters: Counters; read: unknown | Error }>;
 export async function clientCounters(client: Valkey, after?: ReadAfter) {
   const ledger = tap(client).ledger;
+  // What the read counts as on the server: one command, or for the in-server dump one and the calls
+  // it made, which the tap adds to the ledger when its reply comes (the CLIENT INFO's is after it).
+  const ledgerBefore = ledger.commands;
   let info: unknown;
   let read: unknown;
   if (after) {
@@ -74,8 +82,7 @@ export async function clientCounters(client: Valkey, after?: ReadAfter) {
     const [readError, readReply] = answers[0] ?? [new Error(`no answer to ${after[0]}`), null];
     const [infoError, infoReply] = answers[1] ?? [new Error('no answer to CLIENT INFO'), null];
     if (infoError) throw infoError;
-    if (readError) throw readError;
-    [info, read] = [infoReply, readReply];
+    [info, read] = [infoReply, readError ?? readReply];
   } else {
     info = await client.call('CLIENT', 'INFO');
   }
@@ -83,7 +90,7 @@ export async function clientCounters(client: Valkey, after?: ReadAfter) {
   const bytesIn = / tot-net-in=(\d+)/.exec(String(info));
   if (!commands || !bytesIn) throw new Error('CLIENT INFO did not report tot-cmds and tot-net-in');
   const afterBytes = after ? respLength(after) : 0;
-  const afterCommands = after ? 1 : 0;
+  const afterCommands = after ? ledger.commands - ledgerBefore - 1 : 0;
   const counters = {
     commands: Number(commands[1]) - afterCommands,
     bytesIn: Number(bytesIn[1]) - afterBytes,
@@ -206,13 +213,34 @@ function tap(client: Valkey): Tap {
     const bytes = respLength([command.name, ...command.args]);
     state.ledger.commands += 1;
     state.ledger.bytes += bytes;
-    if (RUNS_OTHERS.test(command.name)) state.ledger.inner += 1;
+    if (RUNS_OTHERS.test(command.name)) {
+      state.ledger.inner += 1;
+      if (String(command.args[0]) === DUMP_SCRIPT.sha) countDumpCalls(command, state.ledger);
+    }
     if (state.recordings.size > 0) {
       record(command, [encoder.encode(command.name), ...command.args.map(asBytes)], bytes, state.recordings);
     }
     return sent;
   };
   return state;
+}
+
+/**
+ * The in-server dump says how many commands it ran: once its reply is in, the ledger holds them, and
+ * the dump no longer stands for calls unknown (a later run starts from the ledger, no CLIENT INFO).
+ * A failed one (NOSCRIPT) stays unknown.
+ */
+function countDumpCalls(command: SentCommand, ledger: Ledger) {
+  const { resolve } = command;
+  command.resolve = (value) => {
+    command.resolve = resolve;
+    const calls = dumpCalls(value);
+    if (calls !== null) {
+      ledger.commands += calls;
+      ledger.inner -= 1;
+    }
+    resolve.call(command, value);
+  };
 }
 
 function record(command: SentCommand, argv: Uint8Array[], bytes: number, recordings: Set<Recording>) {
