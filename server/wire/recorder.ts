@@ -19,11 +19,17 @@ interface SentCommand {
   reject(error: Error): void;
 }
 
-const encoder = new TextEncoder();
+/** A word as iovalkey sends it: bytes as they are, anything else as its string (a number's digits). */
+type Word = string | Uint8Array;
 
-function asBytes(arg: unknown): Uint8Array {
-  if (arg instanceof Uint8Array) return arg;
-  return encoder.encode(String(arg));
+function asWord(arg: unknown): Word {
+  return arg instanceof Uint8Array ? arg : String(arg);
+}
+
+const decoder = new TextDecoder();
+
+function textOf(word: Word): string {
+  return typeof word === 'string' ? word : decoder.decode(word);
 }
 
 /**
@@ -146,7 +152,7 @@ function settled(value: unknown): WireReply {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return value;
   if (typeof value === 'string' || value instanceof Uint8Array) {
-    const text = typeof value === 'string' ? value : new TextDecoder().decode(value);
+    const text = textOf(value);
     return text.length > REPLY_CHARS ? `${text.slice(0, REPLY_CHARS)}… (${text.length} characters)` : text;
   }
   if (Array.isArray(value)) return value.map(settled);
@@ -154,12 +160,12 @@ function settled(value: unknown): WireReply {
 }
 
 /** A password never leaves the server in a wire: AUTH's and HELLO … AUTH's are masked (bytes still counted). */
-function redacted(name: string, argv: Uint8Array[]): Uint8Array[] {
-  const masked = encoder.encode('(password)');
+function redacted(name: string, argv: Word[]): Word[] {
+  const masked = '(password)';
   const lower = name.toLowerCase();
   if (lower === 'auth') return argv.map((arg, i) => (i === argv.length - 1 && i > 0 ? masked : arg));
   if (lower === 'hello') {
-    const at = argv.findIndex((arg) => new TextDecoder().decode(arg).toUpperCase() === 'AUTH');
+    const at = argv.findIndex((arg) => textOf(arg).toUpperCase() === 'AUTH');
     if (at > 0) return argv.map((arg, i) => (i === at + 2 ? masked : arg));
   }
   return argv;
@@ -218,7 +224,7 @@ function tap(client: Valkey): Tap {
       if (String(command.args[0]) === DUMP_SCRIPT.sha) countDumpCalls(command, state.ledger);
     }
     if (state.recordings.size > 0) {
-      record(command, [encoder.encode(command.name), ...command.args.map(asBytes)], bytes, state.recordings);
+      record(command, [command.name, ...command.args.map(asWord)], bytes, state.recordings);
     }
     return sent;
   };
@@ -243,7 +249,7 @@ function countDumpCalls(command: SentCommand, ledger: Ledger) {
   };
 }
 
-function record(command: SentCommand, argv: Uint8Array[], bytes: number, recordings: Set<Recording>) {
+function record(command: SentCommand, argv: Word[], bytes: number, recordings: Set<Recording>) {
   const line = reprCommand(redacted(command.name, argv));
   const entries = [...recordings].map((recording) => {
     const entry: WireCommand = { line, reply: null, ...(recording.node ? { node: recording.node } : {}) };
