@@ -17,13 +17,18 @@ const RUNS = Number(process.argv[2] ?? 600);
 const CALLERS = 24;
 const ONLY = process.env.EXPLORER_BENCH_ONLY?.split(',');
 
-// Every socket in this process is a Valkey connection: its writes are the runs' round trips out.
+// Every socket in this process is a Valkey connection: its writes are the runs' round trips out. A
+// write is what reaches the socket's handle: one chunk (_write) or what a cork held (_writev).
 let writes = 0;
-const write = Socket.prototype.write;
-Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
-  writes += 1;
-  return (write as (...a: unknown[]) => boolean).apply(this, args);
-} as typeof Socket.prototype.write;
+type Internal = Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+const socket = Socket.prototype as unknown as Internal;
+for (const name of ['_write', '_writev'] as const) {
+  const original = socket[name];
+  socket[name] = function (this: Socket, ...args: unknown[]) {
+    writes += 1;
+    return original.apply(this, args);
+  };
+}
 const sandbox = await startSandbox({ databases: 32 });
 process.env.VALKEY_URL = sandbox.standalone.url;
 process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;

@@ -6,7 +6,7 @@
 import type { Valkey } from 'iovalkey';
 import { IdMinter } from '../contract/keyspace/index.ts';
 import { seededRandom } from '../seeded-random.ts';
-import { compareKeyspaces, dumpKeyspace, type KeyspaceDump } from '../inspect/keyspace-dump.ts';
+import { compareKeyspaces, dumpInServer, type KeyspaceDump } from '../inspect/keyspace-dump.ts';
 import { callFor } from '../contract/calls.ts';
 import type { Executor } from '../executors/executor.ts';
 import type { Call } from '../contract/transitions.ts';
@@ -135,7 +135,7 @@ export async function runSequence(
     const windowMs = Date.now() - started + 1;
     state.observe(call, replies[0]);
     const keyspaces = (await Promise.all(
-      sides.map((side) => dumpKeyspace(side.reader, 1000, side.match)),
+      sides.map((side) => dumpInServer(side.reader, 1000, side.match)),
     )) as [KeyspaceDump, KeyspaceDump];
     keyspaces.forEach((dump, side) => {
       for (const [key, value] of Object.entries(dump)) {

@@ -22,7 +22,11 @@ export class FenceError extends Error {
   readonly steps: FenceStep[];
 
   constructor(message: string, expected: string, found: string | null, steps: FenceStep[]) {
+    // A refusal the reserve shows, with its steps: no stack is captured (as for WireError).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'FenceError';
     this.expected = expected;
     this.found = found;

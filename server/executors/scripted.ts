@@ -20,6 +20,11 @@ export function loadScriptsThrough(client: Client, admin: Client): void {
   loaders.set(client, admin);
 }
 
+/** The admin connection that loads scripts for `client`, if one was registered. */
+export function scriptLoaderOf(client: Client): Client | undefined {
+  return loaders.get(client);
+}
+
 /** Loads every transition's script through `admin` (on a cluster, on every primary). */
 export async function loadScripts(admin: Client): Promise<void> {
   for (const transition of Object.keys(TRANSITIONS) as TransitionName[]) {

@@ -13,7 +13,7 @@ import {
   rowBase,
   versionKey,
 } from '../contract/keyspace/index.ts';
-import { dumpKeyspace, FIRST_SCAN } from '../inspect/keyspace-dump.ts';
+import { dumpCommand, dumpInServer, dumpOfReply } from '../inspect/keyspace-dump.ts';
 import { fields, text, type Body } from '../input/fields.ts';
 import { LIMITS } from '../contract/limits.ts';
 import { wireDuring } from '../wire/recorder.ts';
@@ -50,8 +50,8 @@ export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
         }
       }
     };
-    // The dump's first SCAN goes in the closing CLIENT INFO's write: one round trip less per run.
-    const { wire, proof, read } = await wireDuring(lease!.client, enqueue, FIRST_SCAN);
+    // The dump, done inside the server, goes in the closing CLIENT INFO's write: no round trip of its own.
+    const { wire, proof, read } = await wireDuring(lease!.client, enqueue, dumpCommand());
     if (refusal) return { queue, accepted: false as const, refusal, wire, proof };
 
     const keys: Array<KeyView & { type: string }> = queueKeys(queue).map(({ type, key }) => ({
@@ -59,7 +59,9 @@ export async function runKeys(grant: Grant<'lease'>, { queue, id }: KeysInput) {
       ...viewKey(key),
     }));
     const row = { type: 'job row', ...viewKey(jobKey(queue, jobId)) };
-    const live = await dumpKeyspace(lease!.client, undefined, undefined, read);
+    // Its script not loaded (the server restarted): loaded through the admin, and read again.
+    if (read instanceof Error && !read.message.startsWith('NOSCRIPT')) throw read;
+    const live = read instanceof Error ? await dumpInServer(lease!.client) : dumpOfReply(read);
     return {
       queue,
       accepted: true as const,

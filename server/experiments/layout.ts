@@ -10,7 +10,7 @@ import { CORE_TRANSITIONS, TRANSITIONS, type Call, type CoreTransition } from '.
 import { exactCall } from '../contract/exact-call.ts';
 import { settle, WireError } from '../executors/wire-error.ts';
 import { isBrandedId, mintJobId } from '../contract/keyspace/index.ts';
-import { compareKeyspaces, dumpKeyspace } from '../inspect/keyspace-dump.ts';
+import { compareKeyspaces, dumpInServer } from '../inspect/keyspace-dump.ts';
 import { fields, InputError, list, oneOf, queueName, text, textItem } from '../input/fields.ts';
 import { LAYOUT_KEYS, LIMITS } from '../contract/limits.ts';
 import type { Grant } from '../explorer/grants.ts';
@@ -77,9 +77,9 @@ export async function runLayout(grant: Grant<'lease' | 'native' | 'cluster'>, in
     const native = new RecordingExecutor(new NativeExecutor(lease!.client), lease!.client);
     await installWireIdentity(lease!.client);
     for (const step of exact.setup) await native.run(step);
-    const before = await dumpKeyspace(lease!.client);
+    const before = await dumpInServer(lease!.client);
     const result = await outcome(() => native.run(call));
-    const after = await dumpKeyspace(lease!.client);
+    const after = await dumpInServer(lease!.client);
     const [setup, own] = [native.calls.slice(0, -1), native.calls.at(-1)!];
     return {
       ...result,

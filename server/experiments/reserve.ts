@@ -28,6 +28,7 @@ const IDENTITY_AFTER: ReadAfter = ['GET', versionKey()];
 
 /** A step's wire and proof, and the identity read behind them. */
 function stepWire({ wire, proof, read }: Awaited<ReturnType<typeof wireDuring>>) {
+  if (read instanceof Error) throw read;
   return { wire, proof, identity: (read ?? null) as string | null };
 }
 

@@ -8,7 +8,7 @@ import { NativeExecutor } from '../executors/native.ts';
 import { ScriptedExecutor } from '../executors/scripted.ts';
 import { fields, InputError, list, oneOf, queueName } from '../input/fields.ts';
 import { LIMITS } from '../contract/limits.ts';
-import { dumpKeyspace } from '../inspect/keyspace-dump.ts';
+import { dumpInServer } from '../inspect/keyspace-dump.ts';
 import { diffKeyspaces } from '../inspect/keyspace-diff.ts';
 import { RecordingExecutor } from '../wire/recording-executor.ts';
 import type { Grant } from '../explorer/grants.ts';
@@ -37,7 +37,7 @@ export async function runTwoExecutors(grant: Grant<'lease' | 'native'>, input: T
     // Both keyspaces carry the native identity, so they can be compared byte for byte.
     await installWireIdentity(scripted!.client);
     await installWireIdentity(native!.client);
-    const before = [await dumpKeyspace(scripted!.client), await dumpKeyspace(native!.client)];
+    const before = await Promise.all([dumpInServer(scripted!.client), dumpInServer(native!.client)]);
     // Each executor keeps the wire of every step it runs: the commands and the server's proof of them.
     const executors = [
       new RecordingExecutor(new ScriptedExecutor(scripted!.client), scripted!.client),

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
 import { loadScriptsThrough } from '../executors/scripted.ts';
+import { DUMP_SCRIPT } from '../inspect/keyspace-dump.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { settledWithin } from '../run-deadline.ts';
@@ -108,8 +109,8 @@ export class KeyspacePool {
   private readonly dbs: number[];
   private readonly clients = new Map<number, Valkey>();
   /**
-   * Lease scripts (which flush), as the admin; auto-pipelined: the takes and gives of concurrent runs
-   * go out in one write.
+   * Lease scripts (which flush), as the admin: the takes and gives of concurrent runs go out in one
+   * write (`writeThisTurn`).
    */
   private readonly admin: Valkey;
   /** Runs of this process waiting for leases, in the order they came. */
@@ -117,6 +118,8 @@ export class KeyspacePool {
   /** Leases given back by runs of this process since the first in line last tried. */
   private freed = 0;
   private closing = false;
+  /** Whether the admin's socket holds this turn's lease scripts for one write (`writeThisTurn`). */
+  private corked = false;
 
   /** Databases first..first+size-1 of the server at `adminUrl` (a URL with the admin's credentials). */
   constructor(adminUrl: string, size: number, options: PoolOptions) {
@@ -132,7 +135,7 @@ export class KeyspacePool {
       autoResendUnfulfilledCommands: false,
       retryStrategy: reconnectAfter,
     };
-    this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true, enableAutoPipelining: true });
+    this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
     this.admin.on('error', () => {});
     this.admin.setMaxListeners(0); // every waiting run listens for its `ready`
   }
@@ -147,12 +150,15 @@ export class KeyspacePool {
   }
 
   /**
-   * Opens what a first run would otherwise open: the admin connection, with the lease scripts loaded,
-   * and one explorer connection per database (no lease is taken: nothing is sent on them).
+   * Opens what a first run would otherwise open: the admin connection, with the lease scripts and the
+   * in-server keyspace dump loaded, and one explorer connection per database (no lease is taken:
+   * nothing is sent on them).
    */
   async warm(): Promise<void> {
     await this.connected(this.admin);
-    await Promise.all([TAKE, GIVE].map(({ source }) => this.admin.call('SCRIPT', 'LOAD', source)));
+    await Promise.all(
+      [TAKE, GIVE, DUMP_SCRIPT].map(({ source }) => this.admin.call('SCRIPT', 'LOAD', source)),
+    );
     await Promise.all(
       this.dbs.map(async (db) => {
         if (this.clients.get(db)?.status !== 'ready') this.clients.set(db, await this.openAsExplorer(db));
@@ -273,9 +279,26 @@ export class KeyspacePool {
 
   /** A lease script, as the admin: EVALSHA first, the script sent whole only when the server lacks it. */
   private script({ source, sha }: Script, args: Array<string | number>): Promise<unknown> {
+    this.writeThisTurn();
     return this.admin.call('EVALSHA', sha, ...args).catch((error) => {
       if (!String(error).includes('NOSCRIPT')) throw error;
       return this.admin.eval(source, ...(args as [number, ...Array<string | number>]));
+    });
+  }
+
+  /**
+   * The lease scripts sent in this turn of the event loop go out in one write: the admin's socket is
+   * corked until setImmediate, when iovalkey's auto-pipelining would send its batch, but without the
+   * Pipeline it makes per batch (which cost more than a run's two lease scripts).
+   */
+  private writeThisTurn(): void {
+    if (this.corked || this.admin.status !== 'ready') return;
+    const socket = this.admin.stream;
+    this.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      socket.uncork();
     });
   }
 

@@ -1,35 +1,88 @@
 // A database's whole keyspace as data — every key with its type and contents — and the comparison of
 // two such dumps, with sorted-set scores from the server clock allowed to differ within a window.
 
-import type { Valkey } from 'iovalkey';
+import { join } from 'node:path';
+import { Cluster, type Valkey } from 'iovalkey';
 import { layoutValueType } from '../contract/keyspace/index.ts';
 import type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
+import { scriptLoaderOf } from '../executors/scripted.ts';
+import { luaScript } from '../lua/lua-file.ts';
+import { projectRoot } from '../project-root.ts';
 
 export type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
 
-/** The first SCAN of a dump without `match`: a caller may send it in a write of its own and pass on its reply. */
-export const FIRST_SCAN: [string, ...string[]] = ['SCAN', '0', 'COUNT', '200'];
+/**
+ * The dump done inside the server, in one call (lua/keyspace-dump-0.lua): what a run's connection to
+ * its own database reads its keyspace with. Loaded by the admin, as the transitions' scripts are.
+ */
+export const DUMP_SCRIPT = luaScript(join(projectRoot(), 'server', 'inspect', 'lua'), 'keyspace-dump-0.lua');
+
+/** The in-server dump's command, e.g. to send in a write of the caller's own; its reply goes to `dumpOfReply`. */
+export function dumpCommand(limit = 1000, match = ''): [string, ...string[]] {
+  return ['EVALSHA', DUMP_SCRIPT.sha, '0', String(limit), match];
+}
+
+/** How many commands the in-server dump ran, from its reply (the server counts them on the caller). */
+export function dumpCalls(reply: unknown): number | null {
+  return Array.isArray(reply) && typeof reply[0] === 'number' ? reply[0] : null;
+}
+
+/** The in-server dump's reply as a dump; its refusal (a command refused, too many keys) thrown. */
+export function dumpOfReply(reply: unknown): KeyspaceDump {
+  const flat = reply as [number, ...unknown[]];
+  if (flat[1] === 'error' && flat.length === 3) throw new Error(String(flat[2]));
+  const found: Array<[string, DumpedValue]> = [];
+  for (let i = 1; i + 2 < flat.length; i += 3) {
+    const type = flat[i + 1] as DumpedValue['type'];
+    const value = flat[i + 2];
+    const shape = READERS[type].shape;
+    found.push([
+      flat[i] as string,
+      type === 'hash' ? shape(Object.fromEntries(pairsOf(value as string[]))) : shape(value),
+    ]);
+  }
+  found.sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return Object.fromEntries(found);
+}
+
+/** Connections on which the in-server dump cannot run (no admin loads its script there). */
+const noScript = new WeakSet<object>();
+
+/**
+ * The keyspace of `client`'s database, read inside the server in one round trip. A cluster client, or a
+ * connection whose server lacks the script and has no admin to load it, is read over the wire instead
+ * (`dumpKeyspace`): the dump is the same.
+ */
+export async function dumpInServer(client: Valkey, limit = 1000, match?: string): Promise<KeyspaceDump> {
+  if (client instanceof Cluster || noScript.has(client)) return dumpKeyspace(client, limit, match);
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return dumpOfReply(await client.call(...dumpCommand(limit, match)));
+    } catch (error) {
+      if (!String(error).includes('NOSCRIPT')) throw error;
+      const loader = scriptLoaderOf(client);
+      if (!loader || tries > 0) {
+        noScript.add(client);
+        return dumpKeyspace(client, limit, match);
+      }
+      await loader.call('SCRIPT', 'LOAD', DUMP_SCRIPT.source);
+    }
+  }
+}
 
 /**
  * Reads every key with SCAN (never KEYS), in byte order; with `match`, only the keys matching that
- * SCAN pattern. Bounded: a sandbox keyspace is small. `firstPage` is FIRST_SCAN's reply when the caller
- * sent it already (one round trip less); the dump goes on from its cursor.
+ * SCAN pattern. Bounded: a sandbox keyspace is small.
  */
-export async function dumpKeyspace(
-  client: Valkey,
-  limit = 1000,
-  match?: string,
-  firstPage?: unknown,
-): Promise<KeyspaceDump> {
+export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string): Promise<KeyspaceDump> {
   const keys: string[] = [];
   let cursor = '0';
-  let page = match === undefined ? firstPage : undefined;
   do {
-    const [next, batch] = (page ??
-      (match === undefined
+    const [next, batch] = (
+      match === undefined
         ? await client.scan(cursor, 'COUNT', 200)
-        : await client.scan(cursor, 'MATCH', match, 'COUNT', 200))) as [string, string[]];
-    page = undefined;
+        : await client.scan(cursor, 'MATCH', match, 'COUNT', 200)
+    ) as [string, string[]];
     keys.push(...batch);
     cursor = next;
     if (keys.length > limit) throw new Error(`more than ${limit} keys: not a sandbox keyspace`);
@@ -127,6 +180,12 @@ async function replies(pipeline: Pipeline): Promise<unknown[]> {
 
 function sortObject(record: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function pairsOf(flat: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
 }
 
 function pairs(flat: string[]): Array<[string, number]> {

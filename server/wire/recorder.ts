@@ -7,6 +7,7 @@
 
 import type { Valkey } from 'iovalkey';
 import { reprCommand } from '../contract/wire/repr.ts';
+import { DUMP_SCRIPT, dumpCalls } from '../inspect/keyspace-dump.ts';
 import type { WireCommand, WireProof, WireReply } from '../contract/wire/types.ts';
 
 export type { WireCommand, WireProof, WireReply } from '../contract/wire/types.ts';
@@ -18,11 +19,17 @@ interface SentCommand {
   reject(error: Error): void;
 }
 
-const encoder = new TextEncoder();
+/** A word as iovalkey sends it: bytes as they are, anything else as its string (a number's digits). */
+type Word = string | Uint8Array;
 
-function asBytes(arg: unknown): Uint8Array {
-  if (arg instanceof Uint8Array) return arg;
-  return encoder.encode(String(arg));
+function asWord(arg: unknown): Word {
+  return arg instanceof Uint8Array ? arg : String(arg);
+}
+
+const decoder = new TextDecoder();
+
+function textOf(word: Word): string {
+  return typeof word === 'string' ? word : decoder.decode(word);
 }
 
 /**
@@ -46,7 +53,11 @@ export interface Counters {
   bytesIn: number;
 }
 
-/** A plain read sent in the same write as a closing CLIENT INFO, just before it: its reply comes back too. */
+/**
+ * A plain read sent in the same write as a closing CLIENT INFO, just before it: its reply comes back
+ * too (its error as the reply, the reading kept). The in-server dump (`dumpCommand`) is one as well:
+ * the commands it ran inside the server are in the ledger by the time the CLIENT INFO answers.
+ */
 export type ReadAfter = [name: string, ...args: string[]];
 
 /**
@@ -60,22 +71,20 @@ export async function clientCounters(client: Valkey): Promise<Counters>;
 export async function clientCounters(
   client: Valkey,
   after: ReadAfter,
-): Promise<{ counters: Counters; read: unknown }>;
+): Promise<{ counters: Counters; read: unknown | Error }>;
 export async function clientCounters(client: Valkey, after?: ReadAfter) {
   const ledger = tap(client).ledger;
+  // What the read counts as on the server: one command, or for the in-server dump one and the calls
+  // it made, which the tap adds to the ledger when its reply comes (the CLIENT INFO's is after it).
+  const ledgerBefore = ledger.commands;
   let info: unknown;
   let read: unknown;
   if (after) {
-    const answers = ((await client
-      .pipeline()
-      .call(...after)
-      .call('CLIENT', 'INFO')
-      .exec()) ?? []) as Array<[Error | null, unknown]>;
-    const [readError, readReply] = answers[0] ?? [new Error(`no answer to ${after[0]}`), null];
-    const [infoError, infoReply] = answers[1] ?? [new Error('no answer to CLIENT INFO'), null];
-    if (infoError) throw infoError;
-    if (readError) throw readError;
-    [info, read] = [infoReply, readReply];
+    const [readAnswer, infoAnswer] = await inOneWrite(client, () => [
+      client.call(...after).catch((error: Error) => error),
+      client.call('CLIENT', 'INFO'),
+    ]);
+    [info, read] = [infoAnswer, readAnswer];
   } else {
     info = await client.call('CLIENT', 'INFO');
   }
@@ -83,7 +92,7 @@ export async function clientCounters(client: Valkey, after?: ReadAfter) {
   const bytesIn = / tot-net-in=(\d+)/.exec(String(info));
   if (!commands || !bytesIn) throw new Error('CLIENT INFO did not report tot-cmds and tot-net-in');
   const afterBytes = after ? respLength(after) : 0;
-  const afterCommands = after ? 1 : 0;
+  const afterCommands = after ? ledger.commands - ledgerBefore - 1 : 0;
   const counters = {
     commands: Number(commands[1]) - afterCommands,
     bytesIn: Number(bytesIn[1]) - afterBytes,
@@ -96,6 +105,21 @@ export async function clientCounters(client: Valkey, after?: ReadAfter) {
     counters,
   });
   return after ? { counters, read } : counters;
+}
+
+/**
+ * The commands `send` sends go out in one write (the socket corked while they are handed over): a
+ * pipeline's one round trip, without iovalkey's Pipeline, whose making and bookkeeping cost more than
+ * the two commands of a closing reading.
+ */
+function inOneWrite<T extends unknown[]>(client: Valkey, send: () => [...{ [K in keyof T]: Promise<T[K]> }]) {
+  const socket = client.stream;
+  socket.cork();
+  try {
+    return Promise.all(send());
+  } finally {
+    socket.uncork();
+  }
 }
 
 /**
@@ -139,7 +163,7 @@ function settled(value: unknown): WireReply {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return value;
   if (typeof value === 'string' || value instanceof Uint8Array) {
-    const text = typeof value === 'string' ? value : new TextDecoder().decode(value);
+    const text = textOf(value);
     return text.length > REPLY_CHARS ? `${text.slice(0, REPLY_CHARS)}… (${text.length} characters)` : text;
   }
   if (Array.isArray(value)) return value.map(settled);
@@ -147,12 +171,12 @@ function settled(value: unknown): WireReply {
 }
 
 /** A password never leaves the server in a wire: AUTH's and HELLO … AUTH's are masked (bytes still counted). */
-function redacted(name: string, argv: Uint8Array[]): Uint8Array[] {
-  const masked = encoder.encode('(password)');
+function redacted(name: string, argv: Word[]): Word[] {
+  const masked = '(password)';
   const lower = name.toLowerCase();
   if (lower === 'auth') return argv.map((arg, i) => (i === argv.length - 1 && i > 0 ? masked : arg));
   if (lower === 'hello') {
-    const at = argv.findIndex((arg) => new TextDecoder().decode(arg).toUpperCase() === 'AUTH');
+    const at = argv.findIndex((arg) => textOf(arg).toUpperCase() === 'AUTH');
     if (at > 0) return argv.map((arg, i) => (i === at + 2 ? masked : arg));
   }
   return argv;
@@ -206,16 +230,37 @@ function tap(client: Valkey): Tap {
     const bytes = respLength([command.name, ...command.args]);
     state.ledger.commands += 1;
     state.ledger.bytes += bytes;
-    if (RUNS_OTHERS.test(command.name)) state.ledger.inner += 1;
+    if (RUNS_OTHERS.test(command.name)) {
+      state.ledger.inner += 1;
+      if (String(command.args[0]) === DUMP_SCRIPT.sha) countDumpCalls(command, state.ledger);
+    }
     if (state.recordings.size > 0) {
-      record(command, [encoder.encode(command.name), ...command.args.map(asBytes)], bytes, state.recordings);
+      record(command, [command.name, ...command.args.map(asWord)], bytes, state.recordings);
     }
     return sent;
   };
   return state;
 }
 
-function record(command: SentCommand, argv: Uint8Array[], bytes: number, recordings: Set<Recording>) {
+/**
+ * The in-server dump says how many commands it ran: once its reply is in, the ledger holds them, and
+ * the dump no longer stands for calls unknown (a later run starts from the ledger, no CLIENT INFO).
+ * A failed one (NOSCRIPT) stays unknown.
+ */
+function countDumpCalls(command: SentCommand, ledger: Ledger) {
+  const { resolve } = command;
+  command.resolve = (value) => {
+    command.resolve = resolve;
+    const calls = dumpCalls(value);
+    if (calls !== null) {
+      ledger.commands += calls;
+      ledger.inner -= 1;
+    }
+    resolve.call(command, value);
+  };
+}
+
+function record(command: SentCommand, argv: Word[], bytes: number, recordings: Set<Recording>) {
   const line = reprCommand(redacted(command.name, argv));
   const entries = [...recordings].map((recording) => {
     const entry: WireCommand = { line, reply: null, ...(recording.node ? { node: recording.node } : {}) };

@@ -4,7 +4,14 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dumpKeyspace } from '../../server/inspect/keyspace-dump.ts';
+import { loadScriptsThrough } from '../../server/executors/scripted.ts';
+import {
+  dumpCalls,
+  dumpCommand,
+  dumpInServer,
+  dumpKeyspace,
+  dumpOfReply,
+} from '../../server/inspect/keyspace-dump.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();
@@ -29,5 +36,45 @@ describe('the keyspace dump', () => {
       '{emq}:version': { type: 'string', value: 'echomq:6.0.0' },
     });
     assert.deepEqual(await dumpKeyspace(sandbox.standalone(4)), {});
+  });
+});
+
+describe('the keyspace dump inside the server', () => {
+  it('reads what the dump over the wire reads, in one command, and says how many it ran', async () => {
+    const client = sandbox.standalone(5);
+    await client.flushdb();
+    loadScriptsThrough(client, client); // the admin connection loads the script for itself
+    await client.zadd('emq:{orders}:pending', 0, 'JOB0Nb1VTbfnu4', 5, 'JOB0Nb1VTbfnu5');
+    await client.hset('emq:{orders}:job:JOB0Nb1VTbfnu4', 'z', '1', 'a', '2');
+    await client.rpush('emq:{orders}:ring', 'b', 'a');
+    await client.sadd('emq:{orders}:paused', 'g2', 'g1');
+    await client.set('{emq}:version', 'echomq:6.0.0');
+    await client.xadd('emq:{orders}:events', '*', 'a', '1'); // a stream: neither dump reads it
+    const overWire = await dumpKeyspace(client);
+    assert.equal(Object.keys(overWire).length, 5);
+    assert.deepEqual(await dumpInServer(client), overWire);
+    assert.deepEqual(await dumpInServer(client, 1000, 'emq:*'), await dumpKeyspace(client, 1000, 'emq:*'));
+    await assert.rejects(dumpInServer(client, 2), { message: 'more than 2 keys: not a sandbox keyspace' });
+    await assert.rejects(dumpKeyspace(client, 2), { message: 'more than 2 keys: not a sandbox keyspace' });
+
+    // The server counts the script's own commands on the caller: the reply's first word says how many.
+    const counted = async () =>
+      Number(/ tot-cmds=(\d+)/.exec(String(await client.call('CLIENT', 'INFO')))![1]);
+    const before = await counted();
+    const reply = await client.call(...dumpCommand());
+    const after = await counted();
+    assert.equal(after - before - 1, 1 + dumpCalls(reply)!, 'the CLIENT INFO, the EVALSHA and its calls');
+    assert.deepEqual(dumpOfReply(reply), overWire);
+    assert.deepEqual(await dumpInServer(sandbox.standalone(4)), {});
+  });
+
+  it('falls back to the wire where no admin loads its script', async () => {
+    const client = sandbox.standalone(6);
+    await client.flushdb();
+    await client.call('SCRIPT', 'FLUSH');
+    await client.set('{emq}:version', 'echomq:6.0.0');
+    assert.deepEqual(await dumpInServer(client), {
+      '{emq}:version': { type: 'string', value: 'echomq:6.0.0' },
+    });
   });
 });

@@ -3,14 +3,17 @@
 // can be pasted back into the console. Free of Node APIs: the page prints replies the same way.
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const BARE = /^[!#-&(-[\]-~]+$/; // printable ASCII but space, " ' and \
 
 const ESCAPED: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t' };
 
 /** One argument, quoted only when it must be. */
 export function reprArg(value: string | Uint8Array): string {
+  // Printable ASCII is its own bytes: bare without being encoded first.
+  if (typeof value === 'string' && BARE.test(value)) return value;
   const bytes = typeof value === 'string' ? encoder.encode(value) : value;
-  const plain = typeof value === 'string' ? value : new TextDecoder().decode(bytes);
+  const plain = typeof value === 'string' ? value : decoder.decode(bytes);
   if (bytes.length > 0 && bytes.length === plain.length && BARE.test(plain)) return plain;
   let out = '"';
   for (const byte of bytes) {

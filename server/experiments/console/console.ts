@@ -11,7 +11,7 @@ import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import { WireError } from '../../executors/wire-error.ts';
 import { slot, utf8 } from '../../contract/keyspace/index.ts';
-import { dumpKeyspace } from '../../inspect/keyspace-dump.ts';
+import { dumpInServer } from '../../inspect/keyspace-dump.ts';
 import { fields, InputError, oneOf } from '../../input/fields.ts';
 import type { Grant } from '../../explorer/grants.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../../wire/recorder.ts';
@@ -221,7 +221,7 @@ export async function runConsole(
       const target = (node: Node) =>
         node === 'cluster' && cluster ? clusterTarget(cluster) : standaloneTarget(client);
       const lines = await runLines(input, target);
-      const after = await dumpKeyspace(client);
+      const after = await dumpInServer(client);
       return {
         node: input.node,
         identity,
