@@ -8,6 +8,11 @@ import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ cluster: false, native: false });
 
+/** `blocked_clients` of an `INFO clients` reply: a client held by `CLIENT PAUSE … WRITE` counts there. */
+function blockedClients(info: string): number {
+  return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
 function urlForDb(db: number): string {
   return `${box.sandbox.standalone.url}/${db}`;
 }
@@ -52,9 +57,32 @@ describe('the wire 4 fence', () => {
   it('two connectors racing on an absent identity both end on the one claimed', async () => {
     const admin = box.standalone(7);
     await admin.flushdb();
-    const connections = await Promise.all([connectWire4(urlForDb(7)), connectWire4(urlForDb(7))]);
-    assert.deepEqual(connections.map((c) => c.fence.outcome).sort(), ['claimed', 'claimed']);
+    // The race, made certain: writes are paused, so both connectors read the identity absent and both
+    // reach their SET NX before either is applied; then one SET wins and the other finds it on read-back.
+    await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+    try {
+      const racing = Promise.all([connectWire4(urlForDb(7)), connectWire4(urlForDb(7))]);
+      while (blockedClients(String(await admin.info('clients'))) < 2)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await admin.call('CLIENT', 'UNPAUSE');
+      const connections = await racing;
+      assert.deepEqual(
+        connections.map((c) => c.fence.steps.map((step) => step.command)),
+        [0, 1].map(() => [
+          'GET {emq}:version',
+          `SET {emq}:version ${WIRE4_IDENTITY} NX`,
+          'GET {emq}:version',
+        ]),
+      );
+      assert.deepEqual(connections.map((c) => c.fence.steps[1]!.reply).sort(), ['OK', null].sort());
+      assert.deepEqual(
+        connections.map((c) => c.fence.outcome),
+        ['claimed', 'claimed'],
+      );
+      await Promise.all(connections.map((c) => c.close()));
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+    }
     assert.equal(await admin.get(versionKey()), WIRE4_IDENTITY);
-    await Promise.all(connections.map((c) => c.close()));
   });
 });
