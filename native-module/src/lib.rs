@@ -10,6 +10,7 @@ use std::os::raw::c_int;
 use valkey_module::{raw, valkey_module, Context, Status, ValkeyResult, ValkeyString};
 
 pub mod commands;
+pub mod effects;
 pub mod keyspace;
 pub mod layout;
 pub mod replication;

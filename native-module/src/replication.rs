@@ -4,30 +4,25 @@
 //!   `RedisModule_Replicate` (two or more reach the replica wrapped in `MULTI`/`EXEC`). A replica
 //!   needs neither the module nor Lua, and applies them at the cost of the plain commands.
 //! - **script**: the call's effects, in the same order, leave as ONE `EVAL` of a fixed body
-//!   ([`APPLY_EFFECTS`]) that runs them from its `KEYS` and `ARGV`: one command lookup and no
-//!   transaction on the primary instead of one lookup per effect. The body reads nothing and asks no
-//!   clock, so any server with Lua scripting follows (no module) — but running the script costs the
-//!   replica about twice what the plain effects do (native-module/README.md has the figures).
+//!   ([`crate::effects::APPLY_EFFECTS`]) that runs them from its `KEYS` and `ARGV`: one command
+//!   lookup and no transaction on the primary instead of one lookup per effect. The body reads
+//!   nothing and asks no clock, so any server with Lua scripting follows (no module) — but running
+//!   the script costs the replica two to three times what the plain effects do (the module's README
+//!   has the figures).
 //! - **verbatim**: the verbs whose writes are a pure function of their arguments and the dataset
 //!   (enqueue, schedule, complete) go as the `EMQ.*` call itself, which the replica runs again (it
 //!   must load the module); the others as their effects.
 
 use std::cell::RefCell;
-use std::ffi::CStr;
 use std::os::raw::c_longlong;
 use std::ptr;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use valkey_module::{raw, Context};
 
+use crate::effects::Command;
 use crate::shared::shared;
 use crate::strings::{raws, Owned, RawString, Str};
-
-/// The fixed body a replica runs: for op k, `redis.call(ARGV[i], KEYS[k], <the next n ARGV>)`, where
-/// `ARGV[i+1]` is n. One key per op, so every key the ops write is declared (a cluster routes and
-/// checks them as one slot: they all carry the queue's hashtag).
-pub const APPLY_EFFECTS: &str = "local i,k=1,1 while ARGV[i] do local n=tonumber(ARGV[i+1]) \
-redis.call(ARGV[i],KEYS[k],unpack(ARGV,i+2,i+1+n)) i,k=i+2+n,k+1 end";
 
 /// At most this many members per op: Lua's `unpack` refuses more than about 8,000 values, and a
 /// sweep's batch is the caller's. A longer batch is several ops (`ZREM k m…`, `ZREM k m…`).
@@ -67,37 +62,6 @@ fn way() -> Way {
         0 => Way::Script,
         2 => Way::Verbatim,
         _ => Way::Effects,
-    }
-}
-
-/// The commands an effect can be, each named as a C string (for `RedisModule_Replicate`) and, made
-/// at load in the same order (`shared.rs`), as a server string (an `ARGV` of the script).
-#[derive(Clone, Copy)]
-pub enum Command {
-    Hset,
-    Hincrby,
-    Zadd,
-    Zrem,
-    Del,
-}
-
-impl Command {
-    pub const ALL: [Command; 5] = [
-        Command::Hset,
-        Command::Hincrby,
-        Command::Zadd,
-        Command::Zrem,
-        Command::Del,
-    ];
-
-    pub fn name(self) -> &'static CStr {
-        match self {
-            Command::Hset => c"HSET",
-            Command::Hincrby => c"HINCRBY",
-            Command::Zadd => c"ZADD",
-            Command::Zrem => c"ZREM",
-            Command::Del => c"DEL",
-        }
     }
 }
 

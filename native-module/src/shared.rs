@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use valkey_module::{raw, Context, ContextFlags};
 
+use crate::effects::{Command, APPLY_EFFECTS};
 use crate::keyspace;
-use crate::replication::{Command, APPLY_EFFECTS};
 use crate::strings::{RawString, Str};
 
 /// Declares [`Shared`] with one string per name listed, holding the name's own bytes (`state` holds

@@ -25,7 +25,8 @@ use std::ptr;
 
 use valkey_module::{raw, Context, KeyType, NotifyEvent, ValkeyError};
 
-use crate::replication::{self, Command};
+use crate::effects::Command;
+use crate::replication;
 use crate::shared::shared;
 use crate::strings::{Owned, RawString, Str};
 
