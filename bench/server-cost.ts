@@ -3,6 +3,10 @@
 // reading the socket or writing the reply), so the counts do not move with the machine's load. For each
 // transition it prints the instructions and the allocator calls (malloc + calloc + realloc) per
 // transition for the floor (the Lua's commands sent plainly, summed), the script and the native module.
+// With `--replica` the server under callgrind is instead a replica (loading the module only for
+// `replicate verbatim`) of a primary that loads it and runs the transitions, and the counts are its cost to
+// apply what each kind sent it: collected inside `readQueryFromClient` (reading, parsing and applying the
+// stream), from after it has applied a cell's preparation to after it has applied the cell (`WAIT`).
 // Slow (everything runs ~50× slower under valgrind), so it runs few calls; figures, not tests.
 
 import { spawn } from 'node:child_process';
@@ -18,12 +22,13 @@ import { ScriptedExecutor } from '../server/executors/scripted.ts';
 import { CORE_TRANSITIONS, type CoreTransition } from '../server/contract/transitions.ts';
 import { versionKey, WIRE6_IDENTITY } from '../server/contract/keyspace/index.ts';
 import { freePort } from '../server/sandbox/free-port.ts';
-import { nativeModulePath, untilAnswers } from '../server/sandbox/valkey-process.ts';
+import { nativeModulePath, startValkeyNode, untilAnswers } from '../server/sandbox/valkey-process.ts';
 import { runChunked, runPlain, WORKLOADS } from './workloads.ts';
 
 const run = promisify(execFile);
 const OPS = Number(process.env.COST_OPS ?? 1000);
 const JSON_OUTPUT = process.argv.includes('--json');
+const REPLICA = process.argv.includes('--replica');
 const ALLOCATORS = new Set(['malloc', 'calloc', 'realloc']);
 type Kind = 'floor' | 'scripted' | 'native';
 const KINDS: Kind[] = ['floor', 'scripted', 'native'];
@@ -58,21 +63,39 @@ if (!module)
 const moduleArgs = (process.env.BENCH_MODULE_ARGS ?? '').split(' ').filter(Boolean);
 const dir = await mkdtemp(join(tmpdir(), 'emq-callgrind-'));
 const port = await freePort();
+// A replica loads the module only when the pure verbs arrive as themselves.
+const replicaModule = moduleArgs.join(' ').includes('replicate verbatim');
+const primary = REPLICA
+  ? await startValkeyNode({ module, moduleArgs, settings: { 'repl-diskless-sync-delay': '0' } })
+  : null;
 const server = spawn(
   'valgrind',
   [
     '--tool=callgrind',
     '--collect-atstart=no',
-    '--toggle-collect=processCommand',
+    `--toggle-collect=${REPLICA ? 'readQueryFromClient' : 'processCommand'}`,
     `--callgrind-out-file=${join(dir, 'cg.out')}`,
     process.env.VALKEY_SERVER ?? 'valkey-server',
     ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    ...['--loadmodule', module, ...moduleArgs],
+    ...(primary
+      ? [
+          ...(replicaModule ? ['--loadmodule', module] : []),
+          '--replicaof',
+          primary.host,
+          String(primary.port),
+        ]
+      : ['--loadmodule', module, ...moduleArgs]),
   ],
   { stdio: 'ignore' },
 );
-const client = new Valkey(`redis://127.0.0.1:${port}`, { lazyConnect: true, retryStrategy: () => null });
-client.on('error', () => {});
+const measured = new Valkey(`redis://127.0.0.1:${port}`, { lazyConnect: true, retryStrategy: () => null });
+measured.on('error', () => {});
+// The transitions run on the server measured, or with `--replica` on its primary.
+const client = primary ? new Valkey(primary.url) : measured;
+/** With a replica: returns once it has applied everything its primary sent so far. */
+const applied = async () => {
+  if (primary) await client.call('WAIT', 1, 600_000);
+};
 
 /** Resets callgrind's counters; `dump` then writes what happened since as `cg.out.N`. */
 const control = (flag: '-z' | '-d') => run('callgrind_control', [flag, String(server.pid)]);
@@ -88,7 +111,10 @@ async function dumped(): Promise<string> {
 
 try {
   // Under callgrind the server boots slowly.
-  await untilAnswers(client, 60_000, 200);
+  await untilAnswers(measured, 120_000, 200);
+  while (primary && !String(await measured.info('replication')).includes('master_link_status:up')) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   const executors: Record<'scripted' | 'native', Executor> = {
     scripted: new ScriptedExecutor(client),
     native: new NativeExecutor(client),
@@ -102,9 +128,11 @@ try {
       await client.flushdb();
       if (kind === 'native') await client.set(versionKey(), WIRE6_IDENTITY);
       const ids = await workload.prepare(executors.scripted, OPS);
+      await applied();
       await control('-z');
       if (kind === 'floor') await runPlain(client, workload, ids);
       else await runChunked(executors[kind], workload.calls(ids));
+      await applied();
       await control('-d');
       const { instructions, allocations } = parseDump(await dumped());
       row[kind] = { instructions: Math.round(instructions / OPS), allocations: allocations / OPS };
@@ -115,7 +143,11 @@ try {
   if (JSON_OUTPUT) {
     console.log(JSON.stringify({ ops: OPS, transitions: rows }, null, 2));
   } else {
-    console.log(`valkey-server under callgrind, counted inside processCommand; ${OPS} transitions per cell`);
+    console.log(
+      primary
+        ? `a replica under callgrind, counted inside readQueryFromClient (what applying each kind's stream costs it); ${OPS} transitions per cell`
+        : `valkey-server under callgrind, counted inside processCommand; ${OPS} transitions per cell`,
+    );
     console.log('');
     const header = ['transition', 'floor Ir', 'scripted Ir', 'native Ir', 'floor allocs', 'scripted allocs'];
     console.log([...header, 'native allocs'].map((h, i) => (i ? h.padStart(16) : h.padEnd(12))).join(''));
@@ -133,7 +165,10 @@ try {
   }
 } finally {
   client.disconnect();
+  measured.disconnect();
+  const exited = new Promise((resolve) => server.once('exit', resolve));
   server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
+  await primary?.stop();
+  await exited;
   await rm(dir, { recursive: true, force: true });
 }

@@ -36,58 +36,90 @@ async function commandStats(client: Valkey): Promise<Map<string, { usec: number;
   return stats;
 }
 
-/** One cell: fresh data, the workload's state prepared, counters reset, OPS transitions, server µs per transition. */
+/** A server's CPU time so far (user + system, all threads), µs: what applying a stream costs a replica. */
+async function cpuUs(client: Valkey): Promise<number> {
+  const info = String(await client.info('cpu'));
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6;
+}
+
+/**
+ * One cell: fresh data, the workload's state prepared, counters reset, OPS transitions, server µs per
+ * transition; with a replica, also the replica's CPU µs per transition to apply what the cell sent it
+ * (reading the stream included), from after it has applied the preparation to after it has applied all.
+ */
 async function cell(
   client: Valkey,
   name: CoreTransition,
   kind: Kind,
   executors: Record<Kind, Executor | null>,
+  replica: Valkey | null,
 ) {
   const workload = WORKLOADS[name];
   await client.flushdb();
   if (kind === 'native') await client.set(versionKey(), WIRE6_IDENTITY);
   const ids = await workload.prepare(executors.scripted!, OPS);
   await client.call('CONFIG', 'RESETSTAT');
+  if (replica) await client.call('WAIT', 1, 10_000);
+  const replicaBefore = replica ? await cpuUs(replica) : NaN;
   if (kind === 'floor') await runPlain(client, workload, ids);
   else await runChunked(executors[kind]!, workload.calls(ids));
+  if (replica) await client.call('WAIT', 1, 10_000);
+  const replicaUs = replica ? ((await cpuUs(replica)) - replicaBefore) / OPS : null;
   const stats = await commandStats(client);
   // The floor is the sum of every plain command; an executor's cost is its one command (the commands a
   // script runs are also counted on their own lines, and are inside its EVALSHA time).
   const command = kind === 'native' ? TRANSITIONS[name].command.toLowerCase() : 'evalsha';
   const usec =
     kind === 'floor'
-      ? [...stats].filter(([cmd]) => cmd !== 'config').reduce((sum, [, s]) => sum + s.usec, 0)
+      ? [...stats]
+          .filter(([cmd]) => !['config', 'wait'].includes(cmd))
+          .reduce((sum, [, s]) => sum + s.usec, 0)
       : (stats.get(command)?.usec ?? NaN);
-  return usec / OPS;
+  return { us: usec / OPS, replicaUs };
 }
 
 interface Figures {
   scriptedUs: number;
   nativeUs: number | null;
   floorUs: number;
+  /** With a replica: its CPU µs per transition to apply each kind's stream. */
+  replicaUs: Record<Kind, number | null> | null;
 }
 
 /** Every transition × kind, ROUNDS times, the kinds' order rotated each round; the fastest of each cell. */
-async function measureAll(client: Valkey, executors: Record<Kind, Executor | null>) {
+async function measureAll(client: Valkey, executors: Record<Kind, Executor | null>, replica: Valkey | null) {
   const kinds: Kind[] = executors.native ? ['floor', 'scripted', 'native'] : ['floor', 'scripted'];
   const samples = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const name of CORE_TRANSITIONS) {
       for (let k = 0; k < kinds.length; k += 1) {
         const kind = kinds[(k + round) % kinds.length]!;
-        const list = samples.get(`${name} ${kind}`) ?? [];
-        list.push(await cell(client, name, kind, executors));
-        samples.set(`${name} ${kind}`, list);
+        const measured = await cell(client, name, kind, executors, replica);
+        for (const [key, value] of [
+          [`${name} ${kind}`, measured.us],
+          [`${name} ${kind} replica`, measured.replicaUs],
+        ] as const) {
+          if (value !== null) samples.set(key, [...(samples.get(key) ?? []), value]);
+        }
       }
     }
   }
   const figures = new Map<CoreTransition, Figures>();
   for (const name of CORE_TRANSITIONS) {
-    const of = (kind: Kind) => {
-      const list = samples.get(`${name} ${kind}`);
+    const of = (key: string) => {
+      const list = samples.get(`${name} ${key}`);
       return list ? round2(Math.min(...list)) : null;
     };
-    figures.set(name, { scriptedUs: of('scripted')!, nativeUs: of('native'), floorUs: of('floor')! });
+    const replicaUs = replica
+      ? { floor: of('floor replica'), scripted: of('scripted replica'), native: of('native replica') }
+      : null;
+    figures.set(name, {
+      scriptedUs: of('scripted')!,
+      nativeUs: of('native'),
+      floorUs: of('floor')!,
+      replicaUs,
+    });
   }
   return figures;
 }
@@ -102,7 +134,9 @@ function ratio(a: number | null, b: number | null): string {
 
 function table(title: string, figures: Map<CoreTransition, Figures>): void {
   console.log(title);
+  const withReplica = [...figures.values()].some((f) => f.replicaUs);
   const header = ['transition', 'scripted µs', 'native µs', 'floor µs', 'scripted÷native', 'native÷floor'];
+  if (withReplica) header.push('replica: floor', 'scripted', 'native');
   console.log(header.map((h, i) => (i === 0 ? h.padEnd(12) : h.padStart(16))).join(''));
   for (const [name, f] of figures) {
     const cells = [
@@ -113,6 +147,10 @@ function table(title: string, figures: Map<CoreTransition, Figures>): void {
       ratio(f.scriptedUs, f.nativeUs),
       ratio(f.nativeUs, f.floorUs),
     ];
+    if (f.replicaUs)
+      cells.push(
+        ...(['floor', 'scripted', 'native'] as const).map((k) => f.replicaUs![k]?.toFixed(2) ?? '-'),
+      );
     console.log(cells.map((c, i) => (i === 0 ? c : c.padStart(16))).join(''));
   }
   console.log('');
@@ -129,9 +167,11 @@ async function waitForLink(replica: Valkey): Promise<void> {
 // BENCH_MODULE points at another build of the module (say, the one before a change) to compare.
 const module = process.env.BENCH_MODULE ?? nativeModulePath();
 // No replica's first sync should wait the default 5 s for more replicas.
-// BENCH_MODULE_ARGS: the module's load arguments; with `replicate verbatim` the replica loads it too.
+// BENCH_MODULE_ARGS: the module's load arguments (`replicate script|effects|verbatim`); with
+// `replicate verbatim` the replica loads it too.
 const moduleArgs = (process.env.BENCH_MODULE_ARGS ?? '').split(' ').filter(Boolean);
 const verbatim = moduleArgs.join(' ').includes('replicate verbatim');
+const script = moduleArgs.join(' ').includes('replicate script');
 const primary = await startValkeyNode({ module, moduleArgs, settings: { 'repl-diskless-sync-delay': '0' } });
 const client = new Client(primary.url);
 const executors: Record<Kind, Executor | null> = {
@@ -155,7 +195,7 @@ try {
     if (!module) console.log('native module not built: run `npm test` or `npm start` once to build it');
     console.log('');
   }
-  const alone = await measureAll(client, executors);
+  const alone = await measureAll(client, executors, null);
   if (!JSON_OUTPUT) table('no replica', alone);
 
   replica = await startValkeyNode({
@@ -164,17 +204,22 @@ try {
   });
   replicaClient = new Client(replica.url);
   await waitForLink(replicaClient);
-  const replicated = await measureAll(client, executors);
+  const replicated = await measureAll(client, executors, replicaClient);
   if (!JSON_OUTPUT) {
     table(
       verbatim
-        ? 'one replica attached (with the module: enqueue, schedule, complete arrive verbatim)'
-        : 'one replica attached (without the module: it applies the effects as plain commands)',
+        ? 'one replica attached (with the module: enqueue, schedule, complete arrive verbatim, the rest as effects)'
+        : script
+          ? 'one replica attached (without the module: each transition arrives as one EVAL of its effects)'
+          : 'one replica attached (without the module: each effect arrives as its own plain command)',
       replicated,
     );
     console.log('scripted÷native: how many times cheaper native is than the script (higher is better);');
     console.log(
       'native÷floor: what native costs over the same work sent as plain commands (1.00x is the floor).',
+    );
+    console.log(
+      "replica: the replica's CPU µs (user + system) per transition to apply what each kind sent it.",
     );
     console.log(`load average at the end: ${load().join(' ')}`);
   } else {

@@ -2,8 +2,8 @@
 //! add/remove/range, delete.
 //!
 //! The low-level API neither replicates nor notifies by itself, so every write here does three
-//! things in one place: apply it, replicate it as the plain command a script would have run
-//! (effects replication: replicas and the AOF never need this module), and fire the keyspace
+//! things in one place: apply it, hand `replication.rs` its effect — the plain command a script
+//! would have run, which reaches replicas and the AOF without this module — and fire the keyspace
 //! event that command fires. Reads never write.
 //!
 //! Nothing is copied on the way: keys open with the strings the command arrived with, fields and
@@ -20,11 +20,13 @@
 //! the module loads, so `unwrap()` on them cannot fail inside a command.
 
 use std::ffi::CStr;
-use std::os::raw::{c_int, c_longlong};
+use std::os::raw::c_int;
 use std::ptr;
 
 use valkey_module::{raw, Context, KeyType, NotifyEvent, ValkeyError};
 
+use crate::effects::Command;
+use crate::replication;
 use crate::shared::shared;
 use crate::strings::{Owned, RawString, Str};
 
@@ -126,12 +128,12 @@ impl<'c> Key<'c> {
         let set = unsafe { raw::RedisModule_HashSet.unwrap() };
         let flags = raw::REDISMODULE_HASH_NONE as c_int;
         let end = ptr::null_mut::<raw::RedisModuleString>();
-        let mut effect = [ptr::null_mut(); 6];
+        let mut effect = [shared().zero; 6];
         for (i, &(field, value)) in fields.iter().enumerate() {
-            effect[2 * i] = field.raw();
-            effect[2 * i + 1] = value.raw();
+            effect[2 * i] = field;
+            effect[2 * i + 1] = value;
         }
-        let e = effect;
+        let e = effect.map(Str::raw);
         unsafe {
             match fields.len() {
                 1 => set(self.inner, flags, e[0], e[1], end),
@@ -141,7 +143,7 @@ impl<'c> Key<'c> {
             };
         }
         self.effect(
-            c"HSET",
+            Command::Hset,
             &effect[..2 * fields.len()],
             NotifyEvent::HASH,
             c"hset",
@@ -163,8 +165,8 @@ impl<'c> Key<'c> {
         }
         let one = shared().one;
         self.effect(
-            c"HINCRBY",
-            &[field.raw(), one.raw()],
+            Command::Hincrby,
+            &[field, one],
             NotifyEvent::HASH,
             c"hincrby",
         );
@@ -179,20 +181,7 @@ impl<'c> Key<'c> {
         }
         // The double's own integer value (every integral double below 2^63 is one; 2^63 itself
         // saturates to i64::MAX, which ZADD parses back to 2^63): the replica stores the same score.
-        // 0 is the string made at load; any other score goes as a number (`l`), printed by the
-        // server straight into the effect, so no string is made and freed here for it.
-        let (ctx, name, member) = (self.ctx.get_raw(), self.name.raw(), member.raw());
-        let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
-        unsafe {
-            if !crate::replication::effect_due() {
-            } else if score == 0.0 {
-                let zero = shared().zero.raw();
-                replicate(ctx, c"ZADD".as_ptr(), c"sss".as_ptr(), name, zero, member);
-            } else {
-                let score = score as i64 as c_longlong;
-                replicate(ctx, c"ZADD".as_ptr(), c"sls".as_ptr(), name, score, member);
-            }
-        }
+        replication::zadd(self.ctx, self.name, score as i64, member);
         self.notify(NotifyEvent::ZSET, c"zadd");
     }
 
@@ -244,47 +233,18 @@ impl<'c> Key<'c> {
 
     /// The effect of a batch of [`Key::zrem_batched`]: one `ZREM key m…`.
     pub fn replicate_zrem_batch(&self, members: &[Owned]) {
-        self.replicate_members(c"ZREM", None, members);
+        self.replicate_members(Command::Zrem, None, members);
     }
 
     /// The effect of a batch of [`Key::zadd_zero_batched`]: one `ZADD key 0 m 0 m…`.
     pub fn replicate_zadd_zero_batch(&self, members: &[Owned]) {
-        self.replicate_members(c"ZADD", Some(shared().zero), members);
+        self.replicate_members(Command::Zadd, Some(shared().zero), members);
     }
 
     /// `command key [score] m [score] m…` as one effect: for the replicas and the AOF one command
-    /// says what one per member would (the dataset is the same), and each effect costs the server a
-    /// command lookup and an argument vector.
-    fn replicate_members(&self, command: &CStr, score: Option<Str>, members: &[Owned]) {
-        let (ctx, cmd, key) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw());
-        let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
-        match (members, score) {
-            ([], _) => {}
-            _ if !crate::replication::effect_due() => {}
-            // One member needs no vector.
-            ([member], Some(score)) => unsafe {
-                replicate(
-                    ctx,
-                    cmd,
-                    c"sss".as_ptr(),
-                    key,
-                    score.raw(),
-                    member.str().raw(),
-                );
-            },
-            ([member], None) => unsafe {
-                replicate(ctx, cmd, c"ss".as_ptr(), key, member.str().raw());
-            },
-            _ => {
-                let mut args =
-                    Vec::with_capacity(members.len() * (1 + usize::from(score.is_some())));
-                for member in members {
-                    args.extend(score.map(Str::raw));
-                    args.push(member.str().raw());
-                }
-                unsafe { replicate(ctx, cmd, c"sv".as_ptr(), key, args.as_mut_ptr(), args.len()) };
-            }
-        }
+    /// says what one per member would (the dataset is the same).
+    fn replicate_members(&self, command: Command, score: Option<Str>, members: &[Owned]) {
+        replication::members(self.ctx, command, self.name, score, members);
     }
 
     fn remove_member(&self, member: Str, event: &CStr, replicate: bool) -> bool {
@@ -299,7 +259,7 @@ impl<'c> Key<'c> {
             return false;
         }
         if replicate {
-            self.effect(c"ZREM", &[member.raw()], NotifyEvent::ZSET, event);
+            self.effect(Command::Zrem, &[member], NotifyEvent::ZSET, event);
         } else {
             self.notify(NotifyEvent::ZSET, event);
         }
@@ -348,38 +308,14 @@ impl<'c> Key<'c> {
             return;
         }
         unsafe { raw::RedisModule_DeleteKey.unwrap()(self.inner) };
-        self.effect(c"DEL", &[], NotifyEvent::GENERIC, c"del");
+        self.effect(Command::Del, &[], NotifyEvent::GENERIC, c"del");
     }
 
-    /// Replicates `command <key> <args…>` and fires its event. The strings are the ones the write
-    /// used, passed as they are: the server takes its own references, so nothing is copied again.
-    /// Each is its own `s` in the format, so the server sizes the effect's vector once. The counts
-    /// are the callers': `DEL` 0, `ZREM` 1, `HINCRBY` 2, `HSET` of one to three fields 2, 4 or 6.
-    fn effect(&self, command: &CStr, args: &[RawString], class: NotifyEvent, event: &CStr) {
-        let replicate = unsafe { raw::RedisModule_Replicate.unwrap() };
-        let (ctx, cmd, key, a) = (self.ctx.get_raw(), command.as_ptr(), self.name.raw(), args);
-        unsafe {
-            match a.len() {
-                _ if !crate::replication::effect_due() => 0,
-                0 => replicate(ctx, cmd, c"s".as_ptr(), key),
-                1 => replicate(ctx, cmd, c"ss".as_ptr(), key, a[0]),
-                2 => replicate(ctx, cmd, c"sss".as_ptr(), key, a[0], a[1]),
-                4 => replicate(ctx, cmd, c"sssss".as_ptr(), key, a[0], a[1], a[2], a[3]),
-                6 => replicate(
-                    ctx,
-                    cmd,
-                    c"sssssss".as_ptr(),
-                    key,
-                    a[0],
-                    a[1],
-                    a[2],
-                    a[3],
-                    a[4],
-                    a[5],
-                ),
-                _ => unreachable!("an effect has 0, 1, 2, 4 or 6 arguments after its key"),
-            };
-        }
+    /// Replicates `command <key> <args…>` (`replication.rs` decides how) and fires its event. The
+    /// strings are the ones the write used, passed as they are: the server takes its own
+    /// references, so nothing is copied again.
+    fn effect(&self, command: Command, args: &[Str], class: NotifyEvent, event: &CStr) {
+        replication::effect(self.ctx, command, self.name, args);
         self.notify(class, event);
     }
 

@@ -40,6 +40,11 @@ impl<'a> Str<'a> {
     }
 }
 
+/// Strings as the server's pointers, in place (`Str` is transparent over one).
+pub(crate) fn raws<'s>(strings: &'s [Str]) -> &'s [RawString] {
+    unsafe { std::slice::from_raw_parts(strings.as_ptr().cast::<RawString>(), strings.len()) }
+}
+
 impl Str<'static> {
     /// A string that is never freed (made once at load).
     pub(crate) fn leaked(inner: NonNull<raw::RedisModuleString>) -> Self {

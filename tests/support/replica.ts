@@ -3,14 +3,27 @@
 import assert from 'node:assert/strict';
 import type { Valkey } from 'iovalkey';
 
-/** Waits until the replica has applied everything the primary sent, then compares their digests. */
+/** The same keys on both servers, and each key's value the same (DEBUG DIGEST-VALUE). */
+export async function sameKeys(main: Valkey, copy: Valkey, what: string): Promise<void> {
+  const [ours, theirs] = await Promise.all([main.keys('*'), copy.keys('*')]);
+  assert.deepEqual(theirs.sort(), ours.sort(), `${what}: the replica holds other keys`);
+  for (const key of ours) {
+    const [a, b] = await Promise.all([
+      main.call('DEBUG', 'DIGEST-VALUE', key),
+      copy.call('DEBUG', 'DIGEST-VALUE', key),
+    ]);
+    assert.deepEqual(b, a, `${what}: the replica's ${key} differs`);
+  }
+}
+
+/** Waits until the replica has applied everything the primary sent, then compares them key by key. */
 export async function converged(main: Valkey, copy: Valkey, what: string): Promise<void> {
   await main.call('WAIT', 1, 5000);
   const deadline = Date.now() + 5000;
-  for (;;) {
+  while (Date.now() < deadline) {
     const [a, b] = await Promise.all([main.call('DEBUG', 'DIGEST'), copy.call('DEBUG', 'DIGEST')]);
-    if (a === b) return;
-    if (Date.now() > deadline) assert.equal(b, a, `${what}: the replica's dataset differs`);
+    if (a === b) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  await sameKeys(main, copy, what);
 }
