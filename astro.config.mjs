@@ -50,22 +50,29 @@ function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** What only the base sheet holds: the tokens' definitions (global.css's :root). */
+const BASE_SHEET_MARK = '--bg:';
+
 // Pages are prerendered at build time; the standalone node server renders the live explorer's server
 // island. The JSON API under /api/ never reaches Astro: server/front/ answers it first.
 export default defineConfig({
   output: 'static',
   adapter: node({ mode: 'standalone' }),
   trailingSlash: 'ignore',
-  // No render-blocking request: every sheet — the base (global.css, the tokens and the chrome), a
-  // component's <style>, the explorer's views.css — is inlined into the page, so the first paint waits
-  // on the HTML alone. A linked base sheet would be cached across pages, but on a phone's first visit it
-  // costs a round trip before anything shows (Lighthouse's simulated slow 4G: ~150 ms of the course
-  // pages' first paint) and its ~1.7 KB of brotli inside each page is less than that request's cost.
-  build: { format: 'directory', inlineStylesheets: 'always' },
+  // One render-blocking stylesheet a page: the site's base (global.css with the chrome every page shows,
+  // the sheet that defines the tokens) stays a file the browser caches once for every page; every other
+  // sheet — a component's <style> and the explorer's views.css, which Vite splits by the set of pages
+  // and content entries that use them — is inlined into the page, however large, so moving styles into
+  // their components never adds a request.
+  build: { format: 'directory', inlineStylesheets: 'auto' },
   // :where() keeps a scoped rule's specificity what it was in one global sheet (a class, no attribute).
   scopedStyleStrategy: 'where',
   vite: {
     plugins: [serverFromSource],
+    build: {
+      assetsInlineLimit: (file, content) =>
+        file.endsWith('.css') ? !content.toString().includes(BASE_SHEET_MARK) : undefined,
+    },
   },
   // islandPreloads: one preload per server island, where Astro writes two (src/lib/island-preloads.ts)
   integrations: [mdx(), islandPreloads()],

@@ -204,11 +204,11 @@ describe('compression', () => {
     });
   }
 
-  it('a static script is compressed; a small file is not worth it', async () => {
+  it('a stylesheet is compressed; a small file is not worth it', async () => {
     const html = (await get('/', 'identity')).body.toString();
-    const script = /\/_astro\/[^"]+\.js/.exec(html)?.[0];
-    assert.ok(script);
-    assert.equal((await get(script, 'br')).headers['content-encoding'], 'br');
+    const css = /\/_astro\/[^"]+\.css/.exec(html)?.[0];
+    assert.ok(css);
+    assert.equal((await get(css, 'br')).headers['content-encoding'], 'br');
     const icon = await get('/favicon.svg', 'br');
     assert.equal(icon.headers['content-encoding'], undefined);
     assert.match(String(icon.headers.vary), /accept-encoding/i);
