@@ -5,6 +5,7 @@ import node from '@astrojs/node';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeColours, THEMES } from './src/lib/code-colours.ts';
+import { islandPreloads } from './src/lib/island-preloads.ts';
 
 /** The project's own server code, which `node server/serve.ts` loads from source. */
 const SERVER_DIR = fileURLToPath(new URL('./server/', import.meta.url));
@@ -73,7 +74,8 @@ export default defineConfig({
         file.endsWith('.css') ? !content.toString().includes(BASE_SHEET_MARK) : undefined,
     },
   },
-  integrations: [mdx()],
+  // islandPreloads: one preload per server island, where Astro writes two (src/lib/island-preloads.ts)
+  integrations: [mdx(), islandPreloads()],
   // the fences' colours as the source panels' are: classes, not a style per token (src/lib/code-colours.ts)
   markdown: {
     shikiConfig: { themes: THEMES, defaultColor: false, transformers: [codeColours] },
