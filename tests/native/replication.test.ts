@@ -15,7 +15,7 @@ import { Jobs } from '../../server/executors/jobs.ts';
 import { NativeExecutor } from '../../server/executors/native.ts';
 import { IdMinter, jobKey } from '../../server/contract/keyspace/index.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
-import { converged, sameKeys } from '../support/replica.ts';
+import { converged, received, sameKeys } from '../support/replica.ts';
 
 const minter = new IdMinter(66);
 const nodes: ValkeyNode[] = [];
@@ -59,19 +59,6 @@ async function pair(moduleArgs: string[]): Promise<{ main: Valkey; copy: Valkey 
   assert.doesNotMatch(JSON.stringify(await copy.call('MODULE', 'LIST')), /trafikey/);
   await installWireIdentity(main);
   return { main, copy };
-}
-
-/** The replica's command counts since the last call, less the test's own. */
-async function received(copy: Valkey): Promise<Record<string, number>> {
-  const stats = String(await copy.info('commandstats'));
-  await copy.call('CONFIG', 'RESETSTAT');
-  const calls: Record<string, number> = {};
-  for (const [, name, count] of stats.matchAll(/cmdstat_([A-Za-z.|-]+):calls=(\d+)/g)) {
-    const command = name!.toLowerCase();
-    if (!['info', 'config|resetstat', 'debug', 'replconf', 'keys'].includes(command))
-      calls[command] = Number(count);
-  }
-  return calls;
 }
 
 /** Every verb, each branch of retry, and a drain, on one queue; `after` sees each step. */

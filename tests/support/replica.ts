@@ -27,3 +27,17 @@ export async function converged(main: Valkey, copy: Valkey, what: string): Promi
   }
   await sameKeys(main, copy, what);
 }
+
+/** The replica's command counts since the last call, less the tests' own reads
+ * (the comparison above sends KEYS, DEBUG and INFO). */
+export async function received(copy: Valkey): Promise<Record<string, number>> {
+  const stats = String(await copy.info('commandstats'));
+  await copy.call('CONFIG', 'RESETSTAT');
+  const calls: Record<string, number> = {};
+  for (const [, name, count] of stats.matchAll(/cmdstat_([A-Za-z.|-]+):calls=(\d+)/g)) {
+    const command = name!.toLowerCase();
+    if (!['info', 'config|resetstat', 'debug', 'replconf', 'keys'].includes(command))
+      calls[command] = Number(count);
+  }
+  return calls;
+}
