@@ -54,7 +54,7 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
     // Mid-migration, a slot is open by design; anything else is wrong whoever holds the turn.
     const openByDesign = check.unreachable.length === 0 && check.uncovered.length === 0;
     if (openByDesign && (before || (await admin.locks.taken(MIGRATION_LOCK))))
-      return { ...check, problems: [] };
+      return { ...check, problems: [], duringTurn: true };
     return check;
   };
 
@@ -97,7 +97,18 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
   timer.unref();
 
   let cached: { at: number; problems: Promise<string[]> } | null = null;
-  const read = async (): Promise<string[]> => (await checkOutsideMigrations()).problems;
+  /**
+   * A reading taken while the turn is held says what the last one outside it said: the turn may be a
+   * migration's (the slot open by design, the cluster as clean as before it) or this watch's own repair
+   * of a slot left open, which must not read as "up" for as long as the repair tries.
+   */
+  let outside: string[] = [];
+  const read = async (): Promise<string[]> => {
+    const check = await checkOutsideMigrations();
+    if ('duringTurn' in check) return outside;
+    outside = check.problems;
+    return outside;
+  };
   return {
     problems() {
       if (!cached || Date.now() - cached.at > cacheMs) {

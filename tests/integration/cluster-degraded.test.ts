@@ -92,4 +92,57 @@ describe('the sandbox status and the cluster watch', () => {
       for (const node of nodes) node.disconnect();
     }
   });
+
+  it('says degraded while the migration turn is held, the watch’s own repair or a move, not up', async () => {
+    const { explorerRuntime } = await import('../../server/explorer/runtime.ts');
+    const { MIGRATION_LOCK } = await import('../../server/explorer/slot-migration.ts');
+    const runtime = await explorerRuntime();
+    const nodes = box.sandbox.cluster!.url.split(',').map((url) => new Valkey(url));
+    const { username, password } = box.sandbox.cluster!.admin!;
+    try {
+      const shards = await readShards(nodes[0]!);
+      const n = slot(queueKey('fills', 'pending'));
+      const s = shards.indexOf(ownerOf(shards, n)!);
+      const t = (s + 1) % 3;
+      // A key on both sides (MIGRATE COPY): the watch's MIGRATE meets BUSYKEY, so it cannot settle it.
+      const key = '{fills}:left:both';
+      await nodes[s]!.set(key, 'source');
+      await nodes[t]!.call('CLUSTER', 'SETSLOT', n, 'IMPORTING', shards[s]!.id);
+      await nodes[s]!.call('CLUSTER', 'SETSLOT', n, 'MIGRATING', shards[t]!.id);
+      const [host, port] = shards[t]!.address.split(':') as [string, string];
+      const migrate = (mode: string) =>
+        nodes[s]!.call('MIGRATE', host, port, '', 0, 5000, mode, 'AUTH2', username, password, 'KEYS', key);
+      await migrate('COPY');
+      let broken = await status();
+      for (let i = 0; i < 20 && broken.sandbox !== 'degraded'; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        broken = await status();
+      }
+      assert.equal(broken.sandbox, 'degraded');
+      // Holding the turn as a repair or a move does: past the status cache, a reading is taken inside it.
+      const inTurn = await runtime.locks.line.with(
+        MIGRATION_LOCK,
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1_200));
+          return status();
+        },
+        10_000,
+      );
+      assert.equal(inTurn.sandbox, 'degraded', JSON.stringify(inTurn));
+      assert.deepEqual(inTurn.problems, broken.problems);
+
+      // Finished by hand, as an operator would: the watch settles the slot and the status is up again.
+      await migrate('REPLACE');
+      const deadline = Date.now() + 40_000;
+      let now = await status();
+      while (now.sandbox !== 'up' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        now = await status();
+      }
+      assert.equal(now.sandbox, 'up', JSON.stringify(now));
+      await nodes[t]!.del(key);
+    } finally {
+      for (const node of nodes) node.disconnect();
+    }
+  });
 });
