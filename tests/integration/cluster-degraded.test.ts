@@ -6,9 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Valkey } from 'iovalkey';
-import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
+import { leaveSlotOpen } from '../support/open-slot.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false, standaloneSettings: { databases: '32' } });
@@ -41,20 +40,11 @@ describe('the sandbox status and the cluster watch', () => {
 
   it('says degraded while a migration is left half-done, and up once the watch has finished it', async () => {
     assert.equal((await status()).sandbox, 'up');
-    const nodes = box.sandbox.cluster!.url.split(',').map((url) => new Valkey(url));
-    const { username, password } = box.sandbox.cluster!.admin!;
+    // As a site killed mid-move leaves it: both sides open, one key over, two still on the source.
+    const keys = [1, 2, 3].map((i) => `{fills}:left:${i}`);
+    const { n, shards, s, t, nodes, migrate, close } = await leaveSlotOpen(box.sandbox.cluster!, keys);
     try {
-      const shards = await readShards(nodes[0]!);
-      const n = slot(queueKey('fills', 'pending'));
-      const s = shards.indexOf(ownerOf(shards, n)!);
-      const t = (s + 1) % 3;
-      // As a site killed mid-move leaves it: both sides open, one key over, two still on the source.
-      const keys = [1, 2, 3].map((i) => `{fills}:left:${i}`);
-      for (const key of keys) await nodes[s]!.set(key, key);
-      await nodes[t]!.call('CLUSTER', 'SETSLOT', n, 'IMPORTING', shards[s]!.id);
-      await nodes[s]!.call('CLUSTER', 'SETSLOT', n, 'MIGRATING', shards[t]!.id);
-      const [host, port] = shards[t]!.address.split(':') as [string, string];
-      await nodes[s]!.call('MIGRATE', host, port, '', 0, 5000, 'AUTH2', username, password, 'KEYS', keys[0]!);
+      await migrate('', keys[0]!);
 
       // A status is read at most once a second: the next reading says what is wrong.
       let broken = await status();
@@ -89,7 +79,7 @@ describe('the sandbox status and the cluster watch', () => {
       assert.equal(route.status, 200, JSON.stringify(route.body));
       await nodes[t]!.del(...keys);
     } finally {
-      for (const node of nodes) node.disconnect();
+      close();
     }
   });
 
@@ -97,22 +87,11 @@ describe('the sandbox status and the cluster watch', () => {
     const { explorerRuntime } = await import('../../server/explorer/runtime.ts');
     const { MIGRATION_LOCK } = await import('../../server/explorer/slot-migration.ts');
     const runtime = await explorerRuntime();
-    const nodes = box.sandbox.cluster!.url.split(',').map((url) => new Valkey(url));
-    const { username, password } = box.sandbox.cluster!.admin!;
+    // A key on both sides (MIGRATE COPY): the watch's MIGRATE meets BUSYKEY, so it cannot settle it.
+    const key = '{fills}:left:both';
+    const { nodes, t, migrate, close } = await leaveSlotOpen(box.sandbox.cluster!, [key]);
     try {
-      const shards = await readShards(nodes[0]!);
-      const n = slot(queueKey('fills', 'pending'));
-      const s = shards.indexOf(ownerOf(shards, n)!);
-      const t = (s + 1) % 3;
-      // A key on both sides (MIGRATE COPY): the watch's MIGRATE meets BUSYKEY, so it cannot settle it.
-      const key = '{fills}:left:both';
-      await nodes[s]!.set(key, 'source');
-      await nodes[t]!.call('CLUSTER', 'SETSLOT', n, 'IMPORTING', shards[s]!.id);
-      await nodes[s]!.call('CLUSTER', 'SETSLOT', n, 'MIGRATING', shards[t]!.id);
-      const [host, port] = shards[t]!.address.split(':') as [string, string];
-      const migrate = (mode: string) =>
-        nodes[s]!.call('MIGRATE', host, port, '', 0, 5000, mode, 'AUTH2', username, password, 'KEYS', key);
-      await migrate('COPY');
+      await migrate('COPY', key);
       let broken = await status();
       for (let i = 0; i < 20 && broken.sandbox !== 'degraded'; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -132,7 +111,7 @@ describe('the sandbox status and the cluster watch', () => {
       assert.deepEqual(inTurn.problems, broken.problems);
 
       // Finished by hand, as an operator would: the watch settles the slot and the status is up again.
-      await migrate('REPLACE');
+      await migrate('REPLACE', key);
       const deadline = Date.now() + 40_000;
       let now = await status();
       while (now.sandbox !== 'up' && Date.now() < deadline) {
@@ -142,7 +121,7 @@ describe('the sandbox status and the cluster watch', () => {
       assert.equal(now.sandbox, 'up', JSON.stringify(now));
       await nodes[t]!.del(key);
     } finally {
-      for (const node of nodes) node.disconnect();
+      close();
     }
   });
 });

@@ -6,10 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { Valkey } from 'iovalkey';
-import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
-import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
+import { leaveSlotOpen } from '../support/open-slot.ts';
 import { openPage, reach, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '10000', EXPLORER_RATE: '10000' });
@@ -28,33 +26,21 @@ async function sandboxStatus(): Promise<{ sandbox: string; problems?: string[] }
  * `finish` moves the key over with REPLACE, as an operator would, and the watch can settle the slot.
  */
 async function breakCluster(): Promise<{ n: number; finish(): Promise<void> }> {
-  const cluster = explorer.sandbox.cluster!;
-  const nodes = cluster.url.split(',').map((url) => new Valkey(url));
+  const key = '{fills}:left:both';
+  const { n, migrate, close } = await leaveSlotOpen(explorer.sandbox.cluster!, [key]);
   try {
-    const shards = await readShards(nodes[0]!);
-    const n = slot(queueKey('fills', 'pending'));
-    const s = shards.indexOf(ownerOf(shards, n)!);
-    const t = (s + 1) % 3;
-    const key = '{fills}:left:both';
-    await nodes[s]!.set(key, 'source');
-    await nodes[t]!.call('CLUSTER', 'SETSLOT', n, 'IMPORTING', shards[s]!.id);
-    await nodes[s]!.call('CLUSTER', 'SETSLOT', n, 'MIGRATING', shards[t]!.id);
-    const [host, port] = shards[t]!.address.split(':') as [string, string];
-    const { username, password } = cluster.admin!;
-    const migrate = (mode: string) =>
-      nodes[s]!.call('MIGRATE', host, port, '', 0, 5000, mode, 'AUTH2', username, password, 'KEYS', key);
-    await migrate('COPY');
-    return {
-      n,
-      finish: async () => {
-        await migrate('REPLACE');
-        for (const node of nodes) node.disconnect();
-      },
-    };
+    await migrate('COPY', key);
   } catch (error) {
-    for (const node of nodes) node.disconnect();
+    close();
     throw error;
   }
+  return {
+    n,
+    finish: async () => {
+      await migrate('REPLACE', key);
+      close();
+    },
+  };
 }
 
 test('a degraded cluster: the cluster parts say what is wrong, standalone runs still work', async () => {
