@@ -2,6 +2,7 @@
 // about the wire out of one keyspace. Every step is recorded, so the course can show it as it happened.
 
 import type { Valkey } from 'iovalkey';
+import { StacklessError } from '../executors/stackless-error.ts';
 import { catalogueText, quoted } from '../contract/catalogue/catalogue-text.ts';
 import { versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../contract/keyspace/index.ts';
 
@@ -16,17 +17,14 @@ export interface FenceReport {
   steps: FenceStep[];
 }
 
-export class FenceError extends Error {
+/** A refusal the reserve shows, with its steps. */
+export class FenceError extends StacklessError {
   readonly expected: string;
   readonly found: string | null;
   readonly steps: FenceStep[];
 
   constructor(message: string, expected: string, found: string | null, steps: FenceStep[]) {
-    // A refusal the reserve shows, with its steps: no stack is captured (as for WireError).
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = limit;
     this.name = 'FenceError';
     this.expected = expected;
     this.found = found;

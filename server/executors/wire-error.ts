@@ -1,16 +1,13 @@
 // An error reply from the server, kept whole: its class is the first word (EMQKIND, EMQSTALE,
 // EMQKEY, EMQWIRE, NOSCRIPT, CROSSSLOT, ERR…) and the message says what was found and expected.
 
-export class WireError extends Error {
+import { StacklessError } from './stackless-error.ts';
+
+export class WireError extends StacklessError {
   readonly errorClass: string;
 
   constructor(message: string) {
-    // The server's own words, an answer runs show, not a place in our code: no stack is captured (a
-    // stack cost ~15 µs, and route meets several MOVED and refusals a run).
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = limit;
     this.name = 'WireError';
     this.errorClass = message.split(' ', 1)[0] ?? '';
   }
