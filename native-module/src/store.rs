@@ -19,6 +19,7 @@
 //! lifetimes on `Str` and `Key` enforce. The API's function pointers are set by the server before
 //! the module loads, so `unwrap()` on them cannot fail inside a command.
 
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::os::raw::c_int;
 use std::ptr;
@@ -35,6 +36,9 @@ pub struct Key<'c> {
     ctx: &'c Context,
     name: Str<'c>,
     inner: *mut raw::RedisModuleKey,
+    /// The key's type (`REDISMODULE_KEYTYPE_*`), asked once at open and kept by each write that can
+    /// change it, so the checks and reads of a transition do not ask the server again.
+    kind: Cell<c_int>,
 }
 
 impl<'c> Key<'c> {
@@ -50,14 +54,31 @@ impl<'c> Key<'c> {
 
     fn open_mode(ctx: &'c Context, name: Str<'c>, mode: raw::KeyMode) -> Self {
         let inner = raw::open_key(ctx.get_raw(), name.raw(), mode);
-        Key { ctx, name, inner }
+        let key = Key {
+            ctx,
+            name,
+            inner,
+            kind: Cell::new(KeyType::Empty as c_int),
+        };
+        key.ask_kind();
+        key
     }
 
     pub fn kind(&self) -> KeyType {
-        if self.inner.is_null() {
-            return KeyType::Empty;
+        self.kind.get().into()
+    }
+
+    /// Asks the server the key's type again, after a write that may have emptied it.
+    fn ask_kind(&self) {
+        if !self.inner.is_null() {
+            self.kind
+                .set(unsafe { raw::RedisModule_KeyType.unwrap()(self.inner) });
         }
-        unsafe { raw::RedisModule_KeyType.unwrap()(self.inner) }.into()
+    }
+
+    /// After a write that leaves the key holding `kind` (a write to an empty key creates it).
+    fn now_holds(&self, kind: KeyType) {
+        self.kind.set(kind as c_int);
     }
 
     pub fn exists(&self) -> bool {
@@ -142,6 +163,7 @@ impl<'c> Key<'c> {
                 _ => unreachable!("a transition sets one to three fields"),
             };
         }
+        self.now_holds(KeyType::Hash);
         self.effect(
             Command::Hset,
             &effect[..2 * fields.len()],
@@ -163,6 +185,7 @@ impl<'c> Key<'c> {
                 ptr::null_mut::<raw::RedisModuleString>(),
             );
         }
+        self.now_holds(KeyType::Hash);
         let one = shared().one;
         self.effect(
             Command::Hincrby,
@@ -179,6 +202,7 @@ impl<'c> Key<'c> {
         unsafe {
             raw::RedisModule_ZsetAdd.unwrap()(self.inner, score, member.raw(), &mut flags);
         }
+        self.now_holds(KeyType::ZSet);
         // The double's own integer value (every integral double below 2^63 is one; 2^63 itself
         // saturates to i64::MAX, which ZADD parses back to 2^63): the replica stores the same score.
         replication::zadd(self.ctx, self.name, score as i64, member);
@@ -228,6 +252,7 @@ impl<'c> Key<'c> {
         unsafe {
             raw::RedisModule_ZsetAdd.unwrap()(self.inner, 0.0, member.raw(), &mut flags);
         }
+        self.now_holds(KeyType::ZSet);
         self.notify(NotifyEvent::ZSET, c"zadd");
     }
 
@@ -258,12 +283,13 @@ impl<'c> Key<'c> {
         if deleted == 0 {
             return false;
         }
+        // The API deletes a sorted set it emptied; the command would also have said `del`.
+        self.ask_kind();
         if replicate {
             self.effect(Command::Zrem, &[member], NotifyEvent::ZSET, event);
         } else {
             self.notify(NotifyEvent::ZSET, event);
         }
-        // The API deletes a sorted set it emptied; the command would also have said `del`.
         if !self.exists() {
             self.notify(NotifyEvent::GENERIC, c"del");
         }
@@ -308,6 +334,7 @@ impl<'c> Key<'c> {
             return;
         }
         unsafe { raw::RedisModule_DeleteKey.unwrap()(self.inner) };
+        self.now_holds(KeyType::Empty);
         self.effect(Command::Del, &[], NotifyEvent::GENERIC, c"del");
     }
 

@@ -64,10 +64,11 @@ fn a_valid_call_passes_for_every_verb_and_name() {
                 .map(|i| layout.expected_key(i, &q, ID))
                 .collect();
             let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-            assert_eq!(
-                layout.check(&key_refs, &call_args(layout)),
-                Ok(Queue::new(&q))
-            );
+            let args = call_args(layout);
+            assert_eq!(layout.check(&key_refs, &args), Ok(Queue::new(&q)));
+            // …and on the accepted path, not by the refusal's walk finding no difference.
+            let id = layout.row_id(&args);
+            assert!(layout.all_match(&Queue::new(&q), &key_refs, id));
         }
     }
 }
