@@ -193,8 +193,9 @@ impl Layout {
     ) -> Result<Queue<'a>, LayoutError> {
         debug_assert_eq!(keys.len(), self.numkeys(), "the key count is checked first");
         let id = self.row_id(args);
-        let queue = Queue::from_key(keys[0].bytes()).map_err(|e| self.unread(e, &keys[0], id))?;
-        if self.all_match(&queue, keys, id) {
+        let first = keys[0].bytes();
+        let queue = Queue::from_key(first).map_err(|e| self.unread(e, &keys[0], id))?;
+        if self.all_match(first, &queue, keys, id) {
             return Ok(queue);
         }
         // A refusal: the first key, and its first byte, that differ.
@@ -208,17 +209,14 @@ impl Layout {
     }
 
     /// The accepted path of the check, in as few compares as it takes: every key begins with key 1's
-    /// `emq:{q}:` (key 1's own once its `:` is there; `from_key` read the rest), then is its type and,
-    /// for a row, the id. True exactly when every key is the one its parts give.
-    fn all_match<K: Bytes>(&self, queue: &Queue, keys: &[K], id: &[u8]) -> bool {
-        let first = keys[0].bytes();
+    /// `emq:{q}:` (key 1's own once its `:` is there: `from_key` read `emq:{q}` and the `}` from it),
+    /// then is its type and, for a row, the id. True exactly when every key is the one its parts give.
+    fn all_match<K: Bytes>(&self, first: &[u8], queue: &Queue, keys: &[K], id: &[u8]) -> bool {
         let head_len = QUEUE_KEY_PREFIX.len() + queue.name().len() + QUEUE_KEY_INFIX.len();
-        let Some(head) = first.get(..head_len) else {
-            return false;
-        };
-        if !head.ends_with(QUEUE_KEY_INFIX) {
+        if first.get(head_len - 1) != QUEUE_KEY_INFIX.last() {
             return false;
         }
+        let head = &first[..head_len];
         keys.iter()
             .zip(self.keys)
             .enumerate()
