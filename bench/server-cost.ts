@@ -7,6 +7,9 @@
 // `replicate verbatim`) of a primary that loads it and runs the transitions, and the counts are its cost to
 // apply what each kind sent it: collected inside `readQueryFromClient` (reading, parsing and applying the
 // stream), from after it has applied a cell's preparation to after it has applied the cell (`WAIT`).
+// With `--with-replica` the server under callgrind stays the primary and a replica is attached to it, so
+// the counts include what propagating to a replica costs each kind (a module's `MULTI`/`EXEC` around its
+// effects, the plain commands' own feed).
 // Slow (everything runs ~50× slower under valgrind), so it runs few calls; figures, not tests.
 
 import { spawn } from 'node:child_process';
@@ -22,13 +25,21 @@ import { ScriptedExecutor } from '../server/executors/scripted.ts';
 import { CORE_TRANSITIONS, type CoreTransition } from '../server/contract/transitions.ts';
 import { versionKey, WIRE6_IDENTITY } from '../server/contract/keyspace/index.ts';
 import { freePort } from '../server/sandbox/free-port.ts';
-import { nativeModulePath, startValkeyNode, untilAnswers } from '../server/sandbox/valkey-process.ts';
+import {
+  nativeModulePath,
+  startValkeyNode,
+  untilAnswers,
+  type ValkeyNode,
+} from '../server/sandbox/valkey-process.ts';
 import { runChunked, runPlain, WORKLOADS } from './workloads.ts';
 
 const run = promisify(execFile);
 const OPS = Number(process.env.COST_OPS ?? 1000);
 const JSON_OUTPUT = process.argv.includes('--json');
 const REPLICA = process.argv.includes('--replica');
+const WITH_REPLICA = process.argv.includes('--with-replica');
+if (REPLICA && WITH_REPLICA)
+  throw new Error('--replica and --with-replica measure different servers: pick one');
 const ALLOCATORS = new Set(['malloc', 'calloc', 'realloc']);
 type Kind = 'floor' | 'scripted' | 'native';
 const KINDS: Kind[] = ['floor', 'scripted', 'native'];
@@ -77,6 +88,8 @@ const server = spawn(
     `--callgrind-out-file=${join(dir, 'cg.out')}`,
     process.env.VALKEY_SERVER ?? 'valkey-server',
     ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    // A replica attached with `--with-replica` syncs at once instead of after the default 5 s.
+    ...['--repl-diskless-sync-delay', '0'],
     ...(primary
       ? [
           ...(replicaModule ? ['--loadmodule', module] : []),
@@ -92,10 +105,19 @@ const measured = new Valkey(`redis://127.0.0.1:${port}`, { lazyConnect: true, re
 measured.on('error', () => {});
 // The transitions run on the server measured, or with `--replica` on its primary.
 const client = primary ? new Valkey(primary.url) : measured;
+/** The replica attached to the measured server (`--with-replica`), once it is up. */
+let attached: ValkeyNode | null = null;
 /** With a replica: returns once it has applied everything its primary sent so far. */
 const applied = async () => {
-  if (primary) await client.call('WAIT', 1, 600_000);
+  if (primary || attached) await client.call('WAIT', 1, 600_000);
 };
+
+/** Returns once `replica` has linked to its primary. */
+async function linked(replica: Valkey): Promise<void> {
+  while (!String(await replica.info('replication')).includes('master_link_status:up')) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 /** Resets callgrind's counters; `dump` then writes what happened since as `cg.out.N`. */
 const control = (flag: '-z' | '-d') => run('callgrind_control', [flag, String(server.pid)]);
@@ -112,8 +134,15 @@ async function dumped(): Promise<string> {
 try {
   // Under callgrind the server boots slowly.
   await untilAnswers(measured, 120_000, 200);
-  while (primary && !String(await measured.info('replication')).includes('master_link_status:up')) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  if (primary) await linked(measured);
+  if (WITH_REPLICA) {
+    attached = await startValkeyNode({
+      module: replicaModule ? module : null,
+      settings: { replicaof: `127.0.0.1 ${port}` },
+    });
+    const replica = new Valkey(attached.url);
+    await linked(replica);
+    replica.disconnect();
   }
   const executors: Record<'scripted' | 'native', Executor> = {
     scripted: new ScriptedExecutor(client),
@@ -146,7 +175,7 @@ try {
     console.log(
       primary
         ? `a replica under callgrind, counted inside readQueryFromClient (what applying each kind's stream costs it); ${OPS} transitions per cell`
-        : `valkey-server under callgrind, counted inside processCommand; ${OPS} transitions per cell`,
+        : `valkey-server under callgrind${attached ? ', a replica attached' : ''}, counted inside processCommand; ${OPS} transitions per cell`,
     );
     console.log('');
     const header = ['transition', 'floor Ir', 'scripted Ir', 'native Ir', 'floor allocs', 'scripted allocs'];
@@ -169,6 +198,7 @@ try {
   const exited = new Promise((resolve) => server.once('exit', resolve));
   server.kill('SIGTERM');
   await primary?.stop();
+  await attached?.stop();
   await exited;
   await rm(dir, { recursive: true, force: true });
 }
