@@ -34,24 +34,22 @@ const connections = new Map<string, Valkey>();
 
 async function open(key: string): Promise<Valkey> {
   const [port, user, db] = key.split('|');
-  const asAdmin = {
-    username: decodeURIComponent(admin.username),
-    password: decodeURIComponent(admin.password),
-  };
+  // A leased database's connection enters it as the admin and then becomes the explorer, as the pool's
+  // do; a cluster node's explorer connection signs in as the explorer; the rest are the admin's.
+  const leased = user === EXPLORER_USER && db !== '0';
+  const credentials =
+    user === EXPLORER_USER && !leased
+      ? { username: user, password: explorerPassword }
+      : { username: decodeURIComponent(admin.username), password: decodeURIComponent(admin.password) };
   const client = new Valkey({
     host: admin.hostname,
     port: Number(port),
-    ...(user === 'admin'
-      ? asAdmin
-      : user === EXPLORER_USER && db === '0'
-        ? { username: user, password: explorerPassword }
-        : asAdmin),
+    ...credentials,
     db: Number(db),
     enableReadyCheck: false,
     maxRetriesPerRequest: 0,
   });
-  // A leased database's connection enters it as the admin, then becomes the explorer, as the pool's do.
-  if (user === EXPLORER_USER && db !== '0') await client.call('AUTH', EXPLORER_USER, explorerPassword);
+  if (leased) await client.call('AUTH', EXPLORER_USER, explorerPassword);
   return client;
 }
 
