@@ -1,6 +1,7 @@
 // The four figures of the site's weight and cost, in one run, one after the other: each course page's
 // bytes beside a Starlight build of the same text (page-bytes.ts), the explorer's site ÷ Valkey CPU per
-// run at 10 and 50 readers (explorer-load.ts), the reshard click in both modes (reshard-sizes.ts), and
+// run at 10 and 50 readers beside the floor's, a bare node:http + iovalkey server replaying the same runs
+// (explorer-load.ts, ratio-floor.ts), the reshard click in both modes (reshard-sizes.ts), and
 // each transition's native ÷ floor, a replica attached (transitions.ts). Each script prints its own
 // tables; this one runs them in turn on an otherwise idle machine and heads each with the load average,
 // since all of them share the same two cores. Prints figures; asserts nothing.

@@ -6,104 +6,25 @@
 // and their ratio: on a machine shared with other work the wall-clock figures move with the load, the
 // CPU per run far less. Then, per experiment, the site's and Valkey's CPU per run at 10 and 50 readers,
 // the ratio at each, and how the site's cost per run changed from 10 to 50 (issue 26's goals: a ratio of
-// at most 2, a change within ±10%). Every line carries the load average. Prints figures; asserts nothing.
+// at most 2, a change within ±10%), and last, beside one site process's, the floor's: the same runs
+// replayed by a bare node:http + iovalkey server (ratio-floor.ts; EXPLORER_BENCH_FLOOR=0 leaves it out).
+// Each process is warmed first (reader-load.ts). Every line carries the load average. Prints figures;
+// asserts nothing.
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { startSiteWithOwnSandbox } from '../scripts/site.ts';
-import { processTreeOf } from '../tests/support/processes.ts';
-import { KeepAliveClient } from './keep-alive-client.ts';
 import { sandboxUp } from '../tests/support/sandbox-up.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
+import { load, measureWarm } from './reader-load.ts';
+import { measureFloor } from './ratio-floor.ts';
+import { cpuBelow, loadAverage, ratio, type Cost } from './run-cost.ts';
 
 const REQUESTS = Math.min(Number(process.env.EXPLORER_BENCH_REQUESTS ?? 1000), 5000);
 const LEVELS = (process.env.EXPLORER_BENCH_CLIENTS ?? '1,10,50').split(',').map(Number);
 /** Which experiments and worker counts to run (all of them unless narrowed, e.g. for a profile). */
 const ONLY = process.env.EXPLORER_BENCH_ONLY?.split(',');
 const WORKER_COUNTS = (process.env.EXPLORER_BENCH_WORKERS ?? '1,2').split(',').map(Number);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-async function load(
-  url: string,
-  name: string,
-  body: (i: number) => unknown,
-  clients: number,
-  requests = REQUESTS,
-) {
-  let next = 0;
-  const latencies: number[] = [];
-  const failures = new Map<string, number>();
-  const path = `/api/experiments/${name}`;
-  const readers = Array.from({ length: clients }, () => new KeepAliveClient(url));
-  const started = performance.now();
-  await Promise.all(
-    readers.map(async (reader) => {
-      for (let i = next++; i < requests; i = next++) {
-        const t0 = performance.now();
-        const answer = await reader.post(path, JSON.stringify(body(i)));
-        latencies.push(performance.now() - t0);
-        if (answer.status !== 200) {
-          const code = `${answer.status} ${(answer.body as { error?: { code: string } }).error?.code}`;
-          failures.set(code, (failures.get(code) ?? 0) + 1);
-        }
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  for (const reader of readers) reader.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    perSecond: requests / seconds,
-    failures: [...failures].map(([code, n]) => `${n}× ${code}`).join(', ') || 'none',
-  };
-}
-
-/**
- * CPU ms so far of one process: the run time of each of its threads (/proc/<pid>/task/<tid>/schedstat, in
- * ns), as the ticks of /proc/<pid>/stat are 10 ms, a tenth of a cell's Valkey CPU at 300 runs. The
- * threads of Node and valkey-server live as long as their process, so none is lost between readings.
- */
-function threadsCpuMs(pid: number): number {
-  let ns = 0;
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`))
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-  } catch {
-    // ended while read
-  }
-  return ns / 1e6;
-}
-
-/** CPU ms so far of `root` and every process under it, split into Node and valkey-server. */
-function cpuBelow(root: number): { node: number; valkey: number } | null {
-  if (!existsSync('/proc')) return null; // not Linux
-  const total = { node: 0, valkey: 0 };
-  for (const p of processTreeOf(root))
-    total[p.comm.startsWith('valkey') ? 'valkey' : 'node'] += threadsCpuMs(p.pid);
-  return total;
-}
-
-/** The machine's load average over 1, 5 and 15 minutes, as uptime prints it. */
-function loadAverage(): string {
-  return loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
-}
-
-/** The site's and Valkey's CPU per run of one cell. */
-interface Cost {
-  site: number;
-  valkey: number;
-  load: string;
-}
-
-const ratio = (cost: Cost) => (cost.valkey > 0 ? cost.site / cost.valkey : NaN);
+const CHOSEN = Object.entries(WORKLOADS).filter(([name]) => !ONLY || ONLY.includes(name));
 
 /** Per experiment: site and Valkey CPU per run at 10 and 50 readers, their ratio, the change 10 → 50. */
 function printCosts(workers: number, costs: Map<string, Map<number, Cost>>) {
@@ -132,6 +53,32 @@ function printCosts(workers: number, costs: Map<string, Map<number, Cost>>) {
   }
 }
 
+/** Per experiment at 10 and 50 readers: the site's ratio and CPU per run beside the floor's. */
+function printBesideFloor(site: Map<string, Map<number, Cost>>, floor: Map<string, Map<number, Cost>>) {
+  console.log(
+    `\nsite ÷ Valkey CPU per run beside the floor's, WORKERS=1: ratio (site ms/run), site then floor; the change of site ms/run from 10 to 50 readers\n`,
+  );
+  console.log(
+    'experiment      ratio@10 site   floor      ratio@50 site   floor      site 10→50  floor 10→50   load average (floor at 10; at 50)',
+  );
+  const cell = (cost: Cost) => `${ratio(cost).toFixed(2)} (${cost.site.toFixed(2)})`.padEnd(12);
+  const change = (a: Cost, b: Cost) => {
+    const percent = ((b.site - a.site) / a.site) * 100;
+    return `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`.padStart(11);
+  };
+  for (const [name, ours] of site) {
+    const theirs = floor.get(name);
+    const [a, b, c, d] = [ours.get(10), ours.get(50), theirs?.get(10), theirs?.get(50)];
+    if (!a || !b || !c || !d) continue;
+    console.log(
+      `${name.padEnd(15)} ${cell(a)} ${cell(c)}   ${cell(b)} ${cell(d)} ${change(a, b)} ${change(c, d)}   ${c.load}; ${d.load}`,
+    );
+  }
+}
+
+/** The site's costs with one process, for the floor's table. */
+let oneProcess: Map<string, Map<number, Cost>> | null = null;
+
 // One process, then WORKERS=2 (two processes behind one port, leasing keyspaces through Valkey).
 for (const workers of WORKER_COUNTS) {
   const site = await startSiteWithOwnSandbox({
@@ -148,12 +95,11 @@ for (const workers of WORKER_COUNTS) {
       'experiment      clients   p50 ms   p99 ms    req/s  node ms/run  valkey ms/run  site÷valkey  bench ms/run   load average     refusals',
     );
     const costs = new Map<string, Map<number, Cost>>();
-    for (const [name, body] of Object.entries(WORKLOADS).filter(([name]) => !ONLY || ONLY.includes(name))) {
-      await load(site.url, name, body, 5, 20); // warm up: scripts loaded, connections open
+    await measureWarm(site.url, CHOSEN, async (name, body) => {
       for (const clients of LEVELS) {
         const before = cpuBelow(site.pid);
         const benchBefore = process.cpuUsage();
-        const r = await load(site.url, name, body, clients);
+        const r = await load(site.url, name, body, clients, REQUESTS);
         const benchCpu = process.cpuUsage(benchBefore);
         const after = cpuBelow(site.pid);
         const benchPerRun = ((benchCpu.user + benchCpu.system) / 1000 / REQUESTS).toFixed(2);
@@ -180,9 +126,25 @@ for (const workers of WORKER_COUNTS) {
           `${name.padEnd(15)} ${String(clients).padStart(7)} ${cells.join(' ')}   ${average}   ${r.failures}`,
         );
       }
-    }
+    });
     printCosts(workers, costs);
+    if (workers === 1) oneProcess = costs;
   } finally {
     await site.close();
   }
+}
+
+// The floor beside one site process: what a bare node:http + iovalkey server pays for the same runs.
+if (oneProcess && LEVELS.includes(10) && LEVELS.includes(50) && process.env.EXPLORER_BENCH_FLOOR !== '0') {
+  console.log(
+    '\nthe floor: the same runs replayed by a bare node:http + iovalkey server (bench/ratio-floor.ts)\n',
+  );
+  printBesideFloor(
+    oneProcess,
+    await measureFloor(
+      CHOSEN.map(([name]) => name),
+      [10, 50],
+      REQUESTS,
+    ),
+  );
 }

@@ -107,7 +107,7 @@ session.connect();
 await session.post('Profiler.enable');
 try {
   for (const name of Object.keys(WORKLOADS).filter((name) => !ONLY || ONLY.includes(name))) {
-    await load(name, 50); // warm: connections open, scripts loaded, code compiled
+    await load(name, Number(process.env.EXPLORER_BENCH_WARM ?? 50)); // warm: connections open, scripts loaded, code compiled
     const counted = await countPerRun(name, 50);
     await session.post('Profiler.start');
     const started = performance.now();
