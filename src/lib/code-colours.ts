@@ -7,11 +7,13 @@
 // Only four kinds of token keep a colour of their own: comments, strings, keywords and constants
 // (numbers, true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the
 // contrast is the theme's. Everything else (names, types, calls, operators and punctuation, even where
-// the theme draws them in a keyword's colour) is in the code's own colour: a span per coloured run is
+// the theme draws them in a keyword's or a constant's colour) is in the code's own colour: a token is
+// of a kind by its scopes (Shiki's explanation), not by its colour alone. A span per coloured run is
 // an element per run, and a page of source panels was most of its elements in spans. A token in the
 // code's own colour loses its span (the <pre> gives it that colour), neighbours of one colour become one
-// span (the spaces between them too: a space shows no colour), and a line is its tokens and a newline,
-// without a span of its own (nothing styles or reads Shiki's span.line).
+// span (the spaces between them too: a space shows no colour, nor does a newline, so a comment of many
+// lines is one span), and a line is its tokens and a newline, without a span of its own (nothing styles
+// or reads Shiki's span.line).
 import { bundledThemes, type ShikiTransformer } from 'shiki';
 import type { Element, ElementContent, Text } from 'hast';
 
@@ -19,6 +21,26 @@ export const THEMES = { light: 'github-light-default', dark: 'github-dark-defaul
 
 /** The kinds of token that keep their theme's colour; the rest are in the code's own colour. */
 const COLOURED_KINDS = ['comment', 'string', 'keyword', 'constant'] as const;
+/**
+ * The scopes that make a token one of those kinds. The themes draw more in those colours (a type such
+ * as `string`, a call such as Lua's `redis.call`, a property such as `length`, `self`): those take the
+ * code's own colour.
+ */
+const KIND_SCOPES = [
+  'comment',
+  'punctuation.definition.comment',
+  'string',
+  'keyword',
+  'storage',
+  'constant',
+  'variable.other.constant',
+  'entity.name.constant',
+  'variable.other.enummember',
+];
+const ofColouredKind = (scope: string) =>
+  KIND_SCOPES.some((kind) => scope === kind || scope.startsWith(`${kind}.`));
+/** Each token span's scopes, from Shiki's explanation (the span hook), read when its line is classified. */
+const SCOPES = new WeakMap<Element, string[]>();
 
 interface Theme {
   colors?: Record<string, string>;
@@ -92,11 +114,13 @@ function classify(span: Element): { classes: string[]; style: string; plain: boo
   const rest: string[] = [];
   let kept = 0;
   const operator = !/[\p{L}\p{N}]/u.test(textOf(span.children));
+  const scopes = SCOPES.get(span);
+  const ofKind = scopes === undefined || scopes.some(ofColouredKind);
   for (const [name, value] of declarations(String(span.properties.style ?? ''))) {
     const mode = name === VARIABLE.light ? 'light' : name === VARIABLE.dark ? 'dark' : null;
     const index = mode ? PALETTES[mode].indexOf(value.toUpperCase()) : -1;
     if (mode && index >= 0) {
-      if (KEPT[mode].has(index) && !(operator && index === KEYWORD[mode])) {
+      if (ofKind && KEPT[mode].has(index) && !(operator && index === KEYWORD[mode])) {
         classes.push(`${PREFIX[mode]}${index}`);
         kept += 1;
       }
@@ -121,6 +145,14 @@ export const codeColours: ShikiTransformer = {
     // patterns, and on a busy build machine that left whole lines of a panel uncoloured. The build has
     // the time.
     options.tokenizeTimeLimit = 0;
+    // each token's scopes, which say its kind
+    options.includeExplanation = 'scopeName';
+  },
+  span(span, _line, _col, _lineElement, token) {
+    SCOPES.set(
+      span,
+      (token.explanation ?? []).flatMap((part) => part.scopes.map((scope) => scope.scopeName)),
+    );
   },
   pre(pre) {
     // the code's own colours come from CODE_COLOURS_CSS; its background from global.css (--code-bg)
@@ -170,10 +202,39 @@ export const codeColours: ShikiTransformer = {
     line.children = out;
   },
   code(code) {
-    code.children = code.children.flatMap((child) =>
+    const flat = code.children.flatMap((child) =>
       child.type === 'element' && child.tagName === 'span' && child.properties.class === 'line'
         ? child.children
         : [child],
     );
+    code.children = joinAcrossLines(flat);
   },
 };
+
+/**
+ * Spans of one colour with only spaces and newlines between them become one span: a comment of many
+ * lines, say, is one element, not one a line (a newline shows no colour either).
+ */
+function joinAcrossLines(nodes: ElementContent[]): ElementContent[] {
+  const out: ElementContent[] = [];
+  let previous: Element | null = null;
+  let blanks: Text[] = [];
+  const keyOf = (span: Element) =>
+    `${String(span.properties.class ?? '')}|${String(span.properties.style ?? '')}`;
+  for (const node of nodes) {
+    if (previous && isBlank(node)) {
+      blanks.push(node);
+      continue;
+    }
+    if (previous && isSpan(node) && keyOf(node) === keyOf(previous)) {
+      previous.children.push(...blanks, ...node.children);
+      blanks = [];
+      continue;
+    }
+    out.push(...blanks, node);
+    blanks = [];
+    previous = isSpan(node) ? node : null;
+  }
+  out.push(...blanks);
+  return out;
+}
