@@ -26,7 +26,9 @@ async function open(javaScript = true): Promise<Page> {
 
 /** The strip as the sandbox lays the cluster out: three even ranges, orders on node 1, the reserve on node 2. */
 async function showsTheLayout(section: Locator): Promise<void> {
-  assert.deepEqual(await section.locator('[data-node-slots]').allTextContents(), [
+  // a legend line is the node's name, its address once the cluster told it, its ranges, its replicas
+  const legend = await section.locator('.xp-swatched').allTextContents();
+  assert.deepEqual(legend.map((line) => / (\d+–\d+(?:, \d+–\d+)*)/.exec(line)?.[1]), [
     '0–5460',
     '5461–10922',
     '10923–16383',

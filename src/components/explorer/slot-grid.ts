@@ -145,7 +145,7 @@ export function slotGrid(input: GridInput): SafeHtml {
   );
   const nodeList = nodes.map(
     (node, i) =>
-      markup`<li class="xp-swatched xp-legend-owner-${(i % 3) + 1}">${node.name} ${node.address && markup`<code data-node-address>${node.address}</code> `}<span data-node-slots>${rangesText(node)}</span>${
+      markup`<li class="xp-swatched xp-legend-owner-${(i % 3) + 1}">${node.name} ${node.address && markup`<code data-node-address>${node.address}</code> `}${rangesText(node)}${
         !!node.replicas?.length &&
         markup`, replica${node.replicas.length === 1 ? '' : 's'} ${joined(
           node.replicas.map((address) => markup`<code data-node-replica>${address}</code>`),
@@ -156,7 +156,7 @@ export function slotGrid(input: GridInput): SafeHtml {
   const markList = marks.map((m) => {
     const owner = ownerOf(nodes, m.slot);
     const on = owner >= 0 ? nodes[owner]!.name : 'no node';
-    return markup`<li><span class="xp-mark-key is-${m.kind}" aria-hidden="true"></span><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
+    return markup`<li class="xp-mark-key is-${m.kind}"><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
   });
   const openItem =
     open &&
