@@ -103,19 +103,33 @@ function cell(slot: number) {
   return { x: slot % GRID_SIDE, y: Math.floor(slot / GRID_SIDE) };
 }
 
+/** A coordinate as the map writes it: two decimals at most. */
+const at = (v: number) => Math.round(v * 100) / 100;
+
+/** A square, a diamond or a circle around (cx, cy), as one closed subpath; `h` is half its size. */
+function outline(kind: GridMark['kind'], cx: number, cy: number, h: number): string {
+  if (kind === 'queue') return `M${at(cx - h)} ${at(cy - h)}h${at(2 * h)}v${at(2 * h)}h${at(-2 * h)}Z`;
+  if (kind === 'other')
+    return `M${at(cx)} ${at(cy - h)}L${at(cx + h)} ${at(cy)}L${at(cx)} ${at(cy + h)}L${at(cx - h)} ${at(cy)}Z`;
+  return `M${at(cx - h)} ${at(cy)}a${at(h)} ${at(h)} 0 1 0 ${at(2 * h)} 0a${at(h)} ${at(h)} 0 1 0 ${at(-2 * h)} 0Z`;
+}
+
+/** A mark's line, 0.7 wide, centred this far from the slot's centre: a square, a diamond, a circle. */
+const MARK_SIZE: Record<GridMark['kind'], number> = { queue: 2.3, other: 2.9, reserve: 2.6 };
+const LINE = 0.7;
+
 /**
- * A mark drawn twice: a halo in the page's colour under a line in the text's, readable on any band. The
- * line carries the mark's kind and slot.
+ * A mark: its line as a ring (the space between two outlines, filled in the text's colour), its halo
+ * the ring's stroke in the page's colour, painted under the fill (explorer.css), so it reads on any
+ * band — one element, where a halo under a line took two. The ring carries the mark's kind and slot.
  */
 function mark(m: GridMark): SafeHtml {
   const { x, y } = cell(m.slot);
-  const shape =
-    m.kind === 'reserve'
-      ? markup`circle cx="${x + 0.5}" cy="${y + 0.5}" r="2.6"`
-      : m.kind === 'queue'
-        ? markup`rect x="${x - 1.8}" y="${y - 1.8}" width="4.6" height="4.6"`
-        : markup`path d="M${x + 0.5} ${y - 2.4}L${x + 3.4} ${y + 0.5}L${x + 0.5} ${y + 3.4}L${x - 2.4} ${y + 0.5}Z"`;
-  return markup`<${shape} class="xp-mark-halo" /><${shape} class="xp-mark-ink" data-mark="${m.kind}" data-slot="${m.slot}" />`;
+  const size = MARK_SIZE[m.kind];
+  // a diamond's corners move √2 times as far as its sides for the same width of line
+  const grow = m.kind === 'other' ? (LINE / 2) * Math.SQRT2 : LINE / 2;
+  const d = outline(m.kind, x + 0.5, y + 0.5, size + grow) + outline(m.kind, x + 0.5, y + 0.5, size - grow);
+  return markup`<path class="xp-mark" d="${d}" data-mark="${m.kind}" data-slot="${m.slot}" />`;
 }
 
 function openCell(open: GridOpen): SafeHtml {
