@@ -4,12 +4,14 @@
 // (CODE_COLOURS_CSS, placed by CodeColours.astro) sets from them the --shiki-light and --shiki-dark
 // variables global.css colours spans from.
 //
-// Only four kinds of token keep a colour of their own: comments, strings, keywords and constants
-// (numbers, true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the
-// contrast is the theme's. Everything else (names, types, calls, operators and punctuation, even where
-// the theme draws them in a keyword's or a constant's colour) is in the code's own colour: a token is
-// of a kind by its scopes (Shiki's explanation), not by its colour alone. A span per coloured run is
-// an element per run, and a page of source panels was most of its elements in spans. A token in the
+// Only three kinds of token keep a colour of their own: comments, strings and constants (numbers,
+// true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the contrast is
+// the theme's. Everything else (keywords, names, types, calls, operators and punctuation, even where the
+// theme draws them in a constant's colour) is in the code's own colour: a token is of a kind by its
+// scopes (Shiki's explanation), not by its colour alone. Keywords are the commonest coloured token and
+// the one a reader of code needs least (they are the words every line of the language is made of), and
+// a span per coloured run is an element per run: a page of source panels was most of its elements in
+// spans, and its keywords alone were a third of them (53 on the braced grammar). A token in the
 // code's own colour loses its span (the <pre> gives it that colour), neighbours of one colour become one
 // span (the spaces between them too: a space shows no colour, nor does a newline, so a comment of many
 // lines is one span), and a line is its tokens and a newline, without a span of its own (nothing styles
@@ -20,7 +22,7 @@ import type { Element, ElementContent, Text } from 'hast';
 export const THEMES = { light: 'github-light-default', dark: 'github-dark-default' } as const;
 
 /** The kinds of token that keep their theme's colour; the rest are in the code's own colour. */
-const COLOURED_KINDS = ['comment', 'string', 'keyword', 'constant'] as const;
+const COLOURED_KINDS = ['comment', 'string', 'constant'] as const;
 /**
  * The scopes that make a token one of those kinds. The themes draw more in those colours (a type such
  * as `string`, a call such as Lua's `redis.call`, a property such as `length`, `self`): those take the
@@ -30,8 +32,6 @@ const KIND_SCOPES = [
   'comment',
   'punctuation.definition.comment',
   'string',
-  'keyword',
-  'storage',
   'constant',
   'variable.other.constant',
   'entity.name.constant',
@@ -70,15 +70,16 @@ const THEME = { light: await loadTheme(THEMES.light), dark: await loadTheme(THEM
 const PALETTES = { light: paletteOf(THEME.light), dark: paletteOf(THEME.dark) };
 const VARIABLE = { light: '--shiki-light', dark: '--shiki-dark' } as const;
 const PREFIX = { light: 'l', dark: 'd' } as const;
+/** A comment's palette place, per theme: every token inside a comment (a doc tag, say) is in it. */
+const COMMENT = {
+  light: PALETTES.light.indexOf(colourOfKind(THEME.light, 'comment')),
+  dark: PALETTES.dark.indexOf(colourOfKind(THEME.dark, 'comment')),
+};
+const inComment = (scope: string) => scope === 'comment' || scope.startsWith('comment.');
 /** The palette places of the colours kept, per theme. */
 const KEPT = {
   light: new Set(COLOURED_KINDS.map((k) => PALETTES.light.indexOf(colourOfKind(THEME.light, k)))),
   dark: new Set(COLOURED_KINDS.map((k) => PALETTES.dark.indexOf(colourOfKind(THEME.dark, k)))),
-};
-/** A keyword's colour on a token without a letter or digit is an operator's or punctuation's. */
-const KEYWORD = {
-  light: PALETTES.light.indexOf(colourOfKind(THEME.light, 'keyword')),
-  dark: PALETTES.dark.indexOf(colourOfKind(THEME.dark, 'keyword')),
 };
 
 /** The palette rules: `pre .l3{--shiki-light:#0550AE}` for each colour kept, and the code's own colours. */
@@ -103,8 +104,6 @@ function declarations(style: string): [string, string][] {
     });
 }
 
-const textOf = (nodes: ElementContent[]) => nodes.map((n) => (n.type === 'text' ? n.value : '')).join('');
-
 /**
  * One token's span with its colours as classes: the classes, what is left of its style (a font style,
  * say, or a colour no palette holds), and whether it is in the code's own colour in both themes.
@@ -113,14 +112,20 @@ function classify(span: Element): { classes: string[]; style: string; plain: boo
   const classes: string[] = [];
   const rest: string[] = [];
   let kept = 0;
-  const operator = !/[\p{L}\p{N}]/u.test(textOf(span.children));
   const scopes = SCOPES.get(span);
+  // a comment is one colour, whatever the theme draws a word inside it in (`@include` as a keyword)
+  if (scopes?.some(inComment))
+    return {
+      classes: [`${PREFIX.light}${COMMENT.light}`, `${PREFIX.dark}${COMMENT.dark}`],
+      style: '',
+      plain: false,
+    };
   const ofKind = scopes === undefined || scopes.some(ofColouredKind);
   for (const [name, value] of declarations(String(span.properties.style ?? ''))) {
     const mode = name === VARIABLE.light ? 'light' : name === VARIABLE.dark ? 'dark' : null;
     const index = mode ? PALETTES[mode].indexOf(value.toUpperCase()) : -1;
     if (mode && index >= 0) {
-      if (ofKind && KEPT[mode].has(index) && !(operator && index === KEYWORD[mode])) {
+      if (ofKind && KEPT[mode].has(index)) {
         classes.push(`${PREFIX[mode]}${index}`);
         kept += 1;
       }
