@@ -175,11 +175,17 @@ export function slotGrid(input: GridInput): SafeHtml {
   const openItem =
     open &&
     markup`<li data-open>slot ${open.slot}: <b>MIGRATING</b> on ${nodes[open.migrating]?.name}, <b>IMPORTING</b> on ${nodes[open.importing]?.name}</li>`;
+  // The nodes' key says what the map's labels cannot: a node's address, its replicas, a range beside
+  // its largest, a node too small to label. Where each node is one labelled range it would only say
+  // again what its band says (and the map's accessible name says it all), so it is left out.
+  const labelsSayAll = nodes.every(
+    (n) => n.slots.length === 1 && !n.address && !n.replicas?.length && label(n) !== '',
+  );
   return markup`<figure class="xp-grid" data-slot-grid data-owners="${owners}">
   <svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg>
   <figcaption class="xp-grid-caption">
     <p class="xp-grid-readout needs-js" data-grid-readout>Hover, tap or arrow-key the map to read a slot’s owner.</p>
-    <ul class="xp-legend">${nodeList}</ul>
+    ${!labelsSayAll && markup`<ul class="xp-legend">${nodeList}</ul>`}
     <ul class="xp-legend">${markList}${openItem}</ul>
   </figcaption>
 </figure>`;
