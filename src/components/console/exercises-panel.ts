@@ -23,7 +23,7 @@ export class EmqExercises extends HTMLElement {
       verdict.className = 'ex-verdict';
       verdict.setAttribute('role', 'status');
       verdict.dataset.verdict = '';
-      button.parentElement!.after(verdict);
+      button.after(verdict);
       // made when first needed (Exercises.astro): a page of exercises nobody misses holds none of them
       let hint: HTMLElement | null = null;
       let showMe: HTMLButtonElement | null = null;
