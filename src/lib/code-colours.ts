@@ -4,14 +4,15 @@
 // (CODE_COLOURS_CSS, placed by CodeColours.astro) sets from them the --shiki-light and --shiki-dark
 // variables global.css colours spans from.
 //
-// Only three kinds of token keep a colour of their own: comments, strings and constants (numbers,
-// true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the contrast is
-// the theme's. Everything else (keywords, names, types, calls, operators and punctuation, even where the
-// theme draws them in a constant's colour) is in the code's own colour: a token is of a kind by its
-// scopes (Shiki's explanation), not by its colour alone. Keywords are the commonest coloured token and
-// the one a reader of code needs least (they are the words every line of the language is made of), and
-// a span per coloured run is an element per run: a page of source panels was most of its elements in
-// spans, and its keywords alone were a third of them (53 on the braced grammar). A token in the
+// Only three kinds of token keep a colour of their own: comments, strings and named constants
+// (true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the contrast is
+// the theme's. Everything else (keywords, numbers, names, types, calls, operators and punctuation, even
+// where the theme draws them in a constant's colour) is in the code's own colour: a token is of a kind
+// by its scopes (Shiki's explanation), not by its colour alone. Keywords and numbers are the commonest
+// coloured tokens and the ones a reader needs least (a keyword is a word every line of the language is
+// made of, a number shows itself by its digits), and a span per coloured run is an element per run: a
+// page of source panels was most of its elements in spans, and its keywords and numbers were half of
+// them (72 of the braced grammar's 157, 49 of the hashtag dive's 78). A token in the
 // code's own colour loses its span (the <pre> gives it that colour), neighbours of one colour become one
 // span (the spaces between them too: a space shows no colour, nor does a newline, so a comment of many
 // lines is one span), and a line is its tokens and a newline, without a span of its own (nothing styles
@@ -37,8 +38,12 @@ const KIND_SCOPES = [
   'entity.name.constant',
   'variable.other.enummember',
 ];
-const ofColouredKind = (scope: string) =>
-  KIND_SCOPES.some((kind) => scope === kind || scope.startsWith(`${kind}.`));
+/** Scopes of those kinds in the code's own colour all the same: a number is plain to see. */
+const PLAIN_SCOPES = ['constant.numeric'];
+const within = (kinds: string[]) => (scope: string) =>
+  kinds.some((kind) => scope === kind || scope.startsWith(`${kind}.`));
+const ofColouredKind = within(KIND_SCOPES);
+const plainAllTheSame = within(PLAIN_SCOPES);
 /** Each token span's scopes, from Shiki's explanation (the span hook), read when its line is classified. */
 const SCOPES = new WeakMap<Element, string[]>();
 
@@ -75,7 +80,7 @@ const COMMENT = {
   light: PALETTES.light.indexOf(colourOfKind(THEME.light, 'comment')),
   dark: PALETTES.dark.indexOf(colourOfKind(THEME.dark, 'comment')),
 };
-const inComment = (scope: string) => scope === 'comment' || scope.startsWith('comment.');
+const inComment = within(['comment']);
 /** The palette places of the colours kept, per theme. */
 const KEPT = {
   light: new Set(COLOURED_KINDS.map((k) => PALETTES.light.indexOf(colourOfKind(THEME.light, k)))),
@@ -120,7 +125,7 @@ function classify(span: Element): { classes: string[]; style: string; plain: boo
       style: '',
       plain: false,
     };
-  const ofKind = scopes === undefined || scopes.some(ofColouredKind);
+  const ofKind = scopes === undefined || (scopes.some(ofColouredKind) && !scopes.some(plainAllTheSame));
   for (const [name, value] of declarations(String(span.properties.style ?? ''))) {
     const mode = name === VARIABLE.light ? 'light' : name === VARIABLE.dark ? 'dark' : null;
     const index = mode ? PALETTES[mode].indexOf(value.toUpperCase()) : -1;
