@@ -182,7 +182,7 @@ export function slotGrid(input: GridInput): SafeHtml {
     (n) => n.slots.length === 1 && !n.address && !n.replicas?.length && label(n) !== '',
   );
   return markup`<figure class="xp-grid" data-slot-grid data-owners="${owners}">
-  <svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg>
+  <svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}</svg>
   <figcaption class="xp-grid-caption">
     <p class="xp-grid-readout needs-js" data-grid-readout>Hover, tap or arrow-key the map to read a slot’s owner.</p>
     ${!labelsSayAll && markup`<ul class="xp-legend">${nodeList}</ul>`}
