@@ -4,21 +4,48 @@
 // (CODE_COLOURS_CSS, placed by CodeColours.astro) sets from them the --shiki-light and --shiki-dark
 // variables global.css colours spans from.
 //
-// Only four kinds of token keep a colour of their own: comments, strings, keywords and constants
-// (numbers, true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the
-// contrast is the theme's. Everything else (names, types, calls, operators and punctuation, even where
-// the theme draws them in a keyword's colour) is in the code's own colour: a span per coloured run is
-// an element per run, and a page of source panels was most of its elements in spans. A token in the
+// Only three kinds of token keep a colour of their own: comments, strings and named constants
+// (true/false/null, CONSTANT_NAMES) — each in the colour its theme gives that kind, so the contrast is
+// the theme's. Everything else (keywords, numbers, names, types, calls, operators and punctuation, even
+// where the theme draws them in a constant's colour) is in the code's own colour: a token is of a kind
+// by its scopes (Shiki's explanation), not by its colour alone. Keywords and numbers are the commonest
+// coloured tokens and the ones a reader needs least (a keyword is a word every line of the language is
+// made of, a number shows itself by its digits), and a span per coloured run is an element per run: a
+// page of source panels was most of its elements in spans, and its keywords and numbers were half of
+// them (72 of the braced grammar's 157, 49 of the hashtag dive's 78). A token in the
 // code's own colour loses its span (the <pre> gives it that colour), neighbours of one colour become one
-// span (the spaces between them too: a space shows no colour), and a line is its tokens and a newline,
-// without a span of its own (nothing styles or reads Shiki's span.line).
+// span (the spaces between them too: a space shows no colour, nor does a newline, so a comment of many
+// lines is one span), and a line is its tokens and a newline, without a span of its own (nothing styles
+// or reads Shiki's span.line).
 import { bundledThemes, type ShikiTransformer } from 'shiki';
 import type { Element, ElementContent, Text } from 'hast';
 
 export const THEMES = { light: 'github-light-default', dark: 'github-dark-default' } as const;
 
 /** The kinds of token that keep their theme's colour; the rest are in the code's own colour. */
-const COLOURED_KINDS = ['comment', 'string', 'keyword', 'constant'] as const;
+const COLOURED_KINDS = ['comment', 'string', 'constant'] as const;
+/**
+ * The scopes that make a token one of those kinds. The themes draw more in those colours (a type such
+ * as `string`, a call such as Lua's `redis.call`, a property such as `length`, `self`): those take the
+ * code's own colour.
+ */
+const KIND_SCOPES = [
+  'comment',
+  'punctuation.definition.comment',
+  'string',
+  'constant',
+  'variable.other.constant',
+  'entity.name.constant',
+  'variable.other.enummember',
+];
+/** Scopes of those kinds in the code's own colour all the same: a number is plain to see. */
+const PLAIN_SCOPES = ['constant.numeric'];
+const within = (kinds: string[]) => (scope: string) =>
+  kinds.some((kind) => scope === kind || scope.startsWith(`${kind}.`));
+const ofColouredKind = within(KIND_SCOPES);
+const plainAllTheSame = within(PLAIN_SCOPES);
+/** Each token span's scopes, from Shiki's explanation (the span hook), read when its line is classified. */
+const SCOPES = new WeakMap<Element, string[]>();
 
 interface Theme {
   colors?: Record<string, string>;
@@ -48,15 +75,16 @@ const THEME = { light: await loadTheme(THEMES.light), dark: await loadTheme(THEM
 const PALETTES = { light: paletteOf(THEME.light), dark: paletteOf(THEME.dark) };
 const VARIABLE = { light: '--shiki-light', dark: '--shiki-dark' } as const;
 const PREFIX = { light: 'l', dark: 'd' } as const;
+/** A comment's palette place, per theme: every token inside a comment (a doc tag, say) is in it. */
+const COMMENT = {
+  light: PALETTES.light.indexOf(colourOfKind(THEME.light, 'comment')),
+  dark: PALETTES.dark.indexOf(colourOfKind(THEME.dark, 'comment')),
+};
+const inComment = within(['comment']);
 /** The palette places of the colours kept, per theme. */
 const KEPT = {
   light: new Set(COLOURED_KINDS.map((k) => PALETTES.light.indexOf(colourOfKind(THEME.light, k)))),
   dark: new Set(COLOURED_KINDS.map((k) => PALETTES.dark.indexOf(colourOfKind(THEME.dark, k)))),
-};
-/** A keyword's colour on a token without a letter or digit is an operator's or punctuation's. */
-const KEYWORD = {
-  light: PALETTES.light.indexOf(colourOfKind(THEME.light, 'keyword')),
-  dark: PALETTES.dark.indexOf(colourOfKind(THEME.dark, 'keyword')),
 };
 
 /** The palette rules: `pre .l3{--shiki-light:#0550AE}` for each colour kept, and the code's own colours. */
@@ -81,8 +109,6 @@ function declarations(style: string): [string, string][] {
     });
 }
 
-const textOf = (nodes: ElementContent[]) => nodes.map((n) => (n.type === 'text' ? n.value : '')).join('');
-
 /**
  * One token's span with its colours as classes: the classes, what is left of its style (a font style,
  * say, or a colour no palette holds), and whether it is in the code's own colour in both themes.
@@ -91,12 +117,20 @@ function classify(span: Element): { classes: string[]; style: string; plain: boo
   const classes: string[] = [];
   const rest: string[] = [];
   let kept = 0;
-  const operator = !/[\p{L}\p{N}]/u.test(textOf(span.children));
+  const scopes = SCOPES.get(span);
+  // a comment is one colour, whatever the theme draws a word inside it in (`@include` as a keyword)
+  if (scopes?.some(inComment))
+    return {
+      classes: [`${PREFIX.light}${COMMENT.light}`, `${PREFIX.dark}${COMMENT.dark}`],
+      style: '',
+      plain: false,
+    };
+  const ofKind = scopes === undefined || (scopes.some(ofColouredKind) && !scopes.some(plainAllTheSame));
   for (const [name, value] of declarations(String(span.properties.style ?? ''))) {
     const mode = name === VARIABLE.light ? 'light' : name === VARIABLE.dark ? 'dark' : null;
     const index = mode ? PALETTES[mode].indexOf(value.toUpperCase()) : -1;
     if (mode && index >= 0) {
-      if (KEPT[mode].has(index) && !(operator && index === KEYWORD[mode])) {
+      if (ofKind && KEPT[mode].has(index)) {
         classes.push(`${PREFIX[mode]}${index}`);
         kept += 1;
       }
@@ -121,6 +155,14 @@ export const codeColours: ShikiTransformer = {
     // patterns, and on a busy build machine that left whole lines of a panel uncoloured. The build has
     // the time.
     options.tokenizeTimeLimit = 0;
+    // each token's scopes, which say its kind
+    options.includeExplanation = 'scopeName';
+  },
+  span(span, _line, _col, _lineElement, token) {
+    SCOPES.set(
+      span,
+      (token.explanation ?? []).flatMap((part) => part.scopes.map((scope) => scope.scopeName)),
+    );
   },
   pre(pre) {
     // the code's own colours come from CODE_COLOURS_CSS; its background from global.css (--code-bg)
@@ -170,10 +212,39 @@ export const codeColours: ShikiTransformer = {
     line.children = out;
   },
   code(code) {
-    code.children = code.children.flatMap((child) =>
+    const flat = code.children.flatMap((child) =>
       child.type === 'element' && child.tagName === 'span' && child.properties.class === 'line'
         ? child.children
         : [child],
     );
+    code.children = joinAcrossLines(flat);
   },
 };
+
+/**
+ * Spans of one colour with only spaces and newlines between them become one span: a comment of many
+ * lines, say, is one element, not one a line (a newline shows no colour either).
+ */
+function joinAcrossLines(nodes: ElementContent[]): ElementContent[] {
+  const out: ElementContent[] = [];
+  let previous: Element | null = null;
+  let blanks: Text[] = [];
+  const keyOf = (span: Element) =>
+    `${String(span.properties.class ?? '')}|${String(span.properties.style ?? '')}`;
+  for (const node of nodes) {
+    if (previous && isBlank(node)) {
+      blanks.push(node);
+      continue;
+    }
+    if (previous && isSpan(node) && keyOf(node) === keyOf(previous)) {
+      previous.children.push(...blanks, ...node.children);
+      blanks = [];
+      continue;
+    }
+    out.push(...blanks, node);
+    blanks = [];
+    previous = isSpan(node) ? node : null;
+  }
+  out.push(...blanks);
+  return out;
+}

@@ -60,3 +60,8 @@ export function trusted(constant: string): SafeHtml {
 export function show(into: { innerHTML: string }, content: SafeHtml): void {
   into.innerHTML = content.html;
 }
+
+/** The same way in for an element redrawn whole, in its own place: only SafeHtml reaches outerHTML. */
+export function showInstead(element: { outerHTML: string }, content: SafeHtml): void {
+  element.outerHTML = content.html;
+}

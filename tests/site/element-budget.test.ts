@@ -1,7 +1,6 @@
 // The DOM budget (issue 26): every course page holds at most 800 elements, counted in Chromium at
 // Lighthouse's phone size once the explorer's server island has arrived (the page as a reader has it
-// after load, the reader not moving) — the figure bench/page-bytes.ts prints. Two pages are not there
-// yet: they are held at today's count instead, so they only come down.
+// after load, the reader not moving) — the figure bench/page-bytes.ts prints.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COURSE_ROUTES } from '../../scripts/site.ts';
@@ -11,17 +10,6 @@ import { useCourse } from '../support/site.ts';
 const course = useCourse();
 /** Issue 26's budget: elements in a course page's DOM. */
 const ELEMENT_BUDGET = 800;
-/**
- * The pages not yet within the budget, each with the most it may hold until it is: its count when this
- * test was written (848 and 958, bench/README.md) and a little room for changes merged beside it. What
- * is left there is mostly the text itself (the prose, its tables and terms, the source panels' code);
- * see bench/README.md. A page listed here that comes within the budget fails the test, so that its
- * line goes and the budget holds it from then on.
- */
-const NOT_YET_WITHIN: Record<string, number> = {
-  '/protocol/the-owned-keyspace/braced-grammar/': 860,
-  '/protocol/the-owned-keyspace/hashtag-and-slot/': 970,
-};
 
 /** The route's elements, once loaded, its island arrived (if it has an explorer) and the network quiet. */
 async function elementsOf(route: string): Promise<number> {
@@ -38,13 +26,11 @@ async function elementsOf(route: string): Promise<number> {
   }
 }
 
-test(`every course page holds at most ${ELEMENT_BUDGET} elements once its island has arrived (NOT_YET_WITHIN aside)`, async () => {
+test(`every course page holds at most ${ELEMENT_BUDGET} elements once its island has arrived`, async () => {
   const counts: Record<string, number> = {};
   for (const route of COURSE_ROUTES) counts[route] = await elementsOf(route);
   // a page is a few hundred elements at the least: a count far under that would be no page at all
   for (const [route, n] of Object.entries(counts)) assert.ok(n > 200, `${route}: only ${n} elements`);
-  const over = Object.entries(counts).filter(([route, n]) => n > (NOT_YET_WITHIN[route] ?? ELEMENT_BUDGET));
+  const over = Object.entries(counts).filter(([, n]) => n > ELEMENT_BUDGET);
   assert.deepEqual(over, [], `elements per page: ${JSON.stringify(counts)}`);
-  const within = Object.keys(NOT_YET_WITHIN).filter((route) => counts[route]! <= ELEMENT_BUDGET);
-  assert.deepEqual(within, [], 'within the budget now: take these pages out of NOT_YET_WITHIN');
 });

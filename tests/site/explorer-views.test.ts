@@ -65,7 +65,7 @@ test('the slot map: every slot by owner, a name in words, read slot by slot by k
   const route = page.locator('[data-experiment="route"]');
   await route.getByRole('button', { name: 'Route it on the cluster' }).click();
   await route.locator('[data-route="moved"]').waitFor();
-  const addresses = await route.locator('[data-node-map] [data-node-address]').allTextContents();
+  const addresses = await route.locator('[data-slot-grid] [data-node-address]').allTextContents();
   assert.equal(addresses.length, 3);
   await section.locator('[data-node-address]').first().waitFor();
   assert.deepEqual(await section.locator('[data-node-address]').allTextContents(), addresses);
@@ -93,10 +93,8 @@ test('node colours and marks: at least 3:1 against the page in both themes (node
         return (x! + 0.05) / (y! + 0.05);
       };
       const page = getComputedStyle(document.body).backgroundColor;
-      const fills = [...figure.querySelectorAll('.xp-band, .xp-mark-ink')].map((el) => {
-        const style = getComputedStyle(el);
-        return el.classList.contains('xp-band') ? style.fill : style.stroke;
-      });
+      // a band and a mark's ring are both drawn by their fill
+      const fills = [...figure.querySelectorAll('.xp-band, .xp-mark')].map((el) => getComputedStyle(el).fill);
       return fills.map((fill) => ratio(fill, page));
     });
     assert.ok(ratios.length >= 5, String(ratios.length));
@@ -175,7 +173,7 @@ test('the check order lights the step that answered: the transition, the layout,
 const RUNS: Array<{ route: string; name: string; button?: string; result: string }> = [
   { route: GRAMMAR, name: 'keys', button: 'Enqueue on the sandbox', result: '[data-result]' },
   { route: GRAMMAR, name: 'layout', button: 'Call EMQ.ENQUEUE', result: '[data-result]' },
-  { route: HASHTAG, name: 'slot', result: '[data-result], [data-map], [data-crossslot]' },
+  { route: HASHTAG, name: 'slot', result: '[data-result], [data-slot-grid], [data-crossslot]' },
   { route: HASHTAG, name: 'route', button: 'Route it on the cluster', result: '[data-result]' },
   { route: HASHTAG, name: 'route', button: 'Move its slot, and back', result: '[data-result]' },
   { route: RESERVE, name: 'reserve', button: 'Run the reserve sequence', result: '[data-result]' },

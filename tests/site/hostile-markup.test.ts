@@ -97,7 +97,7 @@ test('hashtag page: the slot, route and reshard views show the name as text', as
   await noElementMade(page, dialogs, 'slot');
 
   const route = await withHostileQueue(page, 'route');
-  assert.ok((await route.locator('[data-node-map]').textContent())!.includes(`emq:{${HOSTILE}}:*`));
+  assert.ok((await route.locator('[data-slot-grid]').textContent())!.includes(`emq:{${HOSTILE}}:*`));
   await route.getByRole('button', { name: 'Route it on the cluster' }).click();
   await route.locator('[data-route="served"]').waitFor();
   assert.ok((await route.locator('[data-route="served"]').textContent())!.includes(`emq:{${HOSTILE}}:`));

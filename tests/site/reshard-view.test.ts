@@ -126,7 +126,7 @@ for (const [width, colorScheme] of [
     assert.match(await stepper.locator('[data-full-commands]').innerText(), /EVALSHA [0-9a-f]{40} 3 /);
 
     // the slot map follows: open in split, on node 2 once it owns the slot, on node 1 again at the end
-    const map = section.locator('[data-node-map]');
+    const map = section.locator('[data-slot-grid]');
     assert.equal(await map.locator('[data-open-slot="105"]').count(), 1);
     assert.match(
       String(await map.getByRole('slider').getAttribute('aria-label')),

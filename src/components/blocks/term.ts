@@ -9,9 +9,15 @@ addEventListener('pointerdown', (event) => {
     if (!open.contains(event.target as Node)) delete (open as HTMLElement).dataset.open;
 });
 addEventListener('click', (event) => {
-  const word = (event.target as Element).closest?.('[data-term]');
-  const term = word?.parentElement;
-  if (!touched || !term || term.dataset.open !== undefined) return;
+  const target = event.target as Element;
+  const term = target.closest?.('[data-term]') as HTMLElement | null | undefined;
+  if (!term) return;
+  // the open definition is inside the link: a click on it reads it, and never follows the link
+  if (target.closest('.term-def')) {
+    event.preventDefault();
+    return;
+  }
+  if (!touched || term.dataset.open !== undefined) return;
   event.preventDefault();
   term.dataset.open = '';
   delete term.dataset.dismissed;

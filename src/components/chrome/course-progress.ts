@@ -10,8 +10,11 @@ class EmqCourseProgress extends HTMLElement {
         const ids = mark.dataset.mark!.split(' ');
         const done = solvedOf(ids);
         mark.dataset.done = done === ids.length ? 'all' : done > 0 ? 'some' : 'none';
-        mark.querySelector('[data-mark-count]')!.textContent =
-          done === ids.length ? `✓ ${done}/${ids.length}` : `${done}/${ids.length}`;
+        // the count, then the words that say what it counts ("exercises solved", for a screen reader)
+        mark.replaceChildren(
+          done === ids.length ? `✓ ${done}/${ids.length}` : `${done}/${ids.length}`,
+          mark.lastElementChild!,
+        );
       }
     });
   }

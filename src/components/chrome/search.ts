@@ -11,13 +11,33 @@ interface Entry {
 let index: Promise<Entry[]> | undefined;
 const load = () => (index ??= fetch('/search-index.json').then((r) => r.json() as Promise<Entry[]>));
 
+/**
+ * The results box under the field: a status line, which a screen reader hears as it changes (made here
+ * on the field's first focus, before anything is typed, so it is in place when it first speaks), and
+ * the list of hits.
+ */
+function resultsBox(root: HTMLElement, input: HTMLInputElement) {
+  const box = document.createElement('div');
+  box.className = 'search-results';
+  box.hidden = true;
+  const status = document.createElement('p');
+  status.id = 'search-status';
+  status.className = 'search-status';
+  status.setAttribute('aria-live', 'polite');
+  const list = document.createElement('ul');
+  box.append(status, list);
+  root.append(box);
+  input.setAttribute('aria-describedby', status.id);
+  return { box, status, list };
+}
+
 for (const root of document.querySelectorAll<HTMLElement>('[data-search]')) {
   const input = root.querySelector('input')!;
-  const box = root.querySelector<HTMLElement>('[data-search-results]')!;
-  const status = box.querySelector('p')!;
-  const list = box.querySelector('ul')!;
+  let results: ReturnType<typeof resultsBox> | undefined;
+  const made = () => (results ??= resultsBox(root, input));
 
   const run = async () => {
+    const { box, status, list } = made();
     const words = input.value
       .toLowerCase()
       .split(/\s+/)
@@ -58,7 +78,10 @@ for (const root of document.querySelectorAll<HTMLElement>('[data-search]')) {
   };
 
   input.addEventListener('input', run);
-  input.addEventListener('focus', () => void load());
+  input.addEventListener('focus', () => {
+    made();
+    void load();
+  });
   root.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') {
       input.value = '';

@@ -16,8 +16,14 @@ export class EmqExercises extends HTMLElement {
       const item = this.querySelector<HTMLElement>(`[data-exercise="${exercise.id}"]`);
       if (!item) continue;
       const form = item.querySelector('form')!;
-      const verdict = item.querySelector<HTMLElement>('[data-verdict]')!;
       const button = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+      // the verdict's line, a status a screen reader hears: made now, empty (its margins fold into
+      // the ones around it, so it moves nothing), before the Check button below is enabled
+      const verdict = document.createElement('p');
+      verdict.className = 'ex-verdict';
+      verdict.setAttribute('role', 'status');
+      verdict.dataset.verdict = '';
+      button.after(verdict);
       // made when first needed (Exercises.astro): a page of exercises nobody misses holds none of them
       let hint: HTMLElement | null = null;
       let showMe: HTMLButtonElement | null = null;

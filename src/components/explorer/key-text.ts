@@ -7,7 +7,7 @@ import { joined, markup, type SafeHtml } from '../../lib/html.ts';
 /**
  * Text as HTML with a break allowed after each ':': a command or a list holding keys wraps between
  * segments. A ':' just before a '{' needs no <wbr>: a line may break before an opening brace anyway
- * (Unicode line breaking, UAX #14), so none is written there. `then` is the text that follows `text`
+ * (Unicode line breaking, UAX #14), so none is written there; nor does a ':' that ends the text. `then` is the text that follows `text`
  * in the page, when it is not part of it (a key's hashtag, in an element of its own).
  */
 export function breakable(text: string, then = ''): SafeHtml {
@@ -16,7 +16,8 @@ export function breakable(text: string, then = ''): SafeHtml {
     pieces.map((piece, i) => {
       if (i === pieces.length - 1) return piece;
       const next = i + 2 === pieces.length && pieces[i + 1] === '' ? then : pieces[i + 1]!;
-      return markup`${piece}:${!next.startsWith('{') && markup`<wbr>`}`;
+      // nothing after the last ':' (a row base, `emq:{q}:job:`): a break there is the following text's
+      return markup`${piece}:${next !== '' && !next.startsWith('{') && markup`<wbr>`}`;
     }),
     '',
   );

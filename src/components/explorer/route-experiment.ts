@@ -24,20 +24,20 @@ import { workerTimelines } from './worker-timeline.ts';
 type Mode = 'keys' | 'atomic';
 
 /** The layout the map was drawn with at build time (the sandbox's three ranges), read off the map. */
-function drawnNodes(map: Element): GridNode[] {
-  const figure = map.querySelector<HTMLElement>('[data-slot-grid]');
-  return figure ? (JSON.parse(figure.dataset.owners ?? '[]') as GridNode[]) : [];
+function drawnNodes(map: HTMLElement): GridNode[] {
+  return JSON.parse(map.dataset.owners ?? '[]') as GridNode[];
 }
 
 export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const input = form.elements.namedItem('queue') as HTMLInputElement;
   const size = form.elements.namedItem('size') as HTMLSelectElement | null;
-  const map = section.querySelector('[data-node-map]')!;
+  // the node map, redrawn whole in its place: read afresh each time
+  const map = () => section.querySelector<HTMLElement>(':scope > [data-slot-grid]')!;
   const shared = section.querySelector('[data-shared]')!;
   const region = section.querySelector('[data-result]')!;
   const root = section.closest<HTMLElement>('[data-explorer]')!;
-  let nodes: GridNode[] = drawnNodes(map);
+  let nodes: GridNode[] = drawnNodes(map());
   const runs = new Map<Mode, MigrationResult>();
   readGrids(section);
 
@@ -48,7 +48,7 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
       return;
     }
     const n = slot(queueKey(input.value, 'pending'));
-    showGrid(map, { nodes, marks: routeMarks(input.value, n) });
+    showGrid(map(), { nodes, marks: routeMarks(input.value, n) });
     show(shared, sharedSlotNote(input.value, n));
   };
 
@@ -68,7 +68,7 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
         ? { slot: r.slot, migrating: at(migrating.node), importing: at(importing.node) }
         : null;
     const base = ownerOf(nodes, r.slot) === owner || owner < 0 ? nodes : withSlotOwner(nodes, r.slot, owner);
-    showGrid(map, {
+    showGrid(map(), {
       nodes: base,
       marks: routeMarks(r.queue, r.slot),
       open,

@@ -13,7 +13,7 @@ import { crossSlotClaims, slotsOf } from '../../../server/contract/experiments/c
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './refusal-text.ts';
-import { crcHex, crossSlot, queuePins } from './slot-view.ts';
+import { crcText, crossSlot, queuePins } from './slot-view.ts';
 import type { GridNode } from './slot-grid.ts';
 import { readGrids, showGrid } from './slot-grid-reader.ts';
 import { keyText } from './key-text.ts';
@@ -32,7 +32,8 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const field = (name: string) => section.querySelector<HTMLElement>(`[data-field="${name}"]`)!;
   const region = section.querySelector('[data-result]')!;
-  const map = section.querySelector('[data-map]')!;
+  // the slot map, redrawn whole in its place: read afresh each time
+  const map = () => section.querySelector<HTMLElement>(':scope > [data-slot-grid]')!;
   const crossslot = section.querySelector<HTMLElement>('[data-crossslot]')!;
   const subject = form.elements.namedItem('subject') as HTMLInputElement;
   const other = form.elements.namedItem('other') as HTMLInputElement;
@@ -42,8 +43,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
   let timer: number | undefined;
   let asked = 0;
   // The owners as the map was first drawn (the sandbox's layout); a route run beside it reads them live.
-  const figure = map.querySelector<HTMLElement>('[data-slot-grid]');
-  let nodes = JSON.parse(figure?.dataset.owners ?? '[]') as GridNode[];
+  let nodes = JSON.parse(map().dataset.owners ?? '[]') as GridNode[];
   readGrids(section);
 
   const mode = () => (new FormData(form).get('mode') === 'key' ? 'key' : 'queue');
@@ -71,8 +71,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
     const local = slot(key);
     show(field('key'), keyText(key));
     field('hashtag').textContent = hashtag(key);
-    field('crc16').textContent = crcHex(crc16(tag));
-    field('crc16-dec').textContent = String(crc16(tag));
+    show(field('crc16'), crcText(crc16(tag)));
     field('slot').textContent = String(local);
     if (refused) {
       field('server-slot').textContent = '—';
@@ -81,7 +80,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
       field('server-slot').textContent = '…';
       field('agree').textContent = 'asking the cluster node';
     }
-    showGrid(map, {
+    showGrid(map(), {
       nodes,
       marks: byKey
         ? [

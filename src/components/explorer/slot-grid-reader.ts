@@ -4,7 +4,7 @@
 // map says the slot's number and its owner, and so does the slider's value for a screen reader.
 
 import { SLOT_COUNT } from '../../../server/contract/keyspace/index.ts';
-import { show } from '../../lib/html.ts';
+import { showInstead } from '../../lib/html.ts';
 import { GRID_SIDE, ownerOf, slotGrid, type GridInput, type GridNode } from './slot-grid.ts';
 
 const STEPS: Record<string, number> = {
@@ -20,6 +20,18 @@ function ownersOf(figure: HTMLElement): GridNode[] {
   return JSON.parse(figure.dataset.owners ?? '[]') as GridNode[];
 }
 
+/** The square around the slot read: made on the map's first reading, drawn over everything on it. */
+function cursor(svg: SVGSVGElement): SVGRectElement {
+  const drawn = svg.querySelector<SVGRectElement>('.xp-grid-cursor');
+  if (drawn) return drawn;
+  const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  rect.setAttribute('class', 'xp-grid-cursor');
+  rect.setAttribute('width', '1');
+  rect.setAttribute('height', '1');
+  svg.append(rect);
+  return rect;
+}
+
 function say(svg: SVGSVGElement, slot: number): void {
   const figure = svg.closest<HTMLElement>('[data-slot-grid]')!;
   const nodes = ownersOf(figure);
@@ -27,10 +39,9 @@ function say(svg: SVGSVGElement, slot: number): void {
   const text = `slot ${slot}: ${owner ? `${owner.name}${owner.address ? ` ${owner.address}` : ''}` : 'no owner'}`;
   svg.setAttribute('aria-valuenow', String(slot));
   svg.setAttribute('aria-valuetext', text);
-  const cursor = svg.querySelector<SVGRectElement>('[data-grid-cursor]')!;
-  cursor.setAttribute('x', String(slot % GRID_SIDE));
-  cursor.setAttribute('y', String(Math.floor(slot / GRID_SIDE)));
-  cursor.setAttribute('visibility', 'visible');
+  const square = cursor(svg);
+  square.setAttribute('x', String(slot % GRID_SIDE));
+  square.setAttribute('y', String(Math.floor(slot / GRID_SIDE)));
   figure.querySelector('[data-grid-readout]')!.textContent = text;
 }
 
@@ -47,10 +58,11 @@ function liven(root: Element): void {
   }
 }
 
-/** Draws a map into `into` and makes it readable. */
-export function showGrid(into: Element, input: GridInput): void {
-  show(into, slotGrid(input));
-  liven(into);
+/** Draws a map in place of the one shown (`figure`) and makes it readable. */
+export function showGrid(figure: Element, input: GridInput): void {
+  const around = figure.parentElement!;
+  showInstead(figure, slotGrid(input));
+  liven(around);
 }
 
 function slotAt(svg: SVGSVGElement, event: PointerEvent): number {

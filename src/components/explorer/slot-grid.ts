@@ -103,19 +103,33 @@ function cell(slot: number) {
   return { x: slot % GRID_SIDE, y: Math.floor(slot / GRID_SIDE) };
 }
 
+/** A coordinate as the map writes it: two decimals at most. */
+const at = (v: number) => Math.round(v * 100) / 100;
+
+/** A square, a diamond or a circle around (cx, cy), as one closed subpath; `h` is half its size. */
+function outline(kind: GridMark['kind'], cx: number, cy: number, h: number): string {
+  if (kind === 'queue') return `M${at(cx - h)} ${at(cy - h)}h${at(2 * h)}v${at(2 * h)}h${at(-2 * h)}Z`;
+  if (kind === 'other')
+    return `M${at(cx)} ${at(cy - h)}L${at(cx + h)} ${at(cy)}L${at(cx)} ${at(cy + h)}L${at(cx - h)} ${at(cy)}Z`;
+  return `M${at(cx - h)} ${at(cy)}a${at(h)} ${at(h)} 0 1 0 ${at(2 * h)} 0a${at(h)} ${at(h)} 0 1 0 ${at(-2 * h)} 0Z`;
+}
+
+/** A mark's line, 0.7 wide, centred this far from the slot's centre: a square, a diamond, a circle. */
+const MARK_SIZE: Record<GridMark['kind'], number> = { queue: 2.3, other: 2.9, reserve: 2.6 };
+const LINE = 0.7;
+
 /**
- * A mark drawn twice: a halo in the page's colour under a line in the text's, readable on any band. The
- * line carries the mark's kind and slot.
+ * A mark: its line as a ring (the space between two outlines, filled in the text's colour), its halo
+ * the ring's stroke in the page's colour, painted under the fill (explorer.css), so it reads on any
+ * band — one element, where a halo under a line took two. The ring carries the mark's kind and slot.
  */
 function mark(m: GridMark): SafeHtml {
   const { x, y } = cell(m.slot);
-  const shape =
-    m.kind === 'reserve'
-      ? markup`circle cx="${x + 0.5}" cy="${y + 0.5}" r="2.6"`
-      : m.kind === 'queue'
-        ? markup`rect x="${x - 1.8}" y="${y - 1.8}" width="4.6" height="4.6"`
-        : markup`path d="M${x + 0.5} ${y - 2.4}L${x + 3.4} ${y + 0.5}L${x + 0.5} ${y + 3.4}L${x - 2.4} ${y + 0.5}Z"`;
-  return markup`<${shape} class="xp-mark-halo" /><${shape} class="xp-mark-ink" data-mark="${m.kind}" data-slot="${m.slot}" />`;
+  const size = MARK_SIZE[m.kind];
+  // a diamond's corners move √2 times as far as its sides for the same width of line
+  const grow = m.kind === 'other' ? (LINE / 2) * Math.SQRT2 : LINE / 2;
+  const d = outline(m.kind, x + 0.5, y + 0.5, size + grow) + outline(m.kind, x + 0.5, y + 0.5, size - grow);
+  return markup`<path class="xp-mark" d="${d}" data-mark="${m.kind}" data-slot="${m.slot}" />`;
 }
 
 function openCell(open: GridOpen): SafeHtml {
@@ -145,7 +159,7 @@ export function slotGrid(input: GridInput): SafeHtml {
   );
   const nodeList = nodes.map(
     (node, i) =>
-      markup`<li class="xp-swatched xp-legend-owner-${(i % 3) + 1}">${node.name} ${node.address && markup`<code data-node-address>${node.address}</code> `}<span data-node-slots>${rangesText(node)}</span>${
+      markup`<li class="xp-swatched xp-legend-owner-${(i % 3) + 1}">${node.name} ${node.address && markup`<code data-node-address>${node.address}</code> `}${rangesText(node)}${
         !!node.replicas?.length &&
         markup`, replica${node.replicas.length === 1 ? '' : 's'} ${joined(
           node.replicas.map((address) => markup`<code data-node-replica>${address}</code>`),
@@ -156,16 +170,22 @@ export function slotGrid(input: GridInput): SafeHtml {
   const markList = marks.map((m) => {
     const owner = ownerOf(nodes, m.slot);
     const on = owner >= 0 ? nodes[owner]!.name : 'no node';
-    return markup`<li><span class="xp-mark-key is-${m.kind}" aria-hidden="true"></span><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
+    return markup`<li class="xp-mark-key is-${m.kind}"><code>${m.label}</code> → slot <b data-pin="${m.kind}">${m.slot}</b> on <b data-owner="${m.kind}">${on}</b></li>`;
   });
   const openItem =
     open &&
     markup`<li data-open>slot ${open.slot}: <b>MIGRATING</b> on ${nodes[open.migrating]?.name}, <b>IMPORTING</b> on ${nodes[open.importing]?.name}</li>`;
+  // The nodes' key says what the map's labels cannot: a node's address, its replicas, a range beside
+  // its largest, a node too small to label. Where each node is one labelled range it would only say
+  // again what its band says (and the map's accessible name says it all), so it is left out.
+  const labelsSayAll = nodes.every(
+    (n) => n.slots.length === 1 && !n.address && !n.replicas?.length && label(n) !== '',
+  );
   return markup`<figure class="xp-grid" data-slot-grid data-owners="${owners}">
-  <svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}<rect class="xp-grid-cursor" x="0" y="0" width="1" height="1" visibility="hidden" data-grid-cursor /></svg>
+  <svg class="xp-grid-svg" viewBox="-3 -3 134 134" role="img" aria-label="${gridWords(input)}" data-grid>${nodes.map(band)}${nodes.map(label)}${open && openCell(open)}${marks.map((m) => mark(m))}</svg>
   <figcaption class="xp-grid-caption">
     <p class="xp-grid-readout needs-js" data-grid-readout>Hover, tap or arrow-key the map to read a slot’s owner.</p>
-    <ul class="xp-legend">${nodeList}</ul>
+    ${!labelsSayAll && markup`<ul class="xp-legend">${nodeList}</ul>`}
     <ul class="xp-legend">${markList}${openItem}</ul>
   </figcaption>
 </figure>`;

@@ -6,7 +6,7 @@
 import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
 import type { SlotCall } from '../../../server/contract/experiments/cross-slot.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
-import { keyText } from './key-text.ts';
+import { breakable } from './key-text.ts';
 import { cliReply } from './wire-view.ts';
 import type { WireReply } from '../../../server/contract/wire/types.ts';
 import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
@@ -29,8 +29,14 @@ export function crcHex(crc: number): string {
   return `0x${crc.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
+/** A CRC16 in hex, then in decimal: `0x0069` (105). */
+export function crcText(crc: number): SafeHtml {
+  return markup`<code>${crcHex(crc)}</code> (${crc})`;
+}
+
 function slotCall(title: string, call: SlotCall): SafeHtml {
-  const keys = call.keys.map((k, i) => markup`<li>${keyText(k)} → slot ${call.slots[i]}</li>`);
+  // a line per key, the whole list in the code's face: the key needs no element of its own
+  const keys = call.keys.map((k, i) => markup`<li>${breakable(k)} → slot ${call.slots[i]}</li>`);
   const reply =
     call.error !== undefined
       ? markup`${kindBadge(textKind(call.error))} <code data-reply>${call.error}</code>`
@@ -38,10 +44,13 @@ function slotCall(title: string, call: SlotCall): SafeHtml {
         ? markup`${replyBadge(call.reply as WireReply)} <code data-reply>${cliReply(call.reply as WireReply)}</code> <span class="xp-hint">(an empty queue: nothing to claim)</span>`
         : // without JavaScript nothing will ask the node: say so rather than wait on screen for ever
           markup`<span class="xp-hint"><span class="needs-js">waiting for the cluster node</span><span class="no-js-only">not asked: the live explorer needs JavaScript</span></span>`;
-  return markup`<div class="xp-call"><p class="xp-side-name">${title}</p><ul class="xp-call-keys">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
+  return markup`<div class="xp-call"><p class="xp-side-name">${title}</p><ul class="xp-call-keys xp-key-lines">${keys}</ul><p class="xp-call-reply">${reply}</p></div>`;
 }
 
-/** The claim on the cluster node: one queue's keys (one slot), then one key swapped for another queue's. */
+/**
+ * The claim on the cluster node: one queue's keys (one slot), then one key swapped for another queue's;
+ * side by side in their container (`.xp-sides`).
+ */
 export function crossSlot(single: SlotCall, mixed: SlotCall): SafeHtml {
-  return markup`<div class="xp-sides">${slotCall('EVALSHA claim, one queue', single)}${slotCall('the same claim, two queues mixed', mixed)}</div>`;
+  return markup`${slotCall('EVALSHA claim, one queue', single)}${slotCall('the same claim, two queues mixed', mixed)}`;
 }
