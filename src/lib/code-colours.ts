@@ -169,47 +169,18 @@ export const codeColours: ShikiTransformer = {
     delete pre.properties.style;
   },
   line(line) {
-    const out: ElementContent[] = [];
-    let previous: { span: Element; key: string } | null = null;
-    // spaces after a coloured run, held until the next token says whether they join its span
-    let blanks: ElementContent[] = [];
-    const flush = () => {
-      out.push(...blanks);
-      blanks = [];
-    };
-    for (const child of line.children) {
-      const { classes, style, plain } = isSpan(child)
-        ? classify(child)
-        : { classes: [], style: '', plain: true };
-      const text = isSpan(child) ? child.children : [child];
-      if (plain) {
-        if (previous && text.every(isBlank)) {
-          blanks.push(...text);
-          continue;
-        }
-        flush();
-        out.push(...text);
-        previous = null;
-        continue;
-      }
-      const key = `${classes.join(' ')}|${style}`;
-      if (previous && previous.key === key) {
-        previous.span.children.push(...blanks, ...text);
-        blanks = [];
-        continue;
-      }
-      flush();
-      const span: Element = {
-        type: 'element',
-        tagName: 'span',
-        properties: { ...(classes.length ? { class: classes.join(' ') } : {}), ...(style ? { style } : {}) },
-        children: [...text],
+    // each token in its colours as classes, or its bare text in the code's own colour; the code hook
+    // then joins neighbours of one colour, on a line and across lines
+    line.children = line.children.flatMap((child): ElementContent[] => {
+      if (!isSpan(child)) return [child];
+      const { classes, style, plain } = classify(child);
+      if (plain) return child.children;
+      const properties = {
+        ...(classes.length ? { class: classes.join(' ') } : {}),
+        ...(style ? { style } : {}),
       };
-      out.push(span);
-      previous = { span, key };
-    }
-    flush();
-    line.children = out;
+      return [{ type: 'element', tagName: 'span', properties, children: child.children }];
+    });
   },
   code(code) {
     const flat = code.children.flatMap((child) =>
@@ -222,8 +193,9 @@ export const codeColours: ShikiTransformer = {
 };
 
 /**
- * Spans of one colour with only spaces and newlines between them become one span: a comment of many
- * lines, say, is one element, not one a line (a newline shows no colour either).
+ * Spans of one colour with only spaces and newlines between them become one span, on a line (a space
+ * shows no colour) and across lines: a comment of many lines, say, is one element, not one a line (a
+ * newline shows no colour either).
  */
 function joinAcrossLines(nodes: ElementContent[]): ElementContent[] {
   const out: ElementContent[] = [];
