@@ -107,37 +107,55 @@ async function sendWave(wave: TracedWrite[], token: string, dbs: Map<string, str
   return Promise.all(replies);
 }
 
+/** A lease take in a wave: which of the wave's replies it is, and the databases it offered, in order. */
+interface Take {
+  reply: number;
+  order: string[];
+}
+
+/** A trace made ready to send, once at start rather than per POST: its waves, and the take in each. */
+interface Plan {
+  waves: Array<{ writes: TracedWrite[]; take: Take | null }>;
+  /** The databases the captured run leased (its give's last arguments), in the order it gave them. */
+  captured: string[];
+}
+
+function planOf(trace: Trace): Plan {
+  const waves: Plan['waves'] = [];
+  for (let at = 0; at < trace.writes.length;) {
+    let end = at + 1;
+    while (end < trace.writes.length && trace.writes[end]!.after === trace.writes[at]!.after) end += 1;
+    const writes = trace.writes.slice(at, end);
+    const commands = writes.flatMap((w) => w.commands);
+    const reply = commands.findIndex(([name, sha]) => name === 'EVALSHA' && sha === TAKE);
+    const take = reply < 0 ? null : { reply, order: commands[reply]!.slice(Number(commands[reply]![2]) + 6) };
+    waves.push({ writes, take });
+    at = end;
+  }
+  const give = trace.writes
+    .flatMap((w) => w.commands)
+    .find(([name, sha]) => name === 'EVALSHA' && sha === GIVE);
+  return { waves, captured: give ? give.slice(-Number(give[2])) : [] };
+}
+
 /**
  * One run again: its waves in order; the lease's take answers which databases this run writes in.
  * Answers how many commands the server refused, which must be as many as in the captured run (else
  * the floor would not be doing the same work).
  */
-async function replay(trace: Trace): Promise<number> {
+async function replay({ waves, captured }: Plan): Promise<number> {
   const token = `${capturedToken}floor:${(runs += 1)}`;
-  const give = trace.writes
-    .flatMap((w) => w.commands)
-    .find(([name, sha]) => name === 'EVALSHA' && sha === GIVE);
-  const captured = give ? give.slice(-Number(give[2])) : [];
   await reserve(captured.length);
   try {
     const dbs = new Map<string, string>();
     let refused = 0;
-    for (let at = 0; at < trace.writes.length;) {
-      let end = at + 1;
-      while (end < trace.writes.length && trace.writes[end]!.after === trace.writes[at]!.after) end += 1;
-      const wave = trace.writes.slice(at, end);
-      const replies = await sendWave(wave, token, dbs);
+    for (const { writes, take } of waves) {
+      const replies = await sendWave(writes, token, dbs);
       refused += replies.filter((reply) => reply instanceof Error).length;
-      const taking = wave
-        .flatMap((w) => w.commands)
-        .findIndex(([name, sha]) => name === 'EVALSHA' && sha === TAKE);
-      if (taking >= 0) {
-        const [, , n, ...rest] = wave.flatMap((w) => w.commands)[taking]!;
-        const order = rest.slice(Number(n) + 3);
-        const got = replies[taking] as number[];
-        captured.forEach((db, i) => dbs.set(db, order[got[i]! - 1]!));
+      if (take) {
+        const got = replies[take.reply] as number[];
+        captured.forEach((db, i) => dbs.set(db, take.order[got[i]! - 1]!));
       }
-      at = end;
     }
     return refused;
   } finally {
@@ -155,6 +173,9 @@ function body(request: IncomingMessage): Promise<string> {
 }
 
 await openAll();
+const plans = new Map<Trace, Plan>();
+for (const bodies of Object.values(traces))
+  for (const trace of Object.values(bodies)) plans.set(trace, planOf(trace));
 const server = createServer(async (request, response) => {
   const text = await body(request);
   JSON.parse(text); // as any JSON API reads its input
@@ -163,7 +184,7 @@ const server = createServer(async (request, response) => {
     response.writeHead(404).end();
     return;
   }
-  const refused = await replay(trace);
+  const refused = await replay(plans.get(trace)!);
   if (refused !== trace.refused) {
     response.writeHead(500, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { code: `REFUSED_${refused}_NOT_${trace.refused}` } }));
