@@ -7,28 +7,19 @@
 // Run: node bench/explorer-profile.ts [runs per experiment]   (EXPLORER_BENCH_ONLY=keys,console: only those)
 
 import { Session, type Profiler } from 'node:inspector/promises';
-import { Socket } from 'node:net';
 import { Valkey } from 'iovalkey';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
+import { onSocketWrite } from './socket-writes.ts';
 
 const RUNS = Number(process.argv[2] ?? 600);
 const CALLERS = 24;
 const ONLY = process.env.EXPLORER_BENCH_ONLY?.split(',');
 
-// Every socket in this process is a Valkey connection: its writes are the runs' round trips out. A
-// write is what reaches the socket's handle: one chunk (_write) or what a cork held (_writev).
+// Every socket in this process is a Valkey connection: its writes are the runs' round trips out.
 let writes = 0;
-type Internal = Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
-const socket = Socket.prototype as unknown as Internal;
-for (const name of ['_write', '_writev'] as const) {
-  const original = socket[name];
-  socket[name] = function (this: Socket, ...args: unknown[]) {
-    writes += 1;
-    return original.apply(this, args);
-  };
-}
+onSocketWrite(() => (writes += 1));
 const sandbox = await startSandbox({ databases: 32 });
 process.env.VALKEY_URL = sandbox.standalone.url;
 process.env.VALKEY_CLUSTER_URL = sandbox.cluster!.url;

@@ -4,9 +4,9 @@
 // out on (node, user, database), beside the JSON answer the reader was given. The floor replays these
 // writes, so it sends what our runs send, on as many round trips, and answers as many bytes.
 
-import { Socket } from 'node:net';
 import { Valkey } from 'iovalkey';
 import { WORKLOADS } from './explorer-workloads.ts';
+import { onSocketWrite } from './socket-writes.ts';
 
 /** One socket write of a run: the connection it went out on and the commands in it. */
 export interface TracedWrite {
@@ -37,8 +37,6 @@ interface Sent {
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
-
-type Internal = Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
 
 let capturing: TracedWrite[] | null = null;
 /** Replies that came back to commands sent while capturing, and how many of them were errors. */
@@ -73,18 +71,13 @@ function installTaps(): void {
     }
     return send.call(this, command, ...rest);
   };
-  const socket = Socket.prototype as unknown as Internal;
-  for (const name of ['_write', '_writev'] as const) {
-    const original = socket[name];
-    socket[name] = function (this: Socket, ...args: unknown[]) {
-      const pending = unwritten.get(this);
-      if (pending) {
-        unwritten.delete(this);
-        capturing?.push({ ...pending, after: replies });
-      }
-      return original.apply(this, args);
-    };
-  }
+  onSocketWrite((socket) => {
+    const pending = unwritten.get(socket);
+    if (pending) {
+      unwritten.delete(socket);
+      capturing?.push({ ...pending, after: replies });
+    }
+  });
 }
 
 /** The distinct request bodies of the first `requests` runs the load bench sends `name`. */
