@@ -2,9 +2,14 @@
 // three-node cluster (Valkey 8.0.1, the native module loaded): slot 105 (`orders`) is moved from its owner
 // to the next node by hand, one key first, and each call of the table is asked of each node. ASK comes
 // only from the migrating owner, the third node answers MOVED, the claim (script and EMQ.CLAIM) meets
-// TRYAGAIN on both sides until SETSLOT … NODE, and then the new owner routes it to the module. And the
-// module does run mid-migration on the importing target: once a complete's three keys have moved, the
-// target after ASKING hands EMQ.COMPLETE to trafikey (EMQWIRE), while the source answers ASK.
+// TRYAGAIN on both sides while its keys are split, then ASK on the source once none of them is left there
+// (TRYAGAIN still on the target after ASKING), and after SETSLOT … NODE the new owner routes it to the
+// module. A single-key read sent with ASKING to the target for a key still on the source is answered as
+// if the key were absent (a silent wrong read); a call that needs a key not yet written gets TRYAGAIN from
+// the moment the source is MIGRATING. And the module does run mid-migration on the importing target: once
+// a complete's three keys have moved, the target after ASKING hands EMQ.COMPLETE to trafikey (EMQWIRE),
+// while the source answers ASK. On a cluster the module's own key checks may never run: an empty queue
+// name and a wrong key count are refused with CROSSSLOT by the server's routing first.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -68,7 +73,7 @@ function migrateKeys(
 }
 
 describe('a slot that moves, on the real cluster', () => {
-  it('answers as the course’s table says: ASK from the owner only, TRYAGAIN for the claim on both sides', async () => {
+  it('answers as the course’s table says: ASK from the owner only, TRYAGAIN for a split claim, ASK once its keys left', async () => {
     assert.equal(SLOT, 105);
     const [source, target, third] = [0, 1, 2].map((i) => box.clusterNode(i)) as [Valkey, Valkey, Valkey];
     const [sourceId, targetId] = (await Promise.all(
@@ -89,6 +94,26 @@ describe('a slot that moves, on the real cluster', () => {
     assert.equal(await target.call('CLUSTER', 'SETSLOT', String(SLOT), 'IMPORTING', sourceId), 'OK');
     assert.equal(await source.call('CLUSTER', 'SETSLOT', String(SLOT), 'MIGRATING', targetId), 'OK');
     try {
+      // before any MIGRATE: a complete or a retry names a key not yet written (metrics:completed,
+      // schedule, dead, metrics:failed), so the source answers TRYAGAIN already, script and module alike
+      for (const [transition, args] of [
+        ['complete', { id: ID, token: 1 }],
+        ['retry', { id: ID, token: 1, delay_ms: 10, max_attempts: 3, error: 'e' }],
+      ] as const) {
+        const call = callFor(transition, QUEUE, args);
+        // (a key the source never held is answered ASK, one it holds 1)
+        const exist = await Promise.all(call.keys.map((key) => answer(source.exists(key))));
+        assert.equal(exist.filter((e) => e === 1).length, 2, `${transition}: its row and active set exist`);
+        assert.equal(
+          await answer(source.eval('return 1', call.keys.length, ...call.keys)),
+          catalogueText('TRYAGAIN'),
+        );
+        const command = transition === 'complete' ? 'EMQ.COMPLETE' : 'EMQ.RETRY';
+        assert.equal(
+          await answer(source.call(command, String(call.keys.length), ...call.keys, ...call.args)),
+          catalogueText('TRYAGAIN'),
+        );
+      }
       assert.equal(await migrate(queueKey(QUEUE, 'active')), 'OK');
       const tryAgain = catalogued('TRYAGAIN');
       const ask = `ASK ${SLOT} ${address(target)}`;
@@ -96,6 +121,11 @@ describe('a slot that moves, on the real cluster', () => {
 
       // one key, still on the source / already moved
       assert.equal(await answer(source.zcard(queueKey(QUEUE, 'pending'))), 1);
+      // a silent wrong read: with ASKING the target serves a read of a key it does not hold yet, as if
+      // the key did not exist, while the source still holds it
+      assert.deepEqual(await answer(source.zrange(queueKey(QUEUE, 'pending'), 0, -1)), [ID]);
+      assert.deepEqual(await asking(target, () => answer(target.zrange(queueKey(QUEUE, 'pending'), 0, -1))), []);
+      assert.equal(await asking(target, () => answer(target.exists(queueKey(QUEUE, 'pending')))), 0);
       assert.equal(await answer(target.zcard(queueKey(QUEUE, 'pending'))), movedToSource);
       assert.equal(await answer(source.zcard(queueKey(QUEUE, 'active'))), ask);
       assert.match(ask, catalogued('ASK'));
@@ -115,9 +145,12 @@ describe('a slot that moves, on the real cluster', () => {
       }
 
       assert.equal(await migrate(queueKey(QUEUE, 'pending'), jobKey(QUEUE, ID)), 'OK');
-      // nothing the claim names is left on the source: ASK there, still TRYAGAIN on the target
-      assert.equal(await claimScript(source), ask);
-      assert.match(String(await asking(target, () => claimScript(target))), tryAgain);
+      // nothing the claim names is left on the source: ASK there (script and module alike), still
+      // TRYAGAIN on the target after ASKING, where the row base is missing
+      for (const claim of [claimScript, claimNative]) {
+        assert.equal(await claim(source), ask);
+        assert.match(String(await asking(target, () => claim(target))), tryAgain);
+      }
       // several keys, all present on the target: served after ASKING
       const both = [queueKey(QUEUE, 'pending'), queueKey(QUEUE, 'active')];
       assert.equal(await asking(target, () => answer(target.eval('return #KEYS', 2, ...both))), 2);
@@ -180,6 +213,18 @@ describe('a slot that moves, on the real cluster', () => {
         await node.call('CLUSTER', 'SETSLOT', String(SLOT), 'NODE', targetId);
       await target.del(...complete.keys);
     }
+  });
+
+  it('refuses an empty queue name and a wrong key count with CROSSSLOT before the module runs', async () => {
+    const node = box.clusterNode(0);
+    const crossSlot = catalogueText('CROSSSLOT');
+    // emq:{}:… has no hashtag: each key is hashed whole, onto its own slot
+    const empty = [queueKey('', 'pending'), queueKey('', 'active'), rowBase('')];
+    assert.equal(new Set(empty.map(slot)).size, 3);
+    assert.equal(await answer(node.call('EMQ.CLAIM', '3', ...empty, '30000')), crossSlot);
+    // numkeys 2: the server still reads three keys (the verb's fixed key positions), the timeout third
+    assert.notEqual(slot('30000'), SLOT);
+    assert.equal(await answer(node.call('EMQ.CLAIM', '2', ...CLAIM_KEYS.slice(0, 2), '30000')), crossSlot);
   });
 
   it('is the table docs/wire.md gives, naming each answer as the catalogue writes it', () => {

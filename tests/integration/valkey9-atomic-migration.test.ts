@@ -3,7 +3,8 @@
 // (naming the module) and the SETSLOT path stays open; with it, a queue's slot moves whole: every key
 // arrives on the target byte for byte (DUMP before and after), the rows and sets trafikey itself wrote
 // on a standalone Valkey 9 included. And on Valkey 8 (the project's main server) the same option is
-// harmless: the module loads, shows no option and serves.
+// harmless: the module loads, shows no option and serves. The two ways do not mix: a slot a SETSLOT
+// opened refuses MIGRATESLOTS.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -127,6 +128,22 @@ describe('atomic slot migration on Valkey 9.1 with trafikey', { skip }, () => {
       for (const seed of cluster.seeds) {
         const info = String(await nodes.node(`127.0.0.1:${seed.port}`).call('INFO', 'modules'));
         assert.match(info, /module:name=trafikey,.*options=\[handle-atomic-slot-migration\]/);
+      }
+    });
+
+    it('does not mix with the key by key way: a slot opened by SETSLOT refuses MIGRATESLOTS', async () => {
+      const { source, target } = await ends(nodes.node(`127.0.0.1:${cluster.seeds[0]!.port}`));
+      const [from, to] = [nodes.node(source.address), nodes.node(target.address)];
+      assert.equal(await to.call('CLUSTER', 'SETSLOT', SLOT, 'IMPORTING', source.id), 'OK');
+      assert.equal(await from.call('CLUSTER', 'SETSLOT', SLOT, 'MIGRATING', target.id), 'OK');
+      try {
+        await assert.rejects(
+          from.call('CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', SLOT, SLOT, 'NODE', target.id),
+          (error: Error) => error.message === 'ERR Slots are being manually migrated',
+        );
+        assert.deepEqual(await from.call('CLUSTER', 'GETSLOTMIGRATIONS'), []);
+      } finally {
+        for (const node of [from, to]) await node.call('CLUSTER', 'SETSLOT', SLOT, 'STABLE');
       }
     });
 
