@@ -70,8 +70,8 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
     id: 'tryagain',
     term: 'TRYAGAIN',
     short:
-      'While a slot moves, a node’s answer to a call naming several keys when only some are there: “wait, then send it again”.',
-    text: '`TRYAGAIN Multiple keys request during rehashing of slot`, a node’s answer while a slot migrates, to a call that names several of its keys when some are missing on that node (on the owner: some missing, some still there). A cluster client waits and sends the call again.',
+      'While a slot moves, a node’s answer to a call naming several keys when not all are there (on the new node, also when none are): “wait, then send it again”.',
+    text: '`TRYAGAIN Multiple keys request during rehashing of slot`, a node’s answer while a slot migrates, to a call that names several of its keys when some are missing on that node (on the owner: some missing, some still there; on the importing target after `ASKING`: any missing, all of them included). A cluster client waits and sends the call again.',
     names: /TRYAGAIN/,
   },
   {
@@ -144,6 +144,122 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
       'The two protocol versions this project speaks: wire 4 is the scripted one, wire 6 the native module’s.',
     text: 'the two wires this project speaks, named by their identity. Wire 4 (`echomq:4.0.0`) is the scripted connector’s, which claims the identity when it is absent; wire 6 (`echomq:6.0.0`) is the native module’s, installed by an operator and only read.',
     names: /\bwire [46]\b/i,
+  },
+  {
+    id: 'host',
+    term: 'Host',
+    short:
+      'The program that uses the queue: it builds every key and sends each job’s step to Valkey (here, the TypeScript under server/).',
+    text: 'the program that uses EchoMQ: it builds every key through the keyspace module and sends each transition to the server. In this project it is the TypeScript under `server/`; EchoMQ’s own host is Elixir.',
+    names: /\bhosts?\b(?!:)/i,
+  },
+  {
+    id: 'transition',
+    term: 'Transition',
+    short:
+      'One step of a job’s life, run as one atomic call: enqueue, schedule, claim, complete, retry, promote or reap.',
+    text: 'one step of a job’s life, run on the server as one atomic call with declared keys: enqueue, schedule, claim, complete, retry, promote, reap (and the lane enqueue). Each has one key list and one argument list, shared by both executors.',
+    names: /\btransitions?\b/i,
+  },
+  {
+    id: 'wire',
+    term: 'Wire',
+    short:
+      'What travels between a program and Valkey: the commands, their keys and arguments, and the replies; EchoMQ numbers its versions.',
+    text: 'what travels between a host and the server — each command, its keys and arguments, and the reply — byte for byte. EchoMQ numbers the versions of this agreement (wire 4, wire 6) and writes the one a keyspace speaks into it as its wire identity.',
+    names: /\bwire\b(?! [46]\b)(?! identit)/i,
+  },
+  {
+    id: 'fence',
+    term: 'Fence',
+    short:
+      'The check a connector makes when it connects: it reads {emq}:version and refuses to go on when the keyspace speaks another wire.',
+    text: 'the check a connector runs once when it connects: it reads the wire identity at `{emq}:version` and goes on only when it is its own (wire 4 claims it with `SET … NX` when absent; wire 6 only reads). It keeps speakers of different wires out of one keyspace.',
+    names: /\bfenc(?:e|es|ed)\b/i,
+  },
+  {
+    id: 'lane',
+    term: 'Lane',
+    short:
+      'A queue inside a queue, one per group of jobs (such as one customer), taken in turn so no group starves the others.',
+    text: 'a per-group line of jobs inside one queue — `emq:{q}:g:<group>:pending`, with a ring of groups to serve in turn and per-group limits — so that one busy group does not starve the others. Its keys share the queue’s hashtag.',
+    names: /\blanes?\b/i,
+  },
+  {
+    id: 'lease',
+    term: 'Lease',
+    short:
+      'How long a claimed job stays its worker’s: the claim sets a deadline on the server’s clock; past it, reap hands the job back.',
+    text: 'the time a claimed job stays its worker’s. The claim stores the deadline (the server’s clock plus `lease_ms`) as the job’s score in the active set; when it passes, reap moves the job back to pending for another worker.',
+    names: /\blease\b(?!\.rs)/i,
+  },
+  {
+    id: 'promote',
+    term: 'Promote',
+    short: 'The transition that moves scheduled jobs whose time has come into the pending set.',
+    text: 'the transition that moves scheduled jobs whose run-at time has passed (on the server’s clock) from the schedule to the pending set, up to a batch at a time.',
+    names: /\bpromote\b/i,
+  },
+  {
+    id: 'reap',
+    term: 'Reap',
+    short: 'The transition that takes back claimed jobs whose lease ran out and makes them pending again.',
+    text: 'the transition that moves claimed jobs whose lease has passed (on the server’s clock) from the active set back to pending, up to a batch at a time, so a job whose worker died is run again.',
+    names: /\breap\b/i,
+  },
+  {
+    id: 'branded-id',
+    term: 'Branded id',
+    short:
+      'A 14-character id: a 3-letter kind such as JOB, then 11 base62 characters; ids of one kind sort in the order they were made.',
+    text: 'a 14-byte id: a 3-letter upper-case kind (`JOB` for jobs), then 11 base62 characters of a number made from the time, the minting node and a sequence, padded with `0`. Within one kind, byte order is mint order, so `JOB0Nb1VTbfnu4` sorts after every job made before it.',
+    names: /\bbranded ids?\b/i,
+  },
+  {
+    id: 'base62',
+    term: 'Base62',
+    short: 'Numbers written with 62 symbols: 0–9, then A–Z, then a–z.',
+    text: 'a way of writing a number with 62 symbols, `0-9`, `A-Z`, `a-z`, in that order; 11 of them hold any 63-bit number. With equal lengths, byte order equals numeric order.',
+    names: /\bbase62\b/i,
+  },
+  {
+    id: 'asking',
+    term: 'ASKING',
+    short:
+      'The command a client sends to the node an ASK named, just before the one command it retries there; it holds for that command only.',
+    text: '`ASKING`, sent to the importing node just before the one command an `ASK` sent there; it lets that node serve the command for a slot it does not own yet, and holds for that one command only. Without it the node answers `MOVED` to the owner.',
+    names: /\bASKING\b/,
+  },
+  {
+    id: 'migrateslots',
+    term: 'MIGRATESLOTS',
+    short:
+      'Valkey 9’s one command that moves whole slots: it copies them in the background, then hands them over at once.',
+    text: '`CLUSTER MIGRATESLOTS SLOTSRANGE <start> <end> NODE <target-id>`, Valkey 9’s atomic slot migration, sent to the source: it copies the slots to the target in the background and hands them over at once; clients meet one `MOVED`, never `ASK` or `TRYAGAIN`.',
+    names: /MIGRATESLOTS/,
+  },
+  {
+    id: 'primary',
+    term: 'Primary',
+    short: 'A cluster node that serves slots and takes writes (a replica only copies a primary).',
+    text: 'a cluster node that owns slots and serves their reads and writes; a replica keeps a copy of one primary and takes over if it fails. The sandbox’s clusters are three primaries each, with no replicas.',
+    names: /\bprimar(?:y|ies)\b/i,
+  },
+  {
+    id: 'iovalkey',
+    term: 'iovalkey',
+    short:
+      'The Node.js Valkey client this site uses; its cluster client follows MOVED and ASK and retries TRYAGAIN by itself.',
+    text: 'the Node.js client for Valkey this site uses (version 0.4, a fork of ioredis). Its `Cluster` client keeps a slot map, follows `MOVED` and `ASK`, and retries `TRYAGAIN` after a delay, up to `maxRedirections` error replies per call.',
+    names: /\biovalkey\b/i,
+  },
+  {
+    id: 'redis-patterns',
+    term: 'Redis Patterns Applied',
+    short:
+      'A companion course of Redis and Valkey patterns, one numbered lesson each; R2.05 is hash-tag co-location, the pattern this module applies.',
+    text: 'a companion course of patterns for Redis and Valkey, one numbered lesson each. Its lesson R2.05, hash-tag co-location, puts the shared part of a group’s keys in braces so the group shares one slot: the pattern this module makes total.',
+    names: /Redis Patterns Applied|redis-patterns/i,
   },
 ];
 

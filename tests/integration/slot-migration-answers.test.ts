@@ -96,11 +96,11 @@ describe('a slot that moves, on the real cluster', () => {
     try {
       // before any MIGRATE: a complete or a retry names a key not yet written (metrics:completed,
       // schedule, dead, metrics:failed), so the source answers TRYAGAIN already, script and module alike
-      for (const [transition, args] of [
-        ['complete', { id: ID, token: 1 }],
-        ['retry', { id: ID, token: 1, delay_ms: 10, max_attempts: 3, error: 'e' }],
-      ] as const) {
-        const call = callFor(transition, QUEUE, args);
+      for (const call of [
+        callFor('complete', QUEUE, { id: ID, token: 1 }),
+        callFor('retry', QUEUE, { id: ID, token: 1, delay_ms: 10, max_attempts: 3, error: 'e' }),
+      ]) {
+        const transition = call.transition;
         // (a key the source never held is answered ASK, one it holds 1)
         const exist = await Promise.all(call.keys.map((key) => answer(source.exists(key))));
         assert.equal(exist.filter((e) => e === 1).length, 2, `${transition}: its row and active set exist`);
@@ -124,7 +124,10 @@ describe('a slot that moves, on the real cluster', () => {
       // a silent wrong read: with ASKING the target serves a read of a key it does not hold yet, as if
       // the key did not exist, while the source still holds it
       assert.deepEqual(await answer(source.zrange(queueKey(QUEUE, 'pending'), 0, -1)), [ID]);
-      assert.deepEqual(await asking(target, () => answer(target.zrange(queueKey(QUEUE, 'pending'), 0, -1))), []);
+      assert.deepEqual(
+        await asking(target, () => answer(target.zrange(queueKey(QUEUE, 'pending'), 0, -1))),
+        [],
+      );
       assert.equal(await asking(target, () => answer(target.exists(queueKey(QUEUE, 'pending')))), 0);
       assert.equal(await answer(target.zcard(queueKey(QUEUE, 'pending'))), movedToSource);
       assert.equal(await answer(source.zcard(queueKey(QUEUE, 'active'))), ask);

@@ -247,7 +247,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
         return answer.startsWith('TRYAGAIN')
           ? {
               ok: true,
-              why: `${base}: the claim always names a missing key, and a call with several keys, one missing, gets TRYAGAIN on both nodes until CLUSTER SETSLOT … NODE ends the migration.`,
+              why: `${base}: the claim always names a missing key. While any of its keys is still on the source, the source answers TRYAGAIN, and so does the target after ASKING; once none is left on the source, the source answers ASK and the target after ASKING still TRYAGAIN. The claim is served only after CLUSTER SETSLOT … NODE ends the migration.`,
             }
           : {
               ok: false,
