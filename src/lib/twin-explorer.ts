@@ -15,8 +15,14 @@ import {
  * it is read at (only `npm start`'s default, which a deployed site is not).
  */
 export const SITE = '$SITE';
-/** Where `npm start` serves the course, the example value of SITE. */
+/** Where `npm start` serves the course, the example value of SITE in a twin (a file, read anywhere). */
 export const START_ORIGIN = 'http://localhost:4321';
+/**
+ * SITE on a course page read without JavaScript: the page's own origin. A prerendered page cannot know
+ * it (one build serves any address), so it says where the reader sees it rather than name a wrong one.
+ */
+export const PAGE_ORIGIN_HINT =
+  'this page’s own origin, the scheme, host and port your address bar shows before the path';
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 

@@ -1,6 +1,7 @@
 // Check your understanding, as a reader does it by keyboard alone: each answer is checked by the sandbox
-// (the module's layout check, CLUSTER KEYSLOT), the verdict is spoken through a status region, and
-// progress is kept across a reload in this browser.
+// (the module's layout check, CLUSTER KEYSLOT), the verdict is spoken through a status region in the
+// reader's own terms (never a key of the hidden call), progress is kept across a reload in this browser,
+// and a question's choices are one a row, each wrapping under itself, the item's number by its question.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -38,7 +39,7 @@ test('the grammar dive’s exercises at 360 px, by keyboard: the module decides,
   const page = await open(`${MODULE}braced-grammar/`, 360);
   assert.match(
     await answer(page, 'grammar-schedule-key', 'emq:{billing}:pending'),
-    /^Not yet\. .*EMQKEY key 2/,
+    /^Not yet\. Your key matches the one the module builds for 14 bytes \(emq:\{billing\}:\), then differs at byte 14, counting from 0\./,
   );
   assert.match(await answer(page, 'grammar-schedule-key', 'emq:{billing}:schedule'), /^Right\./);
   assert.match(await answer(page, 'grammar-byte-7', 'emq:{orders}:pendinX'), /^Not yet\. .*byte 19/);
@@ -83,3 +84,48 @@ test('the slot dive’s exercises at 1280 px: CLUSTER KEYSLOT decides; the MOVED
   );
   await page.close();
 });
+
+test('a miss is told in the reader’s terms: their key and the byte where it parts, never the hidden call’s key 2', async () => {
+  const page = await open(MODULE, 1280);
+  const verdict = await answer(page, 'module-pending-key', 'emq:mira:pending');
+  assert.doesNotMatch(verdict, /key 2|EMQKEY|EMQ\.ENQUEUE/);
+  assert.match(
+    verdict,
+    /^Not yet\. Your key matches the one the module builds for 4 bytes \(emq:\), then differs at byte 4, counting from 0\./,
+  );
+  assert.match(await answer(page, 'module-pending-key', 'emq:{mira}:pending'), /^Right\./);
+  await page.close();
+});
+
+for (const width of [360, 1280]) {
+  test(`choices at ${width} px: one a row, each wrapping under its own text, the number by the question`, async () => {
+    const page = await open(`${MODULE}hashtag-and-slot/`, width);
+    for (const item of await page.locator('.ex-item').all()) {
+      const question = item.locator('.ex-question');
+      const number = question.locator('.ex-number');
+      assert.match((await number.innerText()).trim(), /^\d+\.$/);
+      const [q, n] = [(await question.boundingBox())!, (await number.boundingBox())!];
+      assert.ok(n.y >= q.y - 1 && n.y + n.height <= q.y + q.height + 1, 'the number is on the question');
+      const choices = await item.locator('.ex-choice').all();
+      let below = 0;
+      for (const choice of choices) {
+        const radio = (await choice.locator('input').boundingBox())!;
+        const lines = await choice.locator('span').evaluate((span) => {
+          const range = document.createRange();
+          range.selectNodeContents(span);
+          return [...range.getClientRects()].map((r) => ({ left: r.left, top: r.top, bottom: r.bottom }));
+        });
+        // every line of the choice's text starts right of its radio, and below the choice before it
+        for (const line of lines) {
+          assert.ok(
+            line.left >= radio.x + radio.width,
+            `a line of a choice wraps under its radio at ${width} px`,
+          );
+          assert.ok(line.top >= below - 1, `two choices share a line at ${width} px`);
+        }
+        below = Math.max(...lines.map((l) => l.bottom));
+      }
+    }
+    await page.close();
+  });
+}

@@ -77,16 +77,31 @@ for (const root of document.querySelectorAll<HTMLElement>('[data-search]')) {
     box.hidden = false;
   };
 
-  input.addEventListener('input', run);
+  // the results of the text typed last, once ranked: Enter waits for them
+  let ranked: Promise<void> = Promise.resolve();
+  input.addEventListener('input', () => (ranked = run()));
   input.addEventListener('focus', () => {
     made();
     void load();
   });
+  const links = () => (results && !results.box.hidden ? [...results.list.querySelectorAll('a')] : []);
   root.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') {
       input.value = '';
-      void run();
+      ranked = run();
       input.focus();
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      // the field and the results are one column: the arrows walk it, the field above the first result
+      const all = links();
+      if (all.length === 0) return;
+      event.preventDefault();
+      const at = all.indexOf(document.activeElement as HTMLAnchorElement);
+      const to = event.key === 'ArrowDown' ? Math.min(at + 1, all.length - 1) : at - 1;
+      (to < 0 ? input : all[to]!).focus();
+    } else if (event.key === 'Enter' && event.target === input) {
+      // Enter in the field opens the first result (on a result, Enter follows that link itself)
+      event.preventDefault();
+      void ranked.then(() => links()[0]?.click());
     }
   });
 }

@@ -61,13 +61,35 @@ function slotBetween(low: number, high: number, lands = 'That key lands') {
   };
 }
 
-/** The check of a "type the key" exercise: the module taking the key is the right answer. */
-function takenByModule(why: string, refused = 'that key') {
-  return (result: ConsoleAnswer) => {
+/**
+ * The module's refusal of the reader's key, in the reader's terms: the exercise's call is hidden, so
+ * "key 2 differs at byte 4" would name a key the reader never saw. It says where their key parts from
+ * the one the module builds (bytes counted from 0), never the key itself.
+ */
+function refusal(line: ConsoleAnswer['lines'][number], answer: string, position: number, what: string) {
+  const message = line.error?.message ?? '';
+  const differs = /^EMQKEY key (\d+) differs at byte (\d+):/.exec(message);
+  if (differs?.[1] === String(position)) {
+    const at = Number(differs[2]);
+    const same = new TextDecoder().decode(new TextEncoder().encode(answer).slice(0, at));
+    return at === 0
+      ? `Your ${what} differs from the one the module builds from its very first byte.`
+      : `Your ${what} matches the one the module builds for ${at} bytes (${same}), then differs at byte ${at}, counting from 0.`;
+  }
+  if (differs)
+    return `The module read the queue name from your ${what}, and the call's other key, of another queue, no longer matched it.`;
+  if (/empty queue name/.test(message))
+    return `Your ${what} has an empty queue name: a queue name needs at least one byte between { and }.`;
+  return `The module refused your ${what}: ${said(line)}.`;
+}
+
+/** The check of a "type the key" exercise: the module taking the key (at `position` of the call) is the right answer. */
+function takenByModule(why: string, position: number, what = 'key') {
+  return (result: ConsoleAnswer, answer: string) => {
     const line = first(result);
     return line.outcome === 'reply'
       ? { ok: true, why }
-      : { ok: false, why: `The module refused ${refused}: ${said(line)}.` };
+      : { ok: false, why: refusal(line, answer, position, what) };
   };
 }
 
@@ -132,7 +154,10 @@ export const EXERCISES: Record<string, Exercise[]> = {
       placeholder: 'emq:…',
       node: 'standalone',
       lines: (answer) => [`EMQ.ENQUEUE 2 emq:{mira}:job:${ID} ${arg(answer)} ${ID} x`],
-      check: takenByModule('EMQ.ENQUEUE took it: the module built the same bytes from the queue name mira.'),
+      check: takenByModule(
+        'EMQ.ENQUEUE took it: the module built the same bytes from the queue name mira.',
+        2,
+      ),
     },
     {
       id: 'module-same-slot',
@@ -165,7 +190,7 @@ export const EXERCISES: Record<string, Exercise[]> = {
       placeholder: 'emq:…',
       node: 'standalone',
       lines: (answer) => [`EMQ.SCHEDULE 2 emq:{billing}:job:${ID} ${arg(answer)} ${ID} x 0`],
-      check: takenByModule('EMQ.SCHEDULE took it as its schedule key: the module rebuilt the same bytes.'),
+      check: takenByModule('EMQ.SCHEDULE took it as its schedule key: the module rebuilt the same bytes.', 2),
     },
     {
       id: 'grammar-row-key',
@@ -175,7 +200,8 @@ export const EXERCISES: Record<string, Exercise[]> = {
       lines: (answer) => [`EMQ.ENQUEUE 2 ${arg(answer)} ${ORDERS_PENDING} ${ID} x`],
       check: takenByModule(
         'EMQ.ENQUEUE took it as the row: the module rebuilt it from the queue name and the id.',
-        'that row key',
+        1,
+        'row key',
       ),
     },
     {

@@ -86,17 +86,34 @@ export class ExplorerApi {
   }
 }
 
-/** Disables a form's submit button while its run is on the wire. */
-export async function busy<T>(form: HTMLFormElement, work: () => Promise<T>): Promise<T> {
-  const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
-  form.setAttribute('aria-busy', 'true');
-  if (button) button.disabled = true;
-  try {
-    return await work();
-  } finally {
-    form.removeAttribute('aria-busy');
-    if (button) button.disabled = false;
-  }
+/** What an experiment is given: its runs, each through the explorer's one API. */
+export type ExperimentApi = Pick<ExplorerApi, 'run'>;
+
+/**
+ * An experiment's runs, with its run buttons (every submit button of its forms) disabled and its forms
+ * aria-busy while one of them is on the wire: a second click cannot start a second run, whichever
+ * experiment it is, because every run goes through here.
+ */
+function runsOf(section: HTMLElement, api: ExplorerApi): ExperimentApi {
+  let inFlight = 0;
+  const mark = (busy: boolean) => {
+    for (const form of section.querySelectorAll('form')) {
+      if (busy) form.setAttribute('aria-busy', 'true');
+      else form.removeAttribute('aria-busy');
+      for (const button of form.querySelectorAll<HTMLButtonElement>('button:not([type="button"])'))
+        button.disabled = busy;
+    }
+  };
+  return {
+    async run(name, body) {
+      if (inFlight++ === 0) mark(true);
+      try {
+        return await api.run(name, body);
+      } finally {
+        if (--inFlight === 0) mark(false);
+      }
+    },
+  };
 }
 
 /** One API per explorer, shared by its experiments (one status line, one poll while it is down). */
@@ -113,7 +130,10 @@ function apiFor(root: HTMLElement): ExplorerApi {
  * section: it wires its section (and keeps its inputs in the link) when connected inside a live explorer — the fallback (data-sandbox
  * "loading") stays inert; the server island's HTML upgrades by itself on insertion — and once only.
  */
-export function defineExperiment(tag: string, wire: (section: HTMLElement, api: ExplorerApi) => void): void {
+export function defineExperiment(
+  tag: string,
+  wire: (section: HTMLElement, api: ExperimentApi) => void,
+): void {
   customElements.define(
     tag,
     class extends HTMLElement {
@@ -124,7 +144,7 @@ export function defineExperiment(tag: string, wire: (section: HTMLElement, api: 
         if (this.#wired || !root || root.dataset.sandbox === 'loading') return;
         this.#wired = true;
         const section = this.querySelector<HTMLElement>('[data-experiment]')!;
-        wire(section, apiFor(root));
+        wire(section, runsOf(section, apiFor(root)));
         keepState(section);
       }
     },

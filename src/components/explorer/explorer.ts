@@ -5,25 +5,7 @@
 import.meta.glob('./*-experiment.ts', { eager: true });
 import './byte-count.ts';
 import { announcePart, followPart } from '../blocks/part-event.ts';
-
-/**
- * The module page's explorer views and the part picker's parts: one state, kept in the hash #part-<id>.
- * Each view's radio says its part (data-part, from the one table: ExplorerBody.astro).
- */
-const viewOfPart = (root: HTMLElement, part: string) =>
-  [...root.querySelectorAll<HTMLInputElement>('input[name="xp-view"]')].find((r) => r.dataset.part === part)
-    ?.value;
-
-function showView(root: HTMLElement, view: string) {
-  for (const panel of root.querySelectorAll<HTMLElement>('[data-view]')) {
-    panel.hidden = panel.dataset.view !== view;
-    // a view not shown yet is a template in the page (ExplorerBody.astro): made real when first shown
-    const waiting = panel.hidden ? null : panel.querySelector<HTMLTemplateElement>(':scope > template');
-    waiting?.replaceWith(waiting.content);
-  }
-  const radio = root.querySelector<HTMLInputElement>(`input[name="xp-view"][value="${view}"]`);
-  if (radio) radio.checked = true;
-}
+import { showHashPart, showView, viewOfPart } from './explorer-view.ts';
 
 /**
  * <emq-explorer>: one explorer's root. Once the island has arrived (the fallback, data-sandbox
@@ -45,8 +27,7 @@ class ExplorerElement extends HTMLElement {
       });
     }
     // The part picker's choice, now (from the link) and whenever the reader picks another.
-    const initial = viewOfPart(this, location.hash.replace(/^#part-/, ''));
-    if (initial) showView(this, initial);
+    showHashPart(this);
     followPart('explorer', (part) => {
       const view = viewOfPart(this, part);
       if (view) showView(this, view);

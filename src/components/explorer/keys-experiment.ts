@@ -1,5 +1,5 @@
 // keys: runs an enqueue on the sandbox and shows the keys it wrote, or the refusal and its proof.
-import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { reachedView, wireView } from './wire-view.ts';
 import { keyText } from './key-text.ts';
@@ -8,7 +8,7 @@ import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { typedKeys } from './typed-keys.ts';
 
-export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
+export function wireKeys(section: HTMLElement, api: ExperimentApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const region = section.querySelector('[data-result]')!;
   const typed = section.querySelector<HTMLElement>('[data-typed]')!;
@@ -25,7 +25,7 @@ export function wireKeys(section: HTMLElement, api: ExplorerApi): void {
     const data = new FormData(form);
     const id = String(data.get('id') ?? '').trim();
     const body = { queue: String(data.get('queue') ?? ''), ...(id ? { id } : {}) };
-    void busy(form, async () => {
+    void (async () => {
       const outcome = await api.run('keys', body);
       typed.replaceChildren();
       typed.hidden = true;
@@ -66,7 +66,7 @@ ${wireView(r.wire, r.proof)}
 <p class="xp-note">Every key of the queue:</p>
 ${keyList(r.keys, compact)}`,
       );
-    });
+    })();
   });
 }
 

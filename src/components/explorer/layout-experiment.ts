@@ -4,7 +4,7 @@ import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../../../ser
 import { isOneOf } from '../../../server/contract/one-of.ts';
 import { exactCall } from '../../../server/contract/exact-call.ts';
 import { KeyspaceError } from '../../../server/contract/keyspace/index.ts';
-import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import type { LayoutVerdict } from '../../../server/contract/experiments/layout.ts';
 import type { WireCommand, WireProof } from '../../../server/contract/wire/types.ts';
@@ -35,7 +35,7 @@ function verdictText(v: Verdict, keys: string[], cluster: boolean): SafeHtml {
   return markup`${checkOrder([answeredBy(reply)], { cluster })}<p class="xp-refused">${replyBadge(reply)} <code>${cliReply(reply)}</code></p>${marked}${unchanged}${wireView(v.wire, v.proof, 'Commands sent')}`;
 }
 
-export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
+export function wireLayout(section: HTMLElement, api: ExperimentApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const region = section.querySelector('[data-result]')!;
   const holder = section.querySelector<HTMLElement>('[data-keys]')!;
@@ -108,7 +108,7 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
     // a key over the API's cap is refused here, in the API's words, and never sent
     const long = keys.map((key, i) => overCap(`keys[${i}]`, key, LIMITS.keyBytes)).find(Boolean);
     if (long) return show(region, refusalText(long.code, long.message));
-    void busy(form, async () => {
+    void (async () => {
       const outcome = await api.run('layout', {
         verb: isOneOf(CORE_TRANSITIONS, verb.value) ? verb.value : undefined,
         queue: queue.value,
@@ -125,7 +125,7 @@ export function wireLayout(section: HTMLElement, api: ExplorerApi): void {
   <div data-node="cluster"><p class="xp-side-name">the three-node cluster, the same call</p>${verdictText(r.cluster, r.keys, true)}</div>
 </div>`,
       );
-    });
+    })();
   });
 }
 

@@ -1,15 +1,15 @@
 // the reserve: runs the sequence and replaces the plan with every step's commands and replies.
-import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { refusalText } from './refusal-text.ts';
 import { reserveTimeline } from './reserve-timeline.ts';
 
-export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
+export function wireReserve(section: HTMLElement, api: ExperimentApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const region = section.querySelector('[data-result]')!;
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void busy(form, async () => {
+    void (async () => {
       const outcome = await api.run('reserve', {});
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const { native, steps } = outcome.result;
@@ -17,7 +17,7 @@ export function wireReserve(section: HTMLElement, api: ExplorerApi): void {
         !native &&
         markup`<p class="xp-note">The native module is not loaded on this sandbox, so the native writes are left out.</p>`;
       show(region, markup`${note}${reserveTimeline(steps)}`);
-    });
+    })();
   });
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../../../server/contract/experiments/migration.ts';
 import type { RouteNode } from '../../../server/contract/experiments/route.ts';
 import { queueKey, slot } from '../../../server/contract/keyspace/index.ts';
-import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
@@ -28,7 +28,7 @@ function drawnNodes(map: HTMLElement): GridNode[] {
   return JSON.parse(map.dataset.owners ?? '[]') as GridNode[];
 }
 
-export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
+export function wireRoute(section: HTMLElement, api: ExperimentApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const input = form.elements.namedItem('queue') as HTMLInputElement;
   const size = form.elements.namedItem('size') as HTMLSelectElement | null;

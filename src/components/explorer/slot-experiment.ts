@@ -10,7 +10,7 @@ import {
   versionKey,
 } from '../../../server/contract/keyspace/index.ts';
 import { crossSlotClaims, slotsOf } from '../../../server/contract/experiments/cross-slot.ts';
-import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 import { markup, show, type SafeHtml } from '../../lib/html.ts';
 import { refusalText } from './refusal-text.ts';
 import { crcText, crossSlot, queuePins } from './slot-view.ts';
@@ -28,7 +28,7 @@ function waiting(queue: string, other: string): SafeHtml {
   return crossSlot(slotsOf(single), slotsOf(mixed));
 }
 
-export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
+export function wireSlot(section: HTMLElement, api: ExperimentApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const field = (name: string) => section.querySelector<HTMLElement>(`[data-field="${name}"]`)!;
   const region = section.querySelector('[data-result]')!;

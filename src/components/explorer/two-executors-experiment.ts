@@ -1,5 +1,5 @@
 // two executors: edits the step list (add, remove, choose) and runs it through both executors.
-import { busy, defineExperiment, type ExplorerApi } from './explorer-api.ts';
+import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { STEPS } from '../../../server/contract/experiments/two-executors.ts';
 import { isOneOf } from '../../../server/contract/one-of.ts';
@@ -8,7 +8,7 @@ import { refusalText } from './refusal-text.ts';
 import { queueRefusal, queueRefusedView } from './queue-refusal.ts';
 import { readState } from './url-state.ts';
 
-export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
+export function wireTwoExecutors(section: HTMLElement, api: ExperimentApi): void {
   const form = section.querySelector<HTMLFormElement>('[data-form]')!;
   const region = section.querySelector('[data-result]')!;
   const list = section.querySelector<HTMLOListElement>('[data-steps]')!;
@@ -70,13 +70,13 @@ export function wireTwoExecutors(section: HTMLElement, api: ExplorerApi): void {
     };
     const refused = queueRefusal(body.queue);
     if (refused) return show(region, queueRefusedView(refused));
-    void busy(form, async () => {
+    void (async () => {
       const outcome = await api.run('two-executors', body);
       if (!outcome.ok) return show(region, refusalText(outcome.code, outcome.message));
       const r = outcome.result;
       if (!r.available) return show(region, markup`<p>${r.message}</p>`);
       show(region, executorRuns(r.steps, r.same));
-    });
+    })();
   });
 }
 

@@ -1,8 +1,10 @@
-// The defects a newcomer met, each held in Chromium at 360 and 1280 px where it shows (issue 17, items 3
-// and 5): refusals that name their rule and say the allow-list once, broken quoting refused line by line,
-// Ctrl+Enter, a wrapping console; a refused name answered wherever the page waits; one answer for a{b in
-// every experiment; keys wrapped between segments; the two pickers one state; a compact two-executors
-// block; exercises that hint and show; and a page without JavaScript that never says "waiting".
+// The paths a newcomer takes through the pages, each held in Chromium at 360 and 1280 px where it shows:
+// refusals that name their rule and say the allow-list once, broken quoting refused line by line,
+// Ctrl+Enter, a wrapping console and an intro true of the target it runs on; a refused name answered
+// wherever the page waits; one answer for a{b in every experiment; keys wrapped between segments; the two
+// pickers one state, after a reload too; a compact two-executors block; exercises that hint and show;
+// search by arrow keys and Enter; a run button disabled while its run is in flight; and a page without
+// JavaScript that never says "waiting" and whose curl lines name the page's own origin.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -256,6 +258,16 @@ test('the module page: the part picker and the explorer’s picker are one state
   await page.goto(`${explorer.site.url}${MODULE}#part-grammar`);
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   await page.locator('[data-view="keys"]:not([hidden])').waitFor();
+  // and after a reload on #part-reserve, the picker and the explorer show the reserve, one state
+  await page.getByRole('radio', { name: 'The reserve' }).check();
+  assert.match(page.url(), /#part-reserve$/);
+  await page.reload();
+  await reachExplorer(page);
+  await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
+  await page.locator('[data-view="reserve"]:not([hidden])').waitFor({ timeout: 5000 });
+  assert.equal(await page.getByRole('radio', { name: 'The reserve' }).isChecked(), true);
+  assert.equal(await page.locator('[data-part-tab="reserve"]').getAttribute('aria-selected'), 'true');
+  assert.equal(await page.locator('[data-view]:not([hidden])').count(), 1);
 
   const two = page.locator('[data-experiment="two-executors"]');
   await two.getByRole('button', { name: 'Run both executors' }).click();
@@ -331,6 +343,15 @@ for (const width of [360, 1280]) {
       assert.match(text, /The console runs with JavaScript, which is off/, route);
       // every explorer control is disabled, under the explorer's notice
       assert.match(text, /This explorer runs in the browser, and JavaScript is off/, route);
+      // its curl lines and the console's name the page's own origin as SITE, never npm start's address
+      assert.doesNotMatch(text, /localhost:4321/, route);
+      assert.match(
+        text,
+        /Set SITE to this page’s own origin, the scheme, host and port your address bar shows/,
+        route,
+      );
+      assert.match(text, /with SITE set to this page’s own origin/, route);
+      assert.match(text, /curl -s \$SITE\/api\/experiments\//, route);
       for (const control of await page
         .locator('.xp button:visible, .xp input:visible, .xp select:visible')
         .all())
@@ -349,3 +370,129 @@ for (const width of [360, 1280]) {
     }
   });
 }
+
+test('a reload on #part-reserve shows the reserve in the picker and in the explorer, before and after the island', async () => {
+  const page = await openPage(chromium.browser, `${explorer.site.url}${MODULE}#part-reserve`, {
+    width: 1280,
+  });
+  // the island held back: the fallback is what the reader sees meanwhile
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/_server-islands/**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.reload();
+  const fallback = page.locator('[data-explorer="module"][data-sandbox="loading"]');
+  await fallback.locator('[data-view="reserve"]:not([hidden])').waitFor();
+  assert.equal(await fallback.locator('[data-view]:not([hidden])').count(), 1);
+  assert.equal(await page.locator('[data-part-tab="reserve"]').getAttribute('aria-selected'), 'true');
+  // the picker's tab, picked before the island arrives, moves the fallback with it
+  await page.locator('[data-part-tab="hashtag"]').click();
+  await fallback.locator('[data-view="slot"]:not([hidden])').waitFor();
+  await page.locator('[data-part-tab="reserve"]').click();
+  release();
+  await reachExplorer(page);
+  const live = page.locator('[data-explorer="module"][data-sandbox="up"]');
+  await live.locator('[data-view="reserve"]:not([hidden])').waitFor();
+  assert.equal(await live.getByRole('radio', { name: 'The reserve' }).isChecked(), true);
+  assert.equal(await live.locator('[data-view]:not([hidden])').count(), 1);
+  await page.close();
+});
+
+test('search by keyboard: ArrowDown walks the results, ArrowUp back to the field, Enter opens one', async () => {
+  const page = await openPage(chromium.browser, `${explorer.site.url}/`, { width: 1280 });
+  const field = page.locator('#search-input');
+  await field.focus();
+  await page.keyboard.type('TRYAGAIN');
+  const results = page.locator('.search-results a');
+  await results.first().waitFor();
+  assert.ok((await results.count()) >= 2, 'two results or more to walk');
+  const focused = () =>
+    page.evaluate(() => document.activeElement?.getAttribute('href') ?? document.activeElement?.id);
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), await results.nth(0).getAttribute('href'));
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), await results.nth(1).getAttribute('href'));
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await focused(), 'search-input');
+  // Enter on a result follows it; Enter in the field opens the first
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  const second = new URL((await results.nth(1).getAttribute('href'))!, explorer.site.url);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname === second.pathname),
+    page.keyboard.press('Enter'),
+  ]);
+  assert.equal(new URL(page.url()).hash, second.hash);
+  const search = page.locator('#search-input');
+  await search.fill('');
+  await search.focus();
+  await page.keyboard.type('MIGRATESLOTS');
+  await page.locator('.search-results a').first().waitFor();
+  const first = new URL(
+    (await page.locator('.search-results a').first().getAttribute('href'))!,
+    explorer.site.url,
+  );
+  await Promise.all([page.waitForURL((url) => url.hash === first.hash), page.keyboard.press('Enter')]);
+  await page.close();
+});
+
+test('a run button is disabled while its run is on the wire, in every experiment through the shared path', async () => {
+  const page = await open(HASHTAG, 1280);
+  await reachExplorer(page);
+  const section = page.locator('[data-experiment="route"]');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/experiments/route', async (route) => {
+    await held;
+    await route.continue();
+  });
+  const buttons = section.locator('form button[type="submit"]');
+  assert.ok((await buttons.count()) >= 3, 'route, and the two ways to move the slot');
+  await section.getByRole('button', { name: 'Route it on the cluster' }).click();
+  await section.locator('form[aria-busy="true"]').waitFor();
+  for (const button of await buttons.all()) assert.equal(await button.isDisabled(), true);
+  release();
+  await section.locator('form:not([aria-busy])').waitFor();
+  await page.waitForFunction(
+    () =>
+      ![...document.querySelectorAll('[data-experiment="route"] form button[type="submit"]')].some(
+        (b) => (b as HTMLButtonElement).disabled,
+      ),
+  );
+  await page.close();
+});
+
+test('the hashtag dive’s console runs on the cluster, and its intro says what the cluster gives', async () => {
+  const page = await open(HASHTAG, 1280);
+  const intro = page.locator('.cn-intro[data-intro]');
+  assert.equal(await intro.getAttribute('data-intro'), 'cluster');
+  const said = (await intro.innerText()).replace(/\s+/g, ' ');
+  assert.match(said, /They run on the three-node cluster/);
+  assert.match(said, /GET \{emq\}:version answers \(nil\)/);
+  assert.match(said, /SCRIPT <verb> and every other write are refused/);
+  assert.doesNotMatch(said, /already holds/);
+  assert.equal(await page.locator('emq-console input[name="node"][value="cluster"]').isChecked(), true);
+  // what the intro says, on the real cluster
+  const { status, body } = await explorer.post('console', {
+    node: 'cluster',
+    lines: [
+      'GET {emq}:version',
+      'SCRIPT claim 3 emq:{orders}:pending emq:{orders}:active emq:{orders}:job: 30000',
+    ],
+  });
+  assert.equal(status, 200);
+  const [get, script] = body.result.lines;
+  assert.equal(get.outcome, 'reply');
+  assert.equal(get.reply, null);
+  assert.notEqual(script.outcome, 'reply');
+  // a standalone page's intro says the fresh keyspace, where the identity holds
+  await page.goto(explorer.site.url + GRAMMAR);
+  assert.match(
+    (await page.locator('.cn-intro[data-intro="standalone"]').innerText()).replace(/\s+/g, ' '),
+    /fresh keyspace of your own, where \{emq\}:version already holds the native module's wire identity/,
+  );
+  await page.close();
+});
