@@ -39,13 +39,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
         panelTop: style('.ex-panel').marginTop,
         panelWidth: style('.ex-panel').maxWidth,
         listPadding: style('.ex-list').paddingLeft,
+        listStyle: style('.ex-list').listStyleType,
         inputFont: style('.ex-form input:not([type="radio"])').fontFamily,
         actionsMargin: style('.ex-actions').marginTop,
       };
     });
     assert.equal(look.panelTop, '40px');
     assert.notEqual(look.panelWidth, 'none');
-    assert.equal(look.listPadding, '22.4px');
+    assert.equal(look.listPadding, '0px');
+    assert.equal(look.listStyle, 'none');
     assert.match(look.inputFont, /mono/i);
     assert.equal(look.actionsMargin, '6.4px');
 

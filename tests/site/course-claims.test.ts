@@ -264,10 +264,10 @@ const GLOSSARY: Record<string, string[]> = {
   crc16: [MODULE, HASHTAG],
   emqkey: [GRAMMAR],
   emqwire: [],
-  host: [MODULE, GRAMMAR, HASHTAG, RESERVE],
+  host: [MODULE, GRAMMAR, RESERVE],
   transition: [MODULE, GRAMMAR, HASHTAG, RESERVE],
   wire: [MODULE, GRAMMAR, RESERVE],
-  fence: [HASHTAG, RESERVE],
+  fence: [RESERVE],
   lane: [MODULE, GRAMMAR, RESERVE],
   lease: [GRAMMAR],
   promote: [MODULE, HASHTAG],
@@ -276,7 +276,7 @@ const GLOSSARY: Record<string, string[]> = {
   base62: [GRAMMAR],
   asking: [MODULE, GRAMMAR, HASHTAG],
   migrateslots: [HASHTAG],
-  primary: [HASHTAG],
+  primary: [],
   iovalkey: [MODULE, HASHTAG],
   'redis-patterns': [MODULE, HASHTAG],
 };
@@ -492,7 +492,7 @@ const CORRECTIONS: Record<string, Correction[]> = {
     {
       where: HASHTAG,
       says: [
-        'primary picked at random: the source again, the target (which, without ASKING, answers MOVED to the source) or the third node',
+        'to a node that serves slots, picked at random: the source again, the target (which, without ASKING, answers MOVED to the source) or the third node',
         'counts against maxRedirections (16 by default, so the call fails on the 17th',
         'whichever answer came last: TRYAGAIN, MOVED or ASK',
       ],
@@ -635,7 +635,7 @@ const CORRECTIONS: Record<string, Correction[]> = {
   'the path of a wait': [
     {
       where: HASHTAG,
-      says: ['two waits in three go MOVED → ASK → TRYAGAIN, three error replies for one wait'],
+      says: ['two waits in three go MOVED → ASK → TRYAGAIN, three of its 17 error replies for one wait'],
       never: ['then each wait follows an ASK and a TRYAGAIN, two redirections'],
     },
   ],
@@ -683,7 +683,7 @@ const CORRECTIONS: Record<string, Correction[]> = {
     {
       where: HASHTAG,
       says: [
-        'its fence then works only on the node that owns slot 9051: any other answers its GET {emq}:version with MOVED 9051 <owner>',
+        'its check of the wire identity then works only on the node that owns slot 9051: any other answers its GET {emq}:version with MOVED 9051 <owner>',
       ],
       never: [],
     },

@@ -258,16 +258,6 @@ test('the module page: the part picker and the explorer’s picker are one state
   await page.goto(`${explorer.site.url}${MODULE}#part-grammar`);
   await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
   await page.locator('[data-view="keys"]:not([hidden])').waitFor();
-  // and after a reload on #part-reserve, the picker and the explorer show the reserve, one state
-  await page.getByRole('radio', { name: 'The reserve' }).check();
-  assert.match(page.url(), /#part-reserve$/);
-  await page.reload();
-  await reachExplorer(page);
-  await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
-  await page.locator('[data-view="reserve"]:not([hidden])').waitFor({ timeout: 5000 });
-  assert.equal(await page.getByRole('radio', { name: 'The reserve' }).isChecked(), true);
-  assert.equal(await page.locator('[data-part-tab="reserve"]').getAttribute('aria-selected'), 'true');
-  assert.equal(await page.locator('[data-view]:not([hidden])').count(), 1);
 
   const two = page.locator('[data-experiment="two-executors"]');
   await two.getByRole('button', { name: 'Run both executors' }).click();

@@ -48,9 +48,9 @@ const { live } = Astro.props;
 </emq-echo-experiment>
 `;
 
-const ECHO_SCRIPT = `import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
+const ECHO_SCRIPT = `import { defineExperiment, type ExperimentApi } from './explorer-api.ts';
 
-export function wireEcho(section: HTMLElement, api: ExplorerApi): void {
+export function wireEcho(section: HTMLElement, api: ExperimentApi): void {
   const region = section.querySelector('[data-result]')!;
   section.querySelector('form')!.addEventListener('submit', async (event) => {
     event.preventDefault();
