@@ -4,7 +4,8 @@
 // arrives on the target byte for byte (DUMP before and after), the rows and sets trafikey itself wrote
 // on a standalone Valkey 9 included. And on Valkey 8 (the project's main server) the same option is
 // harmless: the module loads, shows no option and serves. The two ways do not mix: a slot a SETSLOT
-// opened refuses MIGRATESLOTS.
+// opened refuses MIGRATESLOTS; meanwhile the importing target after ASKING reads a key still on the source
+// as absent, and an empty queue name is refused with CROSSSLOT before the module, as on Valkey 8.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -131,9 +132,12 @@ describe('atomic slot migration on Valkey 9.1 with trafikey', { skip }, () => {
       }
     });
 
-    it('does not mix with the key by key way: a slot opened by SETSLOT refuses MIGRATESLOTS', async () => {
+    it('does not mix with the key by key way: a slot opened by SETSLOT refuses MIGRATESLOTS; the target’s silent wrong read', async () => {
       const { source, target } = await ends(nodes.node(`127.0.0.1:${cluster.seeds[0]!.port}`));
       const [from, to] = [nodes.node(source.address), nodes.node(target.address)];
+      // a key the source holds before the slot opens (a new key on a migrating source is answered ASK)
+      const pending = queueKey(QUEUE, 'pending');
+      await from.zadd(pending, 0, 'JOB0Nb1VTbfnu4');
       assert.equal(await to.call('CLUSTER', 'SETSLOT', SLOT, 'IMPORTING', source.id), 'OK');
       assert.equal(await from.call('CLUSTER', 'SETSLOT', SLOT, 'MIGRATING', target.id), 'OK');
       try {
@@ -142,9 +146,27 @@ describe('atomic slot migration on Valkey 9.1 with trafikey', { skip }, () => {
           (error: Error) => error.message === 'ERR Slots are being manually migrated',
         );
         assert.deepEqual(await from.call('CLUSTER', 'GETSLOTMIGRATIONS'), []);
+        // the silent wrong read holds on 9.1 too: after ASKING the target serves a read of a key the
+        // source still holds as if the key did not exist
+        await to.call('ASKING');
+        assert.deepEqual(await to.zrange(pending, 0, -1), []);
+        assert.deepEqual(await from.zrange(pending, 0, -1), ['JOB0Nb1VTbfnu4']);
       } finally {
         for (const node of [from, to]) await node.call('CLUSTER', 'SETSLOT', SLOT, 'STABLE');
+        await from.del(pending);
       }
+      // and an empty queue name gets CROSSSLOT before the module runs, as on 8.0.1
+      await assert.rejects(
+        from.call(
+          'EMQ.CLAIM',
+          '3',
+          queueKey('', 'pending'),
+          queueKey('', 'active'),
+          `${queueKey('', 'job:')}`,
+          '30000',
+        ),
+        (error: Error) => error.message === "CROSSSLOT Keys in request don't hash to the same slot",
+      );
     });
 
     it('moves a queue’s slot whole: every key, module-written ones included, arrives byte for byte', async () => {
