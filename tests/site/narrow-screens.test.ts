@@ -122,7 +122,11 @@ test('without JavaScript the explorer points to the JSON API with a curl line, n
       text,
       /curl -s \$SITE\/api\/experiments\/keys -H 'content-type: application\/json' -d '\{"queue":"orders"\}'/,
     );
-    assert.match(text, /Set SITE to this site's address first/);
+    assert.match(
+      text,
+      /Set SITE to this page’s own origin, the scheme, host and port your address bar shows/,
+    );
+    assert.doesNotMatch(text, /localhost:4321/);
     assert.doesNotMatch(text, /curl -s http:\/\/localhost:4321/);
     assert.ok(await explorer.getByRole('link', { name: 'GET /api/experiments' }).isVisible());
   }
