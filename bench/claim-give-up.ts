@@ -51,10 +51,14 @@ async function timeClaims(phase: string, client: Cluster, roles: [string, Valkey
     `${phase}: ${waits.length} of ${CLAIMS} claims gave up after ${seconds(Math.min(...waits))}–${seconds(Math.max(...waits))} s (median ${seconds(median(waits))} s); served ${served}`,
   );
   console.log(`  last error: ${[...last].map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
+  let replies = 0;
   for (const [role, node] of roles) {
     const stats = await errorStats(node);
+    replies += KINDS.reduce((sum, kind) => sum + stats[kind]!, 0);
     console.log(`  ${role}: ${KINDS.map((kind) => `${kind} ${stats[kind]}`).join(', ')}`);
   }
+  // maxRedirections 16: a call that gives up has had its 17th error reply
+  console.log(`  error replies per claim: ${(replies / CLAIMS).toFixed(1)}`);
 }
 
 const cluster = await startCluster();

@@ -154,6 +154,12 @@ describe('a slot that moves, on the real cluster', () => {
         assert.equal(await claim(source), ask);
         assert.match(String(await asking(target, () => claim(target))), tryAgain);
       }
+      // several keys, none of them on the target (nor anywhere): TRYAGAIN there after ASKING too
+      const none = [queueKey(QUEUE, 'schedule'), queueKey(QUEUE, 'dead')];
+      assert.equal(
+        await asking(target, () => answer(target.eval('return 1', 2, ...none))),
+        catalogueText('TRYAGAIN'),
+      );
       // several keys, all present on the target: served after ASKING
       const both = [queueKey(QUEUE, 'pending'), queueKey(QUEUE, 'active')];
       assert.equal(await asking(target, () => answer(target.eval('return #KEYS', 2, ...both))), 2);
