@@ -8,6 +8,7 @@ import {
   isBrandedId,
   isFixedKeyType,
   jobKey,
+  PREFIX,
   queueKey,
   RESERVE_BASE,
   splitQueueKey,
@@ -116,9 +117,6 @@ for (const blocking of [
   REFUSED[blocking] = 'it may block the connection waiting for data; the console answers every line at once';
 }
 
-/** The list of refused names the console explains (the tests walk it). */
-export const REFUSED_COMMANDS = Object.keys(REFUSED);
-
 export type Node = 'standalone' | 'cluster';
 
 export interface Planned {
@@ -194,10 +192,10 @@ function bad(command: string, message: string, code: Refused['code'] = 'BAD_ARGU
   return { ok: false, code, command, message: `${command}: ${message}` };
 }
 
-/** The sandbox account reaches only keys under emq: and {emq}:. */
+/** The sandbox account reaches only the namespace's keys and the reserve's. */
 function inNamespace(key: Uint8Array): boolean {
   const shown = text(key);
-  return (shown.startsWith('emq:') || shown.startsWith(RESERVE_BASE)) && sameBytes(key, shown);
+  return (shown.startsWith(PREFIX) || shown.startsWith(RESERVE_BASE)) && sameBytes(key, shown);
 }
 
 /** A key the grammar builds: a fixed type, a job row with a branded id, or a lane of a branded group. */
