@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
 import { scriptCommands } from '../executors/scripts.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../contract/transitions.ts';
+import { namespacePattern, reservePattern } from '../contract/keyspace/index.ts';
 
 export const EXPLORER_USER = 'explorer';
 
@@ -40,7 +41,8 @@ const WALKS_KEYSPACE = ['scan', 'dbsize'];
 export function explorerRules(password: string, withNative: boolean, onCluster = false): string[] {
   const view = onCluster ? VIEW.filter((command) => !WALKS_KEYSPACE.includes(command)) : VIEW;
   const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...view, ...CLUSTER, ...CONSOLE];
-  const rules = ['reset', 'on', `>${password}`, '~emq:*', '~{emq}:*', 'resetchannels', '-@all'];
+  const keys = [`~${namespacePattern()}`, `~${reservePattern()}`];
+  const rules = ['reset', 'on', `>${password}`, ...keys, 'resetchannels', '-@all'];
   rules.push(...commands.map((command) => `+${command}`));
   if (withNative) {
     // A selector lets the EMQ.* commands take any key, so an edited key reaches the module's own layout
