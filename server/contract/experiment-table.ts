@@ -5,7 +5,7 @@
 // markdown twins, llms.txt, the API listing and docs/api.md's table (scripts/api-doc.ts) — and
 // tests/unit/experiment-table.test.ts fails when another list is kept by hand or docs/api.md is stale.
 
-import { ALLOWED } from './console/allow-list.ts';
+import { allowedForms, allowedNames } from './console/commands.ts';
 import { jobKey, queueKey } from './keyspace/index.ts';
 import type { ConsoleBody, ConsoleResult } from './experiments/console.ts';
 import type { KeysBody, KeysResult } from './experiments/keys.ts';
@@ -149,7 +149,7 @@ export const EXPERIMENT_TABLE = {
     input: {
       lines: `array of 1–${CONSOLE_LIMITS.lines} strings, each at most ${CONSOLE_LIMITS.lineBytes} bytes, split by redis-cli's quoting rules`,
       node: `optional "standalone" (default: a fresh keyspace of its own) or "cluster" (the three-node cluster through a cluster client: only what writes nothing and names its keys, in the turn of at most ${CONSOLE_CAPS.clusterSlots} slots, SCAN and DBSIZE refused; with the node that answered)`,
-      allowed: ALLOWED.join('; '),
+      allowed: `${allowedForms('standalone').join('; ')}; on "cluster", only ${allowedNames('cluster')}`,
     },
     bodyBytes: CONSOLE_LIMITS.bodyBytes,
     summary: `Up to ${CONSOLE_LIMITS.lines} command lines, typed as into redis-cli, run in order on a fresh keyspace of the standalone node with the native identity installed: each line’s reply or error (linked to the course section that explains it), the slot of every key it named, the commands that went over the wire with the server’s own count of them, and the keyspace after. Only the allow-list runs; a refused line reaches no server.`,

@@ -49,14 +49,14 @@ export function formsFor(key: string): { write?: string; read: string } | undefi
 }
 
 /** The queue the typed key names, when it names one; else the example queue. */
-function queueIn(key: string): string {
+export function exampleQueue(key: string): string {
   const queue = splitQueueKey(key)?.queue;
   return queue && !/[{}\s]/.test(queue) ? queue : EXAMPLE_QUEUE;
 }
 
 /** A key of the grammar like the one typed: its queue kept, the nearest type the layout places. */
 export function grammarExample(key: string, reads: boolean): string {
-  const queue = queueIn(key);
+  const queue = exampleQueue(key);
   return queueKey(queue, reads ? 'pending' : 'meta');
 }
 
