@@ -62,8 +62,8 @@ test('a console command is one row: the allow-list, the names, the ACL and docs/
 
   const rows = join(copy, 'server', 'contract', 'console', 'commands.ts');
   const text = readFileSync(rows, 'utf8');
-  assert.ok(text.includes('  SCAN: {'));
-  writeFileSync(rows, text.replace('  SCAN: {', `${ZCARD_ROW}  SCAN: {`));
+  assert.ok(text.includes('  SCAN: command({'));
+  writeFileSync(rows, text.replace('  SCAN: command({', `${ZCARD_ROW}  SCAN: command({`));
 
   const added = probe();
   assert.equal(added.standalone, true);

@@ -55,11 +55,17 @@ export interface ConsoleCommand {
   example: string;
 }
 
+const BOTH = ['standalone', 'cluster'] as const;
+const STANDALONE = ['standalone'] as const;
+type Required = 'says' | 'form' | 'arity' | 'acl' | 'example';
+/** A row; what it leaves out is the common case: no keys, writes nothing, runs on both targets. */
+function command(row: Pick<ConsoleCommand, Required> & Partial<ConsoleCommand>): ConsoleCommand {
+  return { keys: 'none', keyRule: 'any', exampleKey: 'pending', writes: false, runsOn: BOTH, ...row };
+}
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const countOf = (reply: WireReply) => (typeof reply === 'number' ? reply : NaN);
 const keyOf = (planned: Planned) => text(planned.keys[0]);
-const BOTH = ['standalone', 'cluster'] as const;
-const STANDALONE = ['standalone'] as const;
 const WRITES_ELSEWHERE =
   'it writes, and on the cluster the console runs only what writes nothing (reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses); run it on a fresh standalone keyspace instead';
 
@@ -200,40 +206,36 @@ const META = queueKey('orders', 'meta');
 /** Each EMQ.* verb, a row of its own from the transition table. */
 const NATIVE: Record<string, ConsoleCommand> = Object.fromEntries(
   CORE_TRANSITIONS.map((verb) => {
-    const command = TRANSITIONS[verb].command;
-    const row: ConsoleCommand = {
+    const name = TRANSITIONS[verb].command;
+    const row = command({
       says: `EMQ.* (the ${CORE_TRANSITIONS.length} verbs)`,
-      form: `${command} numkeys key… arg…`,
+      form: `${name} numkeys key… arg…`,
       arity: [1, CONSOLE_CAPS.transitionArgs],
       keys: 'numkeys',
-      keyRule: 'any',
-      exampleKey: 'pending',
       writes: true,
-      runsOn: BOTH,
-      acl: [command.toLowerCase()],
+      acl: [name.toLowerCase()],
       anyKey: true,
-      example: `${command} 0`,
-    };
-    return [command, row];
+      example: `${name} 0`,
+    });
+    return [name, row];
   }),
 );
 
 export const CONSOLE_COMMANDS: Readonly<Record<string, ConsoleCommand>> = {
   ...NATIVE,
-  SCRIPT: {
+  SCRIPT: command({
     says: 'SCRIPT <verb>',
     form: `SCRIPT <${CORE_TRANSITIONS.join('|')}> numkeys key… arg…`,
     arity: [1, CONSOLE_CAPS.transitionArgs],
     keys: 'numkeys',
     keyRule: 'namespace',
-    exampleKey: 'pending',
     writes: true,
     runsOn: STANDALONE,
     elsewhere: WRITES_ELSEWHERE,
     // EVALSHA of the project's own script; what the script calls is granted from the scripts themselves.
     acl: ['evalsha'],
     example: `SCRIPT promote 3 ${queueKey('orders', 'schedule')} ${PENDING} ${queueKey('orders', 'job:')} 10`,
-  },
+  }),
   GET: read('GET', 'GET key', [1, 1], 'version', `GET ${versionKey()}`, (_, reply) =>
     reply === null ? 'there is no such key here' : undefined,
   ),
@@ -287,37 +289,29 @@ export const CONSOLE_COMMANDS: Readonly<Record<string, ConsoleCommand>> = {
         ? 'there is no such key here'
         : undefined,
   ),
-  SCAN: {
+  SCAN: command({
     says: 'SCAN',
     form: `SCAN cursor [MATCH pattern] [COUNT ≤${CONSOLE_CAPS.scanCount}] [TYPE type]`,
     arity: [1, 7],
-    keys: 'none',
-    keyRule: 'any',
-    exampleKey: 'pending',
-    writes: false,
     runsOn: STANDALONE,
     elsewhere:
       'it walks a node’s whole keyspace, which on "cluster" holds other readers’ queues and the site’s own keys; name your queue’s keys (HGETALL emq:{q}:job:<id>, EXISTS emq:{q}:pending), or SCAN on "standalone", a keyspace of your own',
     acl: ['scan'],
     check: checkScan,
     example: 'SCAN 0 COUNT 10',
-  },
-  DBSIZE: {
+  }),
+  DBSIZE: command({
     says: 'DBSIZE',
     form: 'DBSIZE',
     arity: [0, 0],
-    keys: 'none',
-    keyRule: 'any',
-    exampleKey: 'pending',
-    writes: false,
     runsOn: STANDALONE,
     elsewhere:
       'it counts every reader’s keys on a node of the shared cluster; run it on "standalone", a keyspace of your own',
     acl: ['dbsize'],
     reading: (_, reply) => `${plural(countOf(reply), 'key')} in this run's own keyspace`,
     example: 'DBSIZE',
-  },
-  SET: {
+  }),
+  SET: command({
     says: `SET ${versionKey()} … NX`,
     form: `SET ${versionKey()} <value> NX [GET]`,
     arity: [0, Infinity],
@@ -331,8 +325,8 @@ export const CONSOLE_COMMANDS: Readonly<Record<string, ConsoleCommand>> = {
     check: checkSet,
     reading: setReading,
     example: `SET ${versionKey()} echomq:6.0.0 NX`,
-  },
-  HSET: {
+  }),
+  HSET: command({
     says: 'HSET',
     form: `HSET key field value (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
     arity: [0, Infinity],
@@ -347,14 +341,13 @@ export const CONSOLE_COMMANDS: Readonly<Record<string, ConsoleCommand>> = {
     reading: (_, reply) =>
       `${plural(countOf(reply), 'new field')}; a field already there is overwritten and not counted`,
     example: `HSET ${META} paused 0`,
-  },
-  ZADD: {
+  }),
+  ZADD: command({
     says: 'ZADD',
     form: `ZADD key [NX|XX|GT|LT|CH] score member (≤${CONSOLE_CAPS.pairs} pairs, a key of the grammar)`,
     arity: [0, Infinity],
     keys: 'first',
     keyRule: 'grammar',
-    exampleKey: 'pending',
     writes: true,
     runsOn: STANDALONE,
     elsewhere: WRITES_ELSEWHERE,
@@ -362,14 +355,13 @@ export const CONSOLE_COMMANDS: Readonly<Record<string, ConsoleCommand>> = {
     check: checkPairs('ZADD'),
     reading: (_, reply) => `${plural(countOf(reply), 'new member')} (with CH, changed ones count too)`,
     example: `ZADD ${PENDING} 0 ${ID}`,
-  },
-  DEL: {
+  }),
+  DEL: command({
     says: 'DEL',
     form: `DEL key… (≤${CONSOLE_CAPS.keys} keys of the grammar)`,
     arity: [1, CONSOLE_CAPS.keys],
     keys: 'all',
     keyRule: 'grammar',
-    exampleKey: 'pending',
     writes: true,
     runsOn: STANDALONE,
     elsewhere: WRITES_ELSEWHERE,
@@ -379,58 +371,39 @@ export const CONSOLE_COMMANDS: Readonly<Record<string, ConsoleCommand>> = {
       return `${plural(count, 'key')} existed and ${count === 1 ? 'is' : 'are'} now deleted; the rest were not there`;
     },
     example: `DEL ${PENDING}`,
-  },
-  'CLUSTER KEYSLOT': {
+  }),
+  'CLUSTER KEYSLOT': command({
     says: 'CLUSTER KEYSLOT',
     form: 'CLUSTER KEYSLOT key',
     arity: [1, 1],
     keys: 'all',
     // It only hashes its argument: any text is a key to it.
-    keyRule: 'any',
-    exampleKey: 'pending',
-    writes: false,
-    runsOn: BOTH,
     sentTo: 'cluster',
     acl: ['cluster|keyslot'],
     reading: (planned) => `CRC16 of the hashed bytes "${hashtag(keyOf(planned))}", modulo 16384`,
     example: `CLUSTER KEYSLOT ${PENDING}`,
-  },
-  PING: {
+  }),
+  PING: command({
     says: 'PING',
     form: 'PING [message]',
     arity: [0, 1],
-    keys: 'none',
-    keyRule: 'any',
-    exampleKey: 'pending',
-    writes: false,
-    runsOn: BOTH,
     acl: ['ping'],
     example: 'PING',
-  },
-  ECHO: {
+  }),
+  ECHO: command({
     says: 'ECHO',
     form: 'ECHO message',
     arity: [1, 1],
-    keys: 'none',
-    keyRule: 'any',
-    exampleKey: 'pending',
-    writes: false,
-    runsOn: BOTH,
     acl: ['echo'],
     example: 'ECHO hello',
-  },
-  TIME: {
+  }),
+  TIME: command({
     says: 'TIME',
     form: 'TIME',
     arity: [0, 0],
-    keys: 'none',
-    keyRule: 'any',
-    exampleKey: 'pending',
-    writes: false,
-    runsOn: BOTH,
     acl: ['time'],
     example: 'TIME',
-  },
+  }),
 };
 
 /** The arguments of `row` that are keys. */
