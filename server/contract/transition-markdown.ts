@@ -5,7 +5,7 @@ import { withTable } from './generated-table.ts';
 import { TRANSITIONS, type TransitionName } from './transitions.ts';
 
 /** The first line of docs/wire.md's transition table; what follows it up to the end mark is generated. */
-export const TRANSITION_TABLE_START =
+const TRANSITION_TABLE_START =
   '<!-- generated from server/contract/transitions.ts by `node scripts/wire-doc.ts`: edit the table, not this one -->';
 
 /** A declared key in the page's words: the row, the row base, a lane, or the type itself. */
@@ -20,7 +20,7 @@ function verbName(transition: TransitionName): string {
   return transition.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
 }
 
-export function transitionTable(): string {
+function transitionTable(): string {
   const rows = (Object.keys(TRANSITIONS) as TransitionName[]).map((transition) => {
     const { script, command, keys, args, reply } = TRANSITIONS[transition];
     const runs = command === null ? `\`${script}\` (script only)` : `\`${script}\` / \`${command}\``;

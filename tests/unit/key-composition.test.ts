@@ -32,7 +32,7 @@ const HOLE = '\u0000';
 const KEY_START = /emq:\{|emq:\*|\{emq\}:/;
 
 /** What a string holds that the grammar alone may write, or null. */
-export function handKey(text: string): string | null {
+function handKey(text: string): string | null {
   for (const word of text.split(/\s+/)) {
     const at = word.search(KEY_START);
     if (at >= 0 && word.includes(HOLE, at)) return `a key composed by hand: ${word.replaceAll(HOLE, '${…}')}`;

@@ -24,7 +24,7 @@ import { nearestCommands } from './nearest-command.ts';
 export { isGrammarKey, type Node, type Planned, type Refused } from './line-checks.ts';
 
 /** A refusal of a command by name: why, then the names the console runs on `node`. */
-export function notAllowedMessage(command: string, why: string, node: Node = 'standalone'): string {
+function notAllowedMessage(command: string, why: string, node: Node = 'standalone'): string {
   return catalogueText('NOT_ALLOWED', { command, why, 'the names the console runs': allowedNames(node) });
 }
 

@@ -5,7 +5,7 @@
 import { withTable } from '../generated-table.ts';
 import { CONSOLE_COMMANDS } from './commands.ts';
 
-export const CONSOLE_TABLE_START =
+const CONSOLE_TABLE_START =
   '<!-- generated from server/contract/console/commands.ts by `node scripts/api-doc.ts`: edit the rows, not this table -->';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
@@ -16,7 +16,7 @@ const KEY_RULE = {
   any: 'any',
 } as const;
 
-export function consoleTable(): string {
+function consoleTable(): string {
   const rows = Object.values(CONSOLE_COMMANDS).map((row) => {
     const keys = row.keys === 'none' ? '—' : KEY_RULE[row.keyRule];
     const acl = row.acl.map((rule) => `\`+${cell(rule)}\`${row.anyKey ? ' (any key)' : ''}`).join(', ');

@@ -421,7 +421,7 @@ export function rowOf(command: string): ConsoleCommand | undefined {
 }
 
 /** The rows that run on `node`, in the table's order. */
-export function commandsOn(node: Node): Array<[string, ConsoleCommand]> {
+function commandsOn(node: Node): Array<[string, ConsoleCommand]> {
   return Object.entries(CONSOLE_COMMANDS).filter(([, row]) => row.runsOn.includes(node));
 }
 

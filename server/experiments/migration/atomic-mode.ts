@@ -12,14 +12,7 @@ import { callFor } from '../../contract/calls.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import { isReplyError } from '../../executors/wire-error.ts';
 import type { Call } from '../../contract/transitions.ts';
-import {
-  jobKey,
-  mintJobId,
-  queueKey,
-  queueKeys,
-  queuePrefix,
-  slot as slotOf,
-} from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKeys, queuePrefix, queueSlot } from '../../contract/keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../../sandbox/cluster-topology.ts';
 import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
 import {
@@ -307,7 +300,7 @@ export async function runAtomicReshard(
 ): Promise<MigrationResult> {
   const { queue } = input;
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
-  const n = slotOf(queueKey(queue, 'pending'));
+  const n = queueSlot(queue);
   return runtime.locks.line.with(LOCK, async () => {
     await settle(runtime, await readShards(runtime.clusterAdmin));
     const everyone = await readShards(runtime.clusterAdmin);

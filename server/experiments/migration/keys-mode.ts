@@ -12,7 +12,7 @@
 import type { Cluster, Valkey } from 'iovalkey';
 import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
-import { jobKey, mintJobId, queueKey, queueKeys, slot as slotOf } from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
 import { moveSlot, type MigrationStep } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../explorer/run-lock.ts';
@@ -58,7 +58,7 @@ export async function runKeysMigration(
   turn: Turn,
   views: NodeView[],
 ): Promise<MigrationResult> {
-  const n = slotOf(queueKey(queue, 'pending'));
+  const n = queueSlot(queue);
   const migrations = grant.migration.cluster;
   return grant.queueTurn(queue, async () => {
     // Named as the node map names them: node 1, 2, 3 in the order of their first slot.
