@@ -19,6 +19,7 @@ import {
   sameBytes,
   text,
   upper,
+  type KeyRule,
   type Node,
   type Planned,
   type Refused,
@@ -34,7 +35,7 @@ export interface ConsoleCommand {
   /** Its keys: every argument, the first, the ones numkeys declares, or none. */
   keys: 'all' | 'first' | 'numkeys' | 'none';
   /** What each key must be: in the namespace (a read), of the grammar (a write), or any key at all. */
-  keyRule: 'namespace' | 'grammar' | 'any';
+  keyRule: KeyRule;
   /** The key a refusal offers instead: a fixed type of the typed key's queue, or the reserve's key. */
   exampleKey: FixedKeyType | 'version';
   writes: boolean;
