@@ -8,7 +8,7 @@
 
 import { Cluster, Valkey } from 'iovalkey';
 import { callFor } from '../server/contract/calls.ts';
-import { IdMinter, queueKey, rowBase, slot } from '../server/contract/keyspace/index.ts';
+import { IdMinter, jobKey, queueKey, rowBase, slot } from '../server/contract/keyspace/index.ts';
 import { scriptFor } from '../server/executors/scripts.ts';
 import { startCluster } from '../server/sandbox/cluster.ts';
 import { ownerOf, readShards } from '../server/sandbox/cluster-topology.ts';
@@ -102,7 +102,7 @@ try {
     ['target', target],
     ['third node', third],
   ];
-  await migrate([`${rowBase(QUEUE)}${ids[0]}`]);
+  await migrate([jobKey(QUEUE, ids[0]!)]);
   await timeClaims('split (the source holds the sets and 99 rows)', client, roles);
   const left = (await source.call('CLUSTER', 'GETKEYSINSLOT', SLOT, 1000)) as string[];
   await migrate(left);
