@@ -1,8 +1,8 @@
 // The JSON API under /api/: its routes, and the experiments' runs, as plain answers (status, body,
 // headers) that any HTTP server can write, so it is tested without one; the front writes them
-// (server/front/serve-api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is JSON —
-// { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
-// stack trace ever leaves the server.
+// (server/front/serve-api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is problem
+// details (answer.ts) with a 4xx status; a sandbox outage is a 503 that says so; no stack trace ever
+// leaves the server.
 
 import { quoted } from '../contract/catalogue/catalogue-text.ts';
 import { commandArities } from '../contract/catalogue/commands.ts';
