@@ -7,12 +7,14 @@
 import { quoted } from '../contract/catalogue/catalogue-text.ts';
 import { commandArities } from '../contract/catalogue/commands.ts';
 import { ERROR_CODES } from '../contract/catalogue/error-codes.ts';
+import { OPENAPI_PATH } from '../contract/catalogue/problem.ts';
+import { openapiDocument } from './openapi.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
 import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { asCaller } from '../run-caller.ts';
-import { atomicStatus } from '../explorer/atomic-runtime.ts';
+import { atomicStatus, type AtomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
@@ -55,7 +57,13 @@ export function catalogue(): Answer {
       ...(bodyBytes ? { bodyBytes } : {}),
     };
   });
-  return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
+  return json(200, {
+    openapi: OPENAPI_PATH,
+    experiments,
+    limits: LIMITS,
+    commands: commandArities(),
+    errors: ERROR_CODES,
+  });
 }
 
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
@@ -168,7 +176,18 @@ export async function sandboxState(): Promise<SandboxState> {
 export async function sandboxStatus(): Promise<Answer> {
   const atomic = await atomicStatus();
   const { problems, ...state } = await sandboxState();
-  return json(200, { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic });
+  const body: SandboxStatus = { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic };
+  return json(200, body);
+}
+
+/** What GET /api/sandbox answers (its schema in the OpenAPI document is read from this type). */
+export interface SandboxStatus {
+  sandbox: SandboxState['sandbox'];
+  native: SandboxState['native'];
+  /** What the cluster check found and could not repair: only when `degraded`. */
+  problems?: string[];
+  /** Where the Valkey 9.1 cluster of the reshard's atomic mode stands. */
+  atomic: AtomicStatus;
 }
 
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
@@ -192,5 +211,9 @@ export async function answerApi(path: string, asked: Asked): Promise<Answer> {
     return routeTakes('sandbox', asked.method)
       ? sandboxStatus()
       : routeMethodNotAllowed(asked.method, 'sandbox');
+  if (route?.name === 'openapi')
+    return routeTakes('openapi', asked.method)
+      ? json(200, openapiDocument())
+      : routeMethodNotAllowed(asked.method, 'openapi');
   return refusal('NOT_FOUND', { path }, { variant: 'api' });
 }

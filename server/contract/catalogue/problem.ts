@@ -27,8 +27,11 @@ export interface Problem {
   status: number;
   /** What was wrong and what is allowed: the row's text, filled in. */
   detail: string;
-  /** The catalogue's code (`BAD_INPUT`, `BUSY`…): what a program tests. */
-  code: StatusCode;
+  /**
+   * The catalogue's code (`BAD_INPUT`, `BUSY`…): what a program tests. A `StatusCode`, typed as a string
+   * here so the OpenAPI generator reads this interface (it lists the codes itself).
+   */
+  code: string;
   /** For `BAD_INPUT`: the field that was refused (`queue`, `lines[1]`…). */
   field?: string;
   /**
@@ -36,7 +39,7 @@ export interface Problem {
    * work: `code` and `message` (= `detail`), and `field` where there is one. Read the members above.
    * @deprecated
    */
-  error: { code: StatusCode; message: string; field?: string };
+  error: { code: string; message: string; field?: string };
 }
 
 export function problemOf(code: StatusCode, status: number, detail: string, field?: string): Problem {
