@@ -8,6 +8,7 @@ import { codeColours, THEMES } from './src/lib/code-colours.ts';
 import { islandPreloads } from './src/lib/island-preloads.ts';
 import { siteUrlFrom } from './src/lib/site-url.ts';
 import { openapiFile } from './scripts/openapi.ts';
+import { previewImages } from './scripts/preview-images.ts';
 
 /** The site's public URL (SITE_URL), when set: the canonical links, the sitemap, llms.txt's links. */
 const SITE_URL = siteUrlFrom(process.env);
@@ -81,8 +82,9 @@ export default defineConfig({
     },
   },
   // islandPreloads: one preload per server island, where Astro writes two (src/lib/island-preloads.ts)
-  // openapiFile: the API's OpenAPI document, generated at build time into dist/openapi.json
-  integrations: [mdx(), islandPreloads(), openapiFile(SITE_URL)],
+  // openapiFile: the API's OpenAPI document, generated at build time into dist/openapi.json;
+  // previewImages: each page's link-preview image, drawn once the pages are written
+  integrations: [mdx(), islandPreloads(), openapiFile(SITE_URL), previewImages()],
   // the fences' colours as the source panels' are: classes, not a style per token (src/lib/code-colours.ts)
   markdown: {
     shikiConfig: { themes: THEMES, defaultColor: false, transformers: [codeColours] },
