@@ -1,8 +1,8 @@
 // The JSON Schemas of the OpenAPI document, generated from the contract's own types by
 // ts-json-schema-generator (a maintained TypeScript → JSON Schema generator): each experiment's body and
 // result types as the one table of experiments names them (`row<Body, Result>(…)` in
-// server/contract/experiment-table.ts, read with the TypeScript compiler), the refusal (Problem) and
-// GET /api/sandbox's answer. Then made OpenAPI 3.1's dialect (JSON Schema 2020-12): refs under
+// server/contract/experiment-table.ts, read with the TypeScript compiler), the refusal (Problem), and
+// what GET /api/sandbox and GET /api/experiments answer. Then made OpenAPI 3.1's dialect (JSON Schema 2020-12): refs under
 // #/components/schemas/, tuples as `prefixItems`.
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ export interface GeneratedSchemas {
   experiments: Record<ExperimentName, { body: Schema; result: Schema }>;
   problem: Schema;
   sandboxStatus: Schema;
+  catalogue: Schema;
 }
 
 /** The body and result type arguments of each row of the table, as written (`KeysBody`, `{ text: string }`). */
@@ -106,13 +107,14 @@ export function generateSchemas(): GeneratedSchemas {
     [
       ...tableImports(dir),
       `import type { Problem } from './${relative(dir, join(ROOT, 'server/contract/catalogue/problem.ts'))}';`,
-      `import type { SandboxStatus } from './${relative(dir, join(ROOT, 'server/api/api.ts'))}';`,
+      `import type { Catalogue, SandboxStatus } from './${relative(dir, join(ROOT, 'server/api/api.ts'))}';`,
       'export type OpenApiSchemas = {',
       '  experiments: {',
       ...rows,
       '  };',
       '  problem: Problem;',
       '  sandboxStatus: SandboxStatus;',
+      '  catalogue: Catalogue;',
       '};',
       '',
     ].join('\n'),
@@ -146,6 +148,7 @@ export function generateSchemas(): GeneratedSchemas {
       ) as GeneratedSchemas['experiments'],
       problem: root.properties.problem!,
       sandboxStatus: root.properties.sandboxStatus!,
+      catalogue: root.properties.catalogue!,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

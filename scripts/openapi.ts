@@ -180,7 +180,7 @@ export function openapiDocument(options: OpenApiOptions = {}): Schema {
       responses: {
         '200': {
           description: 'The catalogue; `openapi` links this document.',
-          content: { 'application/json': { schema: { type: 'object' } } },
+          content: { 'application/json': { schema: generated.catalogue } },
         },
         ...refusals([...ANY_ROUTE, ...rateLimited('catalogue')]),
       },

@@ -5,8 +5,8 @@
 // leaves the server.
 
 import { quoted } from '../contract/catalogue/catalogue-text.ts';
-import { commandArities } from '../contract/catalogue/commands.ts';
-import { ERROR_CODES } from '../contract/catalogue/error-codes.ts';
+import { commandArities, type CommandArity } from '../contract/catalogue/commands.ts';
+import { ERROR_CODES, type ErrorCode } from '../contract/catalogue/error-codes.ts';
 import { OPENAPI_PATH } from '../contract/catalogue/problem.ts';
 import { openapiDocument } from './openapi.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
@@ -44,8 +44,32 @@ export interface Asked {
   readBody(limit: number): Promise<Uint8Array | null>;
 }
 
+/** What GET /api/experiments answers (its schema in the OpenAPI document is read from this type). */
+export interface Catalogue {
+  /** Where the OpenAPI document of the API is. */
+  openapi: string;
+  experiments: Array<{
+    name: string;
+    method: 'POST';
+    path: string;
+    summary: string;
+    /** Each field it takes, in words. */
+    input: Record<string, string>;
+    /** A body that runs it. */
+    example: unknown;
+    /** Its body's cap in bytes, when it is not `limits.bodyBytes`. */
+    bodyBytes?: number;
+  }>;
+  /** The caps on what a reader sends (server/contract/limits.ts). */
+  limits: { [Name in keyof typeof LIMITS]: number };
+  /** The arity of every EMQ.* command. */
+  commands: CommandArity[];
+  /** Every error code: who answers it, when, and its exact text. */
+  errors: readonly ErrorCode[];
+}
+
 export function catalogue(): Answer {
-  const experiments = EXPERIMENT_NAMES.map((name) => {
+  const experiments: Catalogue['experiments'] = EXPERIMENT_NAMES.map((name) => {
     const { summary, input, example, bodyBytes } = rowOf(name);
     return {
       name,
@@ -57,13 +81,14 @@ export function catalogue(): Answer {
       ...(bodyBytes ? { bodyBytes } : {}),
     };
   });
-  return json(200, {
+  const body: Catalogue = {
     openapi: OPENAPI_PATH,
     experiments,
     limits: LIMITS,
     commands: commandArities(),
     errors: ERROR_CODES,
-  });
+  };
+  return json(200, body);
 }
 
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
