@@ -26,6 +26,15 @@ export const HEALTH_PATHS = {
 
 /** The codes a run can end in, besides those of reading its request: every API code but the two 404s. */
 const NOT_A_RUN: readonly StatusCode[] = ['NOT_FOUND', 'UNKNOWN_EXPERIMENT'];
+/** The codes only some experiments answer: a slot move's, and the Valkey 9.1 cluster's (its atomic mode). */
+const ONLY_FOR: Partial<Record<StatusCode, readonly ExperimentName[]>> = {
+  RESHARD_QUEUED: ['reshard'],
+  RESHARD_FAILED: ['reshard'],
+  RESHARD_IMPOSSIBLE: ['reshard'],
+  VALKEY9_BUILDING: ['reshard'],
+  VALKEY9_STARTING: ['reshard'],
+  VALKEY9_UNAVAILABLE: ['reshard'],
+};
 /** The refusals of any route, before it is routed: the path unreadable, a method it does not take, a bug. */
 const ANY_ROUTE: readonly StatusCode[] = ['BAD_PATH', 'METHOD', 'INTERNAL'];
 
@@ -199,7 +208,9 @@ export function openapiDocument(options: OpenApiOptions = {}): Schema {
       required: ['experiment', 'result'],
       additionalProperties: false,
     };
-    const runCodes = codes.filter((code) => !NOT_A_RUN.includes(code));
+    const runCodes = codes.filter(
+      (code) => !NOT_A_RUN.includes(code) && (ONLY_FOR[code]?.includes(name) ?? true),
+    );
     paths[`/api/experiments/${name}`] = {
       post: {
         operationId: `run${operationName(name)}`,

@@ -51,6 +51,17 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents for each experiment the refusals it can meet: a slot move’s and Valkey 9.1’s for reshard alone', () => {
+    const responses = (name: string) => document.paths[`/api/experiments/${name}`]!.post.responses;
+    assert.equal(responses('keys')['429'].$ref, '#/components/responses/RATE_LIMITED');
+    assert.match(responses('reshard')['429'].description, /RATE_LIMITED .*RESHARD_QUEUED/);
+    assert.match(responses('reshard')['503'].description, /VALKEY9_BUILDING/);
+    assert.doesNotMatch(responses('keys')['503'].description, /VALKEY9|RESHARD/);
+    for (const name of EXPERIMENT_NAMES)
+      for (const status of ['400', '405', '413', '415', '429', '500', '503'])
+        assert.ok(responses(name)[status], `${name} documents ${status}`);
+  });
+
   it('passes every experiment’s example body through its schema, and the parser takes it too', () => {
     for (const name of EXPERIMENT_NAMES) {
       const operation = document.paths[`/api/experiments/${name}`]!.post;
