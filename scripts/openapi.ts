@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_CODES, type StatusCode } from '../server/contract/catalogue/error-codes.ts';
 import { OPENAPI_PATH, PROBLEM_MEDIA_TYPE, problemType } from '../server/contract/catalogue/problem.ts';
-import { PROBLEM_TITLES } from '../server/contract/catalogue/problem-titles.ts';
+import { problemTitle } from '../server/contract/catalogue/problem-titles.ts';
 import { EXPERIMENT_NAMES, rowOf, type ExperimentName } from '../server/contract/experiment-table.ts';
 import { INPUT_BOUNDS, type Bound } from '../server/contract/input-bounds.ts';
 import { API_ROUTES } from '../server/api/routes.ts';
@@ -48,6 +48,8 @@ function statusOfCode(code: StatusCode): number {
   return ERROR_CODES.find((row) => row.code === code && row.status !== undefined)!.status!;
 }
 
+const titleOf = (code: StatusCode) => problemTitle(code, statusOfCode(code));
+
 /** A component name for the problem of one code. */
 const problemSchemaName = (code: string) => `Problem_${code}`;
 
@@ -57,14 +59,14 @@ function codeResponse(code: StatusCode): Schema {
   const when = rows.map((row) => `- ${row.variant ? `(${row.variant}) ` : ''}${row.when}: "${row.text}"`);
   const status = statusOfCode(code);
   return {
-    description: `${PROBLEM_TITLES[code]} (${status}). ${code} is answered when:\n${when.join('\n')}`,
+    description: `${titleOf(code)} (${status}). ${code} is answered when:\n${when.join('\n')}`,
     ...retryAfter(status),
     content: {
       [PROBLEM_MEDIA_TYPE]: {
         schema: { $ref: `#/components/schemas/${problemSchemaName(code)}` },
         example: {
           type: problemType(code),
-          title: PROBLEM_TITLES[code],
+          title: titleOf(code),
           status,
           detail: rows[0]!.text,
           code,
@@ -80,7 +82,7 @@ function statusResponse(codes: readonly StatusCode[]): Schema {
   if (codes.length === 1) return { $ref: `#/components/responses/${codes[0]}` };
   return {
     ...retryAfter(statusOfCode(codes[0]!)),
-    description: `One of: ${codes.map((code) => `${code} (${PROBLEM_TITLES[code]})`).join('; ')}. Each is described under components.responses.`,
+    description: `One of: ${codes.map((code) => `${code} (${titleOf(code)})`).join('; ')}. Each is described under components.responses.`,
     content: {
       [PROBLEM_MEDIA_TYPE]: {
         schema: { oneOf: codes.map((code) => ({ $ref: `#/components/schemas/${problemSchemaName(code)}` })) },
@@ -168,7 +170,7 @@ export function openapiDocument(options: OpenApiOptions = {}): Schema {
           type: 'object',
           properties: {
             type: { const: problemType(code) },
-            title: { const: PROBLEM_TITLES[code] },
+            title: { const: titleOf(code) },
             status: { const: statusOfCode(code) },
             code: { const: code },
           },

@@ -96,12 +96,25 @@ after(async () => {
   rmSync(copy, { recursive: true, force: true });
 });
 
-/** Runs Python code with the reference package; `cwd` is a fresh folder (no pyproject.toml above it). */
-function python(code: string, ...args: string[]) {
-  const result = spawnSync(PYTHON, ['-c', code, ...args], { cwd: tmpdir(), encoding: 'utf8' });
-  assert.equal(result.error, undefined, `${PYTHON}: run scripts/setup.sh, which installs llms-txt`);
-  assert.equal(result.status, 0, result.stderr);
-  return result.stdout;
+/**
+ * Runs one of the reference package's programs in a fresh folder (the tool reads local files instead when
+ * a pyproject.toml is above it), without blocking this process: a kept-alive connection to the site that
+ * the site closes meanwhile is then seen closed, not reused by the next fetch.
+ */
+async function reference(program: string, ...args: string[]): Promise<string> {
+  const child = spawn(program, args, { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const status = await new Promise<number | null>((done, fail) => {
+    child.once('error', (error) =>
+      fail(new Error(`${program}: run scripts/setup.sh, which installs llms-txt (${error.message})`)),
+    );
+    child.once('close', done);
+  });
+  assert.equal(status, 0, stderr);
+  return stdout;
 }
 
 describe('llms.txt and the reference tools', () => {
@@ -113,9 +126,11 @@ describe('llms.txt and the reference tools', () => {
     for (const link of links) assert.ok(link.startsWith(siteUrl + '/'), link);
   });
 
-  it('parses with llms_txt.parse_llms_file: title, summary, three sections, each link once', () => {
+  it('parses with llms_txt.parse_llms_file: title, summary, three sections, each link once', async () => {
     const parsed = JSON.parse(
-      python(
+      await reference(
+        PYTHON,
+        '-c',
         `import json, sys, llms_txt
 d = llms_txt.parse_llms_file(open(sys.argv[1]).read())
 print(json.dumps({"title": d.title, "summary": d.summary, "sections": {k: [dict(l) for l in v] for k, v in d.sections.items()}}))`,
@@ -141,10 +156,7 @@ print(json.dumps({"title": d.title, "summary": d.summary, "sections": {k: [dict(
 
   it('builds a context with llms_txt2ctx --optional from the running site: every resource, none HTML', async () => {
     const file = join(copy, 'dist/client/llms.txt');
-    const run = spawnSync(CLI, [file, '--optional', 'True'], { cwd: tmpdir(), encoding: 'utf8' });
-    assert.equal(run.error, undefined, `${CLI}: run scripts/setup.sh, which installs llms-txt`);
-    assert.equal(run.status, 0, run.stderr);
-    const context = run.stdout;
+    const context = await reference(CLI, file, '--optional', 'True');
     assert.match(context, /^<project title="The owned keyspace"/);
     assert.doesNotMatch(context, /<!doctype html|<html\b/i, 'no HTML page in the context');
     // each twin's text is in it whole, as the site serves it (the tool reports no failed fetch)

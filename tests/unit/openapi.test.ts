@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ERROR_CODES } from '../../server/contract/catalogue/error-codes.ts';
-import { PROBLEM_TITLES } from '../../server/contract/catalogue/problem-titles.ts';
+import { ERROR_CODES, type StatusCode } from '../../server/contract/catalogue/error-codes.ts';
+import { problemTitle } from '../../server/contract/catalogue/problem-titles.ts';
+import { statusOf } from '../../server/contract/catalogue/catalogue-text.ts';
 import { EXPERIMENT_NAMES, rowOf } from '../../server/contract/experiment-table.ts';
 import { INPUT_BOUNDS } from '../../server/contract/input-bounds.ts';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
@@ -151,9 +152,15 @@ describe('the OpenAPI document', () => {
       assert.ok(valid, `${code}'s example: ${errors}`);
       assert.match(
         response.description,
-        new RegExp(`^${PROBLEM_TITLES[code as keyof typeof PROBLEM_TITLES]} \\(`),
+        new RegExp(`^${problemTitle(code as StatusCode, statusOf(code as StatusCode))} \\(`),
       );
     }
+  });
+
+  it('titles a code added to the catalogue without a title of its own by its status’s phrase', () => {
+    assert.equal(problemTitle('A_NEW_CODE' as StatusCode, 405), 'Method Not Allowed');
+    assert.equal(problemTitle('A_NEW_CODE' as StatusCode, 431), 'HTTP 431');
+    assert.equal(problemTitle('BAD_INPUT', 400), 'Input refused');
   });
 
   it('holds a refusal as the API builds it to its code’s schema, and not to another’s', () => {

@@ -1,10 +1,11 @@
 // The title of each refusal the API answers, for its problem details (RFC 9457): one short summary per
 // code that never changes from one occurrence to the next (the row's text, filled in, is the `detail`).
-// Keyed by the catalogue's status codes, so a code added with a status does not compile without one.
+// A code added to the catalogue with a status and no title here yet is titled by its status's phrase
+// (RFC 9457 allows it), so a new catalogue row is a complete refusal on its own.
 
 import type { StatusCode } from './error-codes.ts';
 
-export const PROBLEM_TITLES: Record<StatusCode, string> = {
+const OWN_TITLES: Partial<Record<StatusCode, string>> = {
   NOT_FOUND: 'Nothing here',
   UNKNOWN_EXPERIMENT: 'No such experiment',
   METHOD: 'Method not served here',
@@ -30,3 +31,21 @@ export const PROBLEM_TITLES: Record<StatusCode, string> = {
   OVERLOADED: 'Site at its connection limit',
   INTERNAL: 'Server failure',
 };
+
+/** The phrase of each status the catalogue uses (RFC 9110), for a code without a title of its own. */
+const STATUS_PHRASES: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** The title of `code`'s problem details: its own, else its status's phrase. */
+export function problemTitle(code: StatusCode, status: number): string {
+  return OWN_TITLES[code] ?? STATUS_PHRASES[status] ?? `HTTP ${status}`;
+}

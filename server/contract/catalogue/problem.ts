@@ -4,7 +4,7 @@
 // OpenAPI document (`/api/openapi.json`, components.responses.<code>), relative to the API's origin.
 // Shared by the server, which writes it, and the browser, which reads it (src/components/explorer/).
 
-import { PROBLEM_TITLES } from './problem-titles.ts';
+import { problemTitle } from './problem-titles.ts';
 import type { StatusCode } from './error-codes.ts';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -46,7 +46,7 @@ export function problemOf(code: StatusCode, status: number, detail: string, fiel
   const where = field === undefined ? {} : { field };
   return {
     type: problemType(code),
-    title: PROBLEM_TITLES[code],
+    title: problemTitle(code, status),
     status,
     detail,
     code,
