@@ -87,3 +87,16 @@ if [ -f native-module/Cargo.toml ]; then
   say "native module: cargo build --release"
   cargo build --release --quiet --manifest-path native-module/Cargo.toml
 fi
+
+# The reference llms.txt tools (PyPI llms-txt: its parser and llms_txt2ctx), which tests/site/public-url.test.ts
+# runs on the built llms.txt: in a venv in the user's cache, shared by every checkout, pinned.
+LLMS_TXT_VERSION=0.0.7
+llms_venv=${XDG_CACHE_HOME:-$HOME/.cache}/the-owned-keyspace/llms-venv
+if ! "$llms_venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('llms-txt') != '$LLMS_TXT_VERSION')" 2>/dev/null; then
+  if ! python3 -m venv --help >/dev/null 2>&1; then apt_install python3 python3-venv; fi
+  say "llms-txt $LLMS_TXT_VERSION: a venv in $llms_venv"
+  rm -rf "$llms_venv"
+  python3 -m venv "$llms_venv"
+  "$llms_venv/bin/pip" install --quiet --disable-pip-version-check "llms-txt==$LLMS_TXT_VERSION"
+fi
+say "llms-txt: $("$llms_venv/bin/python" -c "import importlib.metadata as m; print(m.version('llms-txt'))")"
