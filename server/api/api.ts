@@ -161,14 +161,16 @@ export async function sandboxState(): Promise<SandboxState> {
 }
 
 /**
- * Whether the sandbox answers, for the island's status line (`sandboxState`, with `problems` only when
+ * Whether the sandbox answers (503 when down, the same body), for the island's status line (`sandboxState`, with `problems` only when
  * degraded); and where the Valkey 9.1 cluster of the reshard's atomic mode stands (`atomic`: up,
  * starting, being built, or not available and why).
  */
 export async function sandboxStatus(): Promise<Answer> {
   const atomic = await atomicStatus();
   const { problems, ...state } = await sandboxState();
-  return json(200, { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic });
+  // Down is a 503, so that whatever polls it (a balancer, a monitor) reads it from the status alone.
+  const status = state.sandbox === 'down' ? 503 : 200;
+  return json(status, { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic });
 }
 
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */

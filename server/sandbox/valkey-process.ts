@@ -199,19 +199,20 @@ let signalsHandled = false;
 
 /**
  * A signal ends Node without its 'exit' event, which would leave our servers running. So on SIGINT,
- * SIGTERM or SIGHUP the children are killed first; then, unless the application handles the signal
- * itself, it is raised again so the process ends as it would have.
+ * SIGTERM or SIGHUP, unless the application handles the signal itself, the children are killed and the
+ * signal raised again so the process ends as it would have. An application that handles it (the site's
+ * drain, server/drain.ts) still needs its servers until its runs are answered, and ends with
+ * process.exit, whose 'exit' event stops them.
  */
 function stopOnSignals(): void {
   if (signalsHandled) return;
   signalsHandled = true;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = () => {
+      if (process.listenerCount(signal) > 1) return;
       process.emit('exit', 128);
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, handler);
-        process.kill(process.pid, signal);
-      }
+      process.off(signal, handler);
+      process.kill(process.pid, signal);
     };
     process.on(signal, handler);
   }
