@@ -43,6 +43,12 @@ export interface ValkeyNodeOptions {
   admin?: AdminCredentials;
   /** Extra raw arguments, for a setting of several words (`--user <name> <rule>…`). */
   args?: string[];
+  /**
+   * A deployer's config file (deploy/valkey-*.conf) to start from instead of the settings above: only
+   * the port, bind address and folder are set on the command line. `admin` then only names the
+   * credentials the file gives (for the node's URL).
+   */
+  configFile?: string;
 }
 
 export interface AdminCredentials {
@@ -87,7 +93,10 @@ export async function startValkeyNode(options: ValkeyNodeOptions = {}): Promise<
 async function launch(port: number, dir: string, options: ValkeyNodeOptions): Promise<ValkeyNode> {
   const host = '127.0.0.1';
   const args: string[] = [];
-  if (options.admin) {
+  if (options.configFile) {
+    args.push(options.configFile, '--port', String(port), '--bind', host, '--dir', dir);
+    args.push('--daemonize', 'no', '--supervised', 'no', '--logfile', '');
+  } else if (options.admin) {
     // valkey-server reads a config file only as its first argument.
     const config = join(dir, 'users.conf');
     const { username, password } = options.admin;
@@ -96,24 +105,25 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     await writeFile(config, users, { mode: 0o600 });
     args.push(config);
   }
-  args.push(
-    '--port',
-    String(port),
-    '--bind',
-    host,
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--maxmemory',
-    options.maxmemory ?? MAXMEMORY.standalone,
-    '--maxmemory-policy',
-    'noeviction',
-    '--databases',
-    String(options.databases ?? 16),
-  );
+  if (!options.configFile)
+    args.push(
+      '--port',
+      String(port),
+      '--bind',
+      host,
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory',
+      options.maxmemory ?? MAXMEMORY.standalone,
+      '--maxmemory-policy',
+      'noeviction',
+      '--databases',
+      String(options.databases ?? 16),
+    );
   if (options.cluster) {
     const config = options.clusterConfigFile ?? join(dir, `nodes-${port}.conf`);
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', config);
