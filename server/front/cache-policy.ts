@@ -5,7 +5,8 @@
 
 import type { ServerResponse } from 'node:http';
 
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
+const YEAR_S = 365 * 24 * 3600;
+export const IMMUTABLE = `public, max-age=${YEAR_S}, immutable`;
 export const REVALIDATE = 'public, no-cache';
 
 /** Sets the policy of what Astro will answer at `path`; a handler that says otherwise overrides it. */

@@ -24,6 +24,7 @@ import { EXPERIMENT_NAMES, rowOf } from '../../server/contract/experiment-table.
 import { projectRoot } from '../../server/project-root.ts';
 import { freePort } from '../../server/sandbox/free-port.ts';
 import { valkey9Build } from '../../server/sandbox/valkey9-build.ts';
+import { halfSent } from '../support/half-sent.ts';
 import { parsePrometheusText, sampleSum } from '../support/prometheus-text.ts';
 import { INSTALL_ROOT, startShippedValkey, type ShippedValkey } from '../support/shipped-valkey.ts';
 import { boundedTeardown } from '../support/teardown.ts';
@@ -247,42 +248,6 @@ function ask(
   });
 }
 
-/**
- * A run whose headers and first half of its body are sent now, and the rest on `finish`: in flight (its
- * request taken by the site) from now until it is answered.
- */
-function halfSent(url: string, body: unknown): { finish(): Promise<Reply> } {
-  const bytes = Buffer.from(JSON.stringify(body));
-  let resolveReply: (reply: Reply) => void;
-  let rejectReply: (error: Error) => void;
-  const reply = new Promise<Reply>((resolve, reject) => ((resolveReply = resolve), (rejectReply = reject)));
-  const req = request(
-    url,
-    {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) },
-    },
-    (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () =>
-        resolveReply({ status: res.statusCode ?? 0, headers: res.headers, body: text, reused: false }),
-      );
-    },
-  );
-  req.on('error', (error) => rejectReply(error));
-  const half = Math.floor(bytes.length / 2);
-  req.write(bytes.subarray(0, half));
-  return {
-    finish: () => {
-      req.end(bytes.subarray(half));
-      return reply;
-    },
-  };
-}
-
 const accessLines = (service: Service) =>
   service
     .stdout()
@@ -400,6 +365,17 @@ for (const workers of [1, 2]) {
         assert.equal(now.find((f) => f.name === name)?.type, 'COUNTER', `${name} is exported`);
       const requests = (m: typeof now) => sampleSum(m, 'emq_http_requests_total', { status: '200' });
       assert.ok(requests(now) - requests(before) >= RUNS, 'emq_http_requests_total moved');
+      // A reader past its burst (the default 30 a host): each 429 counted once, across the workers.
+      const flood = await Promise.all(
+        Array.from({ length: 45 }, () =>
+          ask(`${service.url}/api/experiments/keys`, { body: {}, from: '127.0.8.99' }),
+        ),
+      );
+      const limited = flood.filter((a) => a.status === 429).length;
+      assert.ok(limited >= 10, `${limited} of 45 told 429`);
+      const afterFlood = await metrics(service);
+      const refused = (m: typeof now) => sampleSum(m, 'emq_rate_limited_total');
+      assert.equal(refused(afterFlood) - refused(now), limited, 'emq_rate_limited_total counts each 429');
     });
 
     if (workers === 1)
