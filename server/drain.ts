@@ -11,6 +11,18 @@ import type { Server, ServerResponse } from 'node:http';
 import { draining as drainingGauge } from './observe/metrics.ts';
 
 let draining = false;
+let drainStarted = 0;
+/**
+ * A signal this soon after the first is the same stop told twice (Ctrl-C reaches a worker from the
+ * terminal and from its primary both), not the operator's second.
+ */
+const SAME_STOP_MS = 200;
+
+/** Whether a signal now is the operator's second: ends the drain at once. */
+function secondSignal(): boolean {
+  if (!draining) return false;
+  return performance.now() - drainStarted >= SAME_STOP_MS;
+}
 
 /** Whether this process has begun to drain: readiness answers 503 from that moment. */
 export function isDraining(): boolean {
@@ -58,11 +70,13 @@ export function drainOnSignal(options: DrainOptions): void {
   const say = options.say ?? ((line: string) => console.log(line));
   const requests = trackRequests(options.server);
   const begin = (signal: NodeJS.Signals) => {
-    if (draining) {
+    if (secondSignal()) {
       say(`drain: ${signal} again: ending now with ${requests.count()} requests in flight`);
       process.exit(1);
     }
+    if (draining) return;
     draining = true;
+    drainStarted = performance.now();
     drainingGauge.set(1);
     const started = Date.now();
     say(`drain: ${signal}: not ready; taking no new connection; ${requests.count()} requests in flight`);
@@ -117,11 +131,13 @@ export function drainWorkersOnSignal(options: WorkersDrainOptions): void {
     process.exit(code); // 'exit' stops this process's own servers (server/sandbox/valkey-process.ts)
   };
   const begin = (signal: NodeJS.Signals) => {
-    if (draining) {
+    if (secondSignal()) {
       say(`drain: ${signal} again: ending now with ${left().length} workers left`);
       return end(1);
     }
+    if (draining) return;
     draining = true;
+    drainStarted = performance.now();
     options.stopping();
     const started = Date.now();
     say(`drain: ${signal}: telling ${left().length} workers to drain`);
