@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and builds what the project needs, and is quick when all of it is already there:
-# Debian's valkey-server (bookworm-backports), chromium, nginx and clang; the npm packages (Node 22 among
+# Debian's valkey-server (bookworm-backports), chromium, nginx, clang and systemd-analyze; the npm packages (Node 22 among
 # them, from the `node` package); the native module; dpkg-dev and a C toolchain for scripts/valkey9.sh,
 # which start.sh and test.sh run in the background. Sourced by scripts/start.sh and scripts/test.sh.
 set -euo pipefail
@@ -52,6 +52,8 @@ command -v chromium >/dev/null || missing+=(chromium)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v clang >/dev/null || missing+=(clang)
 [ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+# systemd-analyze: tests/deploy/guide.test.ts verifies the shipped unit with it (a container may lack systemd).
+[ -x /usr/bin/systemd-analyze ] || missing+=(systemd)
 # Valkey 9.1 is built from Debian's source package (scripts/valkey9.sh): dpkg-source checks and unpacks
 # it, make and a C compiler build it.
 command -v dpkg-source >/dev/null || missing+=(dpkg-dev)

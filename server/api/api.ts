@@ -194,7 +194,7 @@ export async function sandboxState(): Promise<SandboxState> {
 }
 
 /**
- * Whether the sandbox answers, for the island's status line (`sandboxState`, with `problems` only when
+ * Whether the sandbox answers (503 when down, the same body), for the island's status line (`sandboxState`, with `problems` only when
  * degraded); and where the Valkey 9.1 cluster of the reshard's atomic mode stands (`atomic`: up,
  * starting, being built, or not available and why).
  */
@@ -202,7 +202,8 @@ export async function sandboxStatus(): Promise<Answer> {
   const atomic = await atomicStatus();
   const { problems, ...state } = await sandboxState();
   const body: SandboxStatus = { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic };
-  return json(200, body);
+  // Down is a 503, so that whatever polls it (a balancer, a monitor) reads it from the status alone.
+  return json(state.sandbox === 'down' ? 503 : 200, body);
 }
 
 /** What GET /api/sandbox answers (its schema in the OpenAPI document is read from this type). */
