@@ -1,7 +1,6 @@
 // The connection caps, per address and overall, kept so that a reader who sends a whole request is
 // served. A new connection at a cap takes the place of the oldest one that is not inside a request —
-// one that has sent no complete request yet, or sits idle between requests — and only when every
-// connection it could take the place of is inside a request is the new one refused.
+// one that has sent no complete request yet, or sits idle between requests.
 //
 // Per address: a flood of half-open connections from one address (a school, an office, a carrier's
 // NAT) used to fill that address's places, and a fresh reader from it was reset at once for as long as
@@ -17,7 +16,14 @@
 // re-opens every closed connection at once turned that trade into a churn that kept the reader waiting
 // (bench/half-open-flood.ts: 73% served, median 763 ms; 98%, median 4 ms, once the flood's own new
 // connections were refused).
-
+//
+// And when every place is inside a request: a flood of slow bodies (whole headers, then a byte every few
+// seconds) from 300 addresses held every place "inside a request", and the newcomer was refused — a
+// fresh reader was served half the time. A connection inside a request counts against its address like
+// any other, so the newcomer then takes a place from the address holding the most (its oldest
+// connection), as long as that address holds more than the newcomer's would: many addresses each
+// holding many slow connections give way to an address holding one. Each slow body is also held to a
+// pace (body-pace.ts), so the places it holds come back soon.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -43,13 +49,25 @@ export interface CapCounts {
 /** The oldest member of an insertion-ordered set, or undefined. */
 const oldestOf = (set: Set<Socket> | undefined): Socket | undefined => set?.values().next().value;
 
+interface Holding {
+  all: Set<Socket>;
+  waiting: Set<Socket>;
+}
+
+/** The address holding the most connections (the first found of those tied), or undefined. */
+function mostHeld(byAddress: Map<string, Holding>): Holding | undefined {
+  let most: Holding | undefined;
+  for (const holding of byAddress.values()) if (!most || holding.all.size > most.all.size) most = holding;
+  return most;
+}
+
 /** Holds `server` to the caps in `limits`, shedding the oldest waiting connection for each new one. */
 export function capConnections(server: Server, limits: CapLimits): CapCounts {
   const open = new Set<Socket>();
   /** Sockets not inside a request, oldest first (a Set keeps insertion order). */
   const waiting = new Set<Socket>();
   /** Each capped address's sockets, and those of them that are waiting, oldest first. */
-  const byAddress = new Map<string, { all: Set<Socket>; waiting: Set<Socket> }>();
+  const byAddress = new Map<string, Holding>();
   const addressOf = new Map<Socket, string>();
   /** Requests a socket has in hand (more than one when a client pipelines). */
   const inside = new Map<Socket, number>();
@@ -94,15 +112,23 @@ export function capConnections(server: Server, limits: CapLimits): CapCounts {
       shed(oldest);
     }
     if (open.size >= limits.max) {
-      const oldest = oldestOf(waiting);
-      // Every place is a request in hand, or the newcomer's address is already a crowd.
-      if (!oldest || (held?.all.size ?? 0) >= SHEDS_FOR_AT_MOST) return void socket.destroy();
-      shed(oldest);
+      const holds = held?.all.size ?? 0;
+      // The newcomer's address is already a crowd: it would only trade one of its places for another.
+      if (holds >= SHEDS_FOR_AT_MOST) return void socket.destroy();
+      let oldest = oldestOf(waiting);
+      if (!oldest) {
+        // Every place is a request in hand: the address holding most gives one up, if it holds more
+        // than the newcomer's address would.
+        const most = mostHeld(byAddress);
+        if (!most || most.all.size <= holds + 1) return void socket.destroy();
+        oldest = oldestOf(most.all);
+      }
+      shed(oldest!);
     }
     open.add(socket);
     if (address !== null) {
       addressOf.set(socket, address);
-      const mine = byAddress.get(address) ?? { all: new Set<Socket>(), waiting: new Set<Socket>() };
+      const mine: Holding = byAddress.get(address) ?? { all: new Set<Socket>(), waiting: new Set<Socket>() };
       byAddress.set(address, mine);
       mine.all.add(socket);
     }

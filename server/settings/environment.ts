@@ -5,7 +5,7 @@
 // file of server/ to the few variables that name servers rather than limits, each read where it says.
 
 import { readFileSync } from 'node:fs';
-import { RESERVED_DESCRIPTORS } from './bounds.ts';
+import { READ_BURST, READ_RATE, RESERVED_DESCRIPTORS, STATUS_BURST, STATUS_RATE } from './bounds.ts';
 
 /** Each numeric variable and the value it takes when unset or empty. */
 export const DEFAULTS = {
@@ -19,6 +19,15 @@ export const DEFAULTS = {
   REQUEST_TIMEOUT_MS: 15_000,
   /** An idle keep-alive connection is closed after this. */
   KEEP_ALIVE_TIMEOUT_MS: 5_000,
+  /**
+   * A request body's pace: this long to start, then this many bytes a second, so a body of n bytes is
+   * whole within BODY_GRACE_MS + n ÷ BODY_BYTES_PER_S (never past REQUEST_TIMEOUT_MS). Our bodies are
+   * a few KB (4 KB for a run, 50 KB for the console): a reader on the slowest mobile link sends one in a
+   * second or two, and a slow-body flood (a byte every few seconds) gives its places back within a few
+   * seconds instead of the whole request timeout.
+   */
+  BODY_GRACE_MS: 2000,
+  BODY_BYTES_PER_S: 2048,
   /** Runs (API calls, server islands) one client may start at once, then EXPLORER_RATE a second. */
   EXPLORER_BURST: 30,
   EXPLORER_RATE: 5,
@@ -61,9 +70,18 @@ export interface FrontSettings {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
+  /** A request body's time to start, then the bytes a second it must keep. */
+  bodyGraceMs: number;
+  bodyBytesPerSecond: number;
   /** Runs (API calls, server islands) a client may start at once, then `ratePerSecond`. */
   burst: number;
   ratePerSecond: number;
+  /** Reads of the catalogue a client may make at once, then `readPerSecond` (bounds.ts). */
+  readBurst: number;
+  readPerSecond: number;
+  /** Status checks a client may make at once, then `statusPerSecond` (bounds.ts). */
+  statusBurst: number;
+  statusPerSecond: number;
   /** Addresses of proxies whose `x-forwarded-for` is believed; empty: the peer address is the client. */
   trustProxy: string[];
 }
@@ -93,8 +111,14 @@ export function frontSettings(env: Env = process.env, workers = 1): FrontSetting
     headersTimeoutMs: positive(env, 'HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: positive(env, 'REQUEST_TIMEOUT_MS'),
     keepAliveTimeoutMs: positive(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+    bodyGraceMs: positive(env, 'BODY_GRACE_MS'),
+    bodyBytesPerSecond: positive(env, 'BODY_BYTES_PER_S'),
     burst: share(positive(env, 'EXPLORER_BURST')),
     ratePerSecond: positive(env, 'EXPLORER_RATE') / workers,
+    readBurst: share(READ_BURST),
+    readPerSecond: READ_RATE / workers,
+    statusBurst: share(STATUS_BURST),
+    statusPerSecond: STATUS_RATE / workers,
     trustProxy: (env.TRUST_PROXY ?? '')
       .split(',')
       .map((s) => s.trim())
