@@ -15,10 +15,11 @@ export interface ApiRoute {
 }
 
 /**
- * The rate limiter's budgets, each per address (server/front/rate-limit.ts): `runs` for what starts
+ * The rate limiter's budgets, a bucket each per address (server/front/front.ts): `runs` for what starts
  * work on the sandbox; `reads` for an answer that costs CPU but starts nothing (the catalogue: 27 KB of
- * JSON, compressed); `status` for GET /api/sandbox, its own cheap budget so a monitor polling it is never
- * throttled by a reader's runs, nor a reader's runs by it.
+ * JSON, compressed, was free, and one address flooding it made every reader wait seconds); `status` for
+ * GET /api/sandbox, apart, so a monitor polling it once a second is never throttled by a reader's runs,
+ * nor a reader's runs by it.
  */
 export type Budget = 'runs' | 'reads' | 'status';
 

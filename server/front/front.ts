@@ -38,11 +38,10 @@ export interface Api {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 export function createFront(handler: Handler, api: Api, settings: FrontSettings): Server {
-  const limiters: Record<Budget, RateLimiter> = {
-    runs: new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond }),
-    reads: new RateLimiter({ burst: settings.readBurst, perSecond: settings.readPerSecond }),
-    status: new RateLimiter({ burst: settings.statusBurst, perSecond: settings.statusPerSecond }),
-  };
+  // One bucket per budget and client, each of the same size: a monitor's status checks draw nothing
+  // from the reader's runs, nor a catalogue flood from either.
+  const budget = () => new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
+  const limiters: Record<Budget, RateLimiter> = { runs: budget(), reads: budget(), status: budget() };
   const trusted = (address: string | undefined) =>
     settings.trustProxy.includes(address?.replace(/^::ffff:/, '') ?? '');
 
@@ -84,9 +83,9 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     if (isImagePath(path)) {
       return writeAnswer(request, response, refusal('NOT_FOUND', {}, { variant: 'image' }));
     }
-    const budget = budgetOf(method, path);
-    if (budget) {
-      const wait = limiters[budget].take(peerOf(request, settings.trustProxy));
+    const drawsOn = budgetOf(method, path);
+    if (drawsOn) {
+      const wait = limiters[drawsOn].take(peerOf(request, settings.trustProxy));
       if (wait > 0) {
         // The connection goes with the refusal: a client pipelining past its budget (32 connections of
         // 50 catalogue reads each) was otherwise answered 12,000 refusals a second, which cost every

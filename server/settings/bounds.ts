@@ -94,18 +94,6 @@ export const MAXMEMORY = {
 export const RESERVED_DESCRIPTORS = 1024;
 
 /**
- * The rate limiter's budgets beside a reader's runs (EXPLORER_BURST, EXPLORER_RATE), per address, shared
- * among the site's processes as the runs' are. Reads of the catalogue: a page asks once, a script now
- * and then; a flood of it (27 KB compressed per answer) is refused past this. The status: a monitor
- * polling at 1 a second stays well inside, on its own budget, so it neither is throttled by the
- * reader's runs nor throttles them.
- */
-export const READ_BURST = 20;
-export const READ_RATE = 2;
-export const STATUS_BURST = 10;
-export const STATUS_RATE = 4;
-
-/**
  * A dead worker's clean-up on the Valkey 9.1 cluster takes its own turn in the atomic runs' line and
  * waits this long for it (behind any line a site holds: 12 runs of a few seconds each), and is tried
  * again until done: after the first pause, doubled each failed try up to the most.

@@ -5,7 +5,7 @@
 // file of server/ to the few variables that name servers rather than limits, each read where it says.
 
 import { readFileSync } from 'node:fs';
-import { READ_BURST, READ_RATE, RESERVED_DESCRIPTORS, STATUS_BURST, STATUS_RATE } from './bounds.ts';
+import { RESERVED_DESCRIPTORS } from './bounds.ts';
 
 /** Each numeric variable and the value it takes when unset or empty. */
 export const DEFAULTS = {
@@ -28,7 +28,10 @@ export const DEFAULTS = {
    */
   BODY_GRACE_MS: 2000,
   BODY_BYTES_PER_S: 2048,
-  /** Runs (API calls, server islands) one client may start at once, then EXPLORER_RATE a second. */
+  /**
+   * Runs (API calls, server islands) one client may start at once, then EXPLORER_RATE a second; reads
+   * of the catalogue and status checks have a budget each of the same size (server/api/routes.ts).
+   */
   EXPLORER_BURST: 30,
   EXPLORER_RATE: 5,
   /** A run is ended (its commands cancelled, its keyspace flushed and given back) after this long. */
@@ -76,12 +79,6 @@ export interface FrontSettings {
   /** Runs (API calls, server islands) a client may start at once, then `ratePerSecond`. */
   burst: number;
   ratePerSecond: number;
-  /** Reads of the catalogue a client may make at once, then `readPerSecond` (bounds.ts). */
-  readBurst: number;
-  readPerSecond: number;
-  /** Status checks a client may make at once, then `statusPerSecond` (bounds.ts). */
-  statusBurst: number;
-  statusPerSecond: number;
   /** Addresses of proxies whose `x-forwarded-for` is believed; empty: the peer address is the client. */
   trustProxy: string[];
 }
@@ -115,10 +112,6 @@ export function frontSettings(env: Env = process.env, workers = 1): FrontSetting
     bodyBytesPerSecond: positive(env, 'BODY_BYTES_PER_S'),
     burst: share(positive(env, 'EXPLORER_BURST')),
     ratePerSecond: positive(env, 'EXPLORER_RATE') / workers,
-    readBurst: share(READ_BURST),
-    readPerSecond: READ_RATE / workers,
-    statusBurst: share(STATUS_BURST),
-    statusPerSecond: STATUS_RATE / workers,
     trustProxy: (env.TRUST_PROXY ?? '')
       .split(',')
       .map((s) => s.trim())

@@ -27,10 +27,6 @@ import {
   SHARE_RETRY_S,
   TURN_WAIT_MS,
   LINE_LEASE_MS,
-  READ_BURST,
-  READ_RATE,
-  STATUS_BURST,
-  STATUS_RATE,
 } from '../../server/settings/bounds.ts';
 
 const read = (path: string) => readFileSync(join(projectRoot(), path), 'utf8');
@@ -61,12 +57,10 @@ const ROWS: Record<string, number[]> = {
     s(DEFAULTS.BODY_GRACE_MS) + 4096 / DEFAULTS.BODY_BYTES_PER_S,
     s(DEFAULTS.REQUEST_TIMEOUT_MS),
   ],
-  'runs a client may start: every `/api/` call but the catalogue and the status, every server island': [
+  'what a client may ask: every `/api/` call, every server island': [
     DEFAULTS.EXPLORER_BURST,
     DEFAULTS.EXPLORER_RATE,
   ],
-  'reads of the catalogue (`GET /api/experiments`), each client': [READ_BURST, READ_RATE],
-  'status checks (`GET /api/sandbox`), each client': [STATUS_BURST, STATUS_RATE],
   'whose `x-forwarded-for` is believed': [],
   'open files (soft `nofile`)': [RESERVED_DESCRIPTORS],
   'request body': [LIMITS.bodyBytes, CONSOLE_LIMITS.bodyBytes],
