@@ -12,7 +12,8 @@ import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { asCaller } from '../run-caller.ts';
-import { atomicStatus } from '../explorer/atomic-runtime.ts';
+import { atomicStatus, type AtomicStatus } from '../explorer/atomic-runtime.ts';
+import { lockNodeProblem } from '../explorer/lock-node.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
@@ -166,9 +167,22 @@ export async function sandboxState(): Promise<SandboxState> {
  * starting, being built, or not available and why).
  */
 export async function sandboxStatus(): Promise<Answer> {
-  const atomic = await atomicStatus();
-  const { problems, ...state } = await sandboxState();
+  const [atomic, { problems, ...state }] = await Promise.all([atomicStatusWithNeeds(), sandboxState()]);
   return json(200, { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic });
+}
+
+/**
+ * The atomic half's status, and `degraded` when what its runs need on the Valkey 8 side is not serving:
+ * the node holding the site's locks, where every atomic run takes its reader's share (lock-node.ts).
+ */
+async function atomicStatusWithNeeds(): Promise<AtomicStatus> {
+  const atomic = await atomicStatus();
+  if (atomic.state !== 'up') return atomic;
+  const problem = await explorerRuntime().then(
+    (runtime) => lockNodeProblem(runtime.clusterAdmin, runtime.clusterAdminNode),
+    () => 'the Valkey 8 cluster, where every atomic run takes its turn, is not reached',
+  );
+  return problem ? { ...atomic, state: 'degraded', message: `${atomic.message}; ${problem}` } : atomic;
 }
 
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
