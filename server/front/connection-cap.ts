@@ -17,18 +17,25 @@
 // (bench/half-open-flood.ts: 73% served, median 763 ms; 98%, median 4 ms, once the flood's own new
 // connections were refused).
 //
-// And when every place is inside a request: a flood of slow bodies (whole headers, then a byte every few
-// seconds) from 300 addresses held every place "inside a request", and the newcomer was refused — a
-// fresh reader was served half the time. A connection inside a request counts against its address like
-// any other, so the newcomer then takes a place from the address holding the most (its oldest
-// connection), as long as that address holds more than the newcomer's would: many addresses each
-// holding many slow connections give way to an address holding one. Each slow body is also held to a
-// pace (body-pace.ts), so the places it holds come back soon.
+// And by address: a flood of slow bodies (whole headers, then a byte every few seconds) from 300
+// addresses held every place "inside a request", and the newcomer was refused — a fresh reader was
+// served half the time; and taking the oldest waiting connection of any address took an honest reader's
+// idle kept-alive one in favour of a flood's. So the place is taken from the address holding the most —
+// its oldest waiting connection, else its oldest, inside a request or not — when it holds more than
+// the newcomer's address would; else from the oldest waiting connection of an address holding at least
+// as many as the newcomer's would (many readers with one idle connection each make way for one more);
+// else the newcomer is refused. Many addresses each holding many slow connections give way to an
+// address holding one, and never the other way round. Each slow body also keeps a pace (body-pace.ts),
+// so the places a flood holds come back soon.
+
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** Connections an address may hold and still take a waiting one's place at the cap (a browser opens 6). */
 export const SHEDS_FOR_AT_MOST = 8;
+
+/** Waiting connections looked at, oldest first, for one whose address holds enough to give a place up. */
+const SCAN_WAITING = 64;
 
 export interface CapLimits {
   /** Connections open at once, from every address. */
@@ -95,6 +102,19 @@ export function capConnections(server: Server, limits: CapLimits): CapCounts {
       held?.waiting.delete(socket);
     }
   };
+  /**
+   * The oldest waiting connection whose address holds at least `count` (or is not capped), among the
+   * oldest SCAN_WAITING: under a flood those are its own, and a longer search would cost every newcomer.
+   */
+  const oldestWaitingHolding = (count: number): Socket | undefined => {
+    let looked = 0;
+    for (const socket of waiting) {
+      const address = addressOf.get(socket);
+      if (address === undefined || (byAddress.get(address)?.all.size ?? 0) >= count) return socket;
+      if ((looked += 1) >= SCAN_WAITING) return undefined;
+    }
+    return undefined;
+  };
   const shed = (socket: Socket) => {
     forget(socket);
     socket.destroy();
@@ -115,15 +135,13 @@ export function capConnections(server: Server, limits: CapLimits): CapCounts {
       const holds = held?.all.size ?? 0;
       // The newcomer's address is already a crowd: it would only trade one of its places for another.
       if (holds >= SHEDS_FOR_AT_MOST) return void socket.destroy();
-      let oldest = oldestOf(waiting);
-      if (!oldest) {
-        // Every place is a request in hand: the address holding most gives one up, if it holds more
-        // than the newcomer's address would.
-        const most = mostHeld(byAddress);
-        if (!most || most.all.size <= holds + 1) return void socket.destroy();
-        oldest = oldestOf(most.all);
-      }
-      shed(oldest!);
+      const most = mostHeld(byAddress);
+      const place =
+        most && most.all.size > holds + 1
+          ? (oldestOf(most.waiting) ?? oldestOf(most.all))
+          : oldestWaitingHolding(holds + 1);
+      if (!place) return void socket.destroy();
+      shed(place);
     }
     open.add(socket);
     if (address !== null) {

@@ -115,8 +115,20 @@ it(`answers or closes every request while a worker is killed ${KILLS} times, and
     [],
     `every one of ${outcomes.length} requests answered or closed within ${SETTLED_WITHIN_MS} ms`,
   );
+  // Each one answered 200, or its connection closed at once (the dead worker's, by the kernel): no
+  // other answer, and most answered (how many are closed depends on how many the worker held).
+  const tally = [...Map.groupBy(outcomes, (o) => String(o.status ?? o.error))].map(
+    ([k, l]) => `${l.length}× ${k}`,
+  );
   const answered = outcomes.filter((o) => o.status === 200).length;
-  assert.ok(answered >= outcomes.length * 0.9, `${answered} of ${outcomes.length} answered 200`);
+  assert.ok(
+    outcomes.every((o) => o.status === 200 || (o.status === undefined && o.error)),
+    `only 200s and closed connections: ${tally.join(', ')}`,
+  );
+  assert.ok(
+    answered >= outcomes.length / 2,
+    `${answered} of ${outcomes.length} answered 200: ${tally.join(', ')}`,
+  );
 
   const port = new URL(site.url).port;
   const closeWait = execFileSync('ss', ['-Htan', 'state', 'close-wait', `( sport = :${port} )`], {
