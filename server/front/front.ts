@@ -1,8 +1,9 @@
 // Our own HTTP server in front of Astro's handler: it holds the limits that keep one client from
 // locking everyone out — connection caps (per address and overall, below the file limit), short header,
 // body and keep-alive timeouts, a pace every request body keeps — the rate limiter's budgets in front of
-// every API route and island (runs, reads of the catalogue, the status: routes.ts), the JSON API (handed past Astro: a run's answer is all the request is for), the JSON answers
-// for what Astro cannot take (TRACE, the image endpoint), compression, and the headers of a public site
+// every API route and island (runs, reads of the catalogue, the status: routes.ts), the JSON API (handed
+// past Astro: a run's answer is all the request is for), the JSON answers for what Astro cannot take
+// (TRACE, CONNECT, the image endpoint), compression, and the headers of a public site
 // (security-headers.ts) on every answer, whoever writes it.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
