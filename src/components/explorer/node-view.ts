@@ -5,7 +5,7 @@
 // and in the browser.
 
 import type { RouteNode, RouteResult } from '../../../server/contract/experiments/route.ts';
-import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import { queuePattern, reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge, textKind } from './reply-badge.ts';
 import { slotGrid, type GridMark, type GridNode } from './slot-grid.ts';
@@ -23,7 +23,7 @@ export function gridNodes(nodes: RouteNode[]): GridNode[] {
 /** The queue and the reserve, marked on the map. */
 export function routeMarks(queue: string, slot: number): GridMark[] {
   return [
-    { label: `emq:{${queue}}:*`, slot, kind: 'queue' },
+    { label: queuePattern(queue), slot, kind: 'queue' },
     { label: versionKey(), slot: reserveSlot(), kind: 'reserve' },
   ];
 }

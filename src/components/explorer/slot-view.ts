@@ -3,7 +3,7 @@
 // request (the island) and in the browser after each run by these same functions. Free of Node and DOM
 // APIs.
 
-import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import { queuePattern, reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
 import type { SlotCall } from '../../../server/contract/experiments/cross-slot.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable } from './key-text.ts';
@@ -18,8 +18,8 @@ export function queuePins(
   queueSlot: number,
   other?: { name: string; slot: number },
 ): GridMark[] {
-  const pins: GridMark[] = [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind: 'queue' }];
-  if (other) pins.push({ slot: other.slot, label: `emq:{${other.name}}:*`, kind: 'other' });
+  const pins: GridMark[] = [{ slot: queueSlot, label: queuePattern(queue), kind: 'queue' }];
+  if (other) pins.push({ slot: other.slot, label: queuePattern(other.name), kind: 'other' });
   pins.push({ slot: reserveSlot(), label: versionKey(), kind: 'reserve' });
   return pins;
 }
