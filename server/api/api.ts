@@ -141,6 +141,18 @@ export function failed(what: string, error: unknown): Answer {
 
 /** What the sandbox is now, as GET /api/sandbox and the server island (island.ts) both tell it. */
 
+/** How long the status waits for the cluster check's reading (its nodes are each asked within HEALTH_PING_MS). */
+const SLOT_MAP_READ_MS = 2 * HEALTH_PING_MS;
+
+/** `promise`'s value, or `late` once `ms` have passed. */
+function answeredWithin<T>(promise: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late), ms))),
+  ]);
+}
+
 /**
  * `down` when a node does not answer, `degraded` (with `problems`) when some node says its
  * `cluster_state` is not ok (a node back from a freeze, before its peers count it again) or the cluster's
@@ -152,7 +164,11 @@ export async function sandboxState(): Promise<SandboxState> {
     if (!(await runtime.health())) return { sandbox: 'down', native: runtime.native(), problems: [] };
     const [states, slotMap] = await Promise.all([
       clusterStateProblems(runtime.clusterAdminNode, runtime.migrations.seeds, HEALTH_PING_MS),
-      runtime.clusterProblems(),
+      // The check reads the migration turn's lock first, on the node holding the site's locks: with
+      // that node frozen it waited as long as the freeze, and the status with it (20 s and more).
+      answeredWithin(runtime.clusterProblems(), SLOT_MAP_READ_MS, [
+        `the cluster's slot map was not read within ${SLOT_MAP_READ_MS} ms`,
+      ]),
     ]);
     const problems = [...states, ...slotMap];
     return { sandbox: problems.length > 0 ? 'degraded' : 'up', native: runtime.native(), problems };
