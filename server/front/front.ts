@@ -14,10 +14,14 @@ import { budgetOf, isImagePath, type Budget } from '../api/routes.ts';
 import { logLimited } from '../log.ts';
 import { projectRoot } from '../project-root.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
+import { observed } from '../observe/access-log.ts';
+import { observeShed } from '../observe/metrics.ts';
+import { setCachePolicy } from './cache-policy.ts';
 import { compressResponse } from './compress.ts';
 import { paceBodies } from './body-pace.ts';
 import { capConnections } from './connection-cap.ts';
 import { isExpectedAbort } from './expected-abort.ts';
+import { isHealthPath, serveHealth } from './health.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { fromAbsoluteForm } from './request-target.ts';
@@ -39,6 +43,7 @@ export interface Api {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 export function createFront(handler: Handler, api: Api, settings: FrontSettings): Server {
+  const logAddresses = settings.logAddresses ?? 'none';
   // One bucket per budget and client, each of the same size: a monitor's status checks draw nothing
   // from the reader's runs, nor a catalogue flood from either.
   const budget = () => new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
@@ -53,12 +58,22 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     // First of all, so that every answer below carries them: writeHead merges what was set here.
     for (const [name, value] of headers) response.setHeader(name, value);
-    const method = request.method ?? 'GET';
+    // An absolute-form target is its path from here on, the access log's included.
     const absolute = fromAbsoluteForm(request.url ?? '/');
     if (absolute) {
       request.url = absolute.path;
       request.headers.host = absolute.host;
     }
+    const target = request.url ?? '/';
+    const path = target.split('?', 1)[0]!;
+    // Every request is one line of the access log, and every failure it logs names its id.
+    observed(request, response, path, peerOf(request, settings.trustProxy), logAddresses, () =>
+      handle(request, response),
+    );
+  };
+
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const method = request.method ?? 'GET';
     const target = request.url ?? '/';
     const queryAt = target.indexOf('?');
     const raw = queryAt < 0 ? target : target.slice(0, queryAt);
@@ -81,6 +96,8 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
       const takes = `this site answers ${[...METHODS].join(', ')}`;
       return writeAnswer(request, response, methodNotAllowed(method, [...METHODS], takes));
     }
+    // A balancer's checks: never rate-limited, never counted as work.
+    if (isHealthPath(path)) return void serveHealth(request, response, path).catch(() => response.destroy());
     if (isImagePath(path)) {
       return writeAnswer(request, response, refusal('NOT_FOUND', {}, { variant: 'image' }));
     }
@@ -97,7 +114,10 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     }
     // The API writes its JSON whole, compressed in one call; Astro's answers are compressed as they stream.
     const toApi = api.owns(path);
-    if (!toApi) compressResponse(request, response);
+    if (!toApi) {
+      setCachePolicy(path, response);
+      compressResponse(request, response);
+    }
     Promise.resolve()
       .then(() =>
         toApi
@@ -131,11 +151,12 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   server.timeout = settings.requestTimeoutMs * 2;
 
   // The proxy caps its own clients: its connections count against no address.
-  capConnections(server, {
+  const caps = capConnections(server, {
     max: settings.maxConnections,
     perAddress: settings.maxConnectionsPerAddress,
     addressOf: (socket) => (trusted(socket.remoteAddress) ? null : normalize(socket.remoteAddress)),
   });
+  observeShed(caps.shed);
   /** Answers `status` on a raw socket and closes it: for what never reaches a ServerResponse. */
   const closeWith = (socket: Duplex, status: string, head = '', body = '') => {
     if (socket.writable && !socket.destroyed) {
