@@ -54,7 +54,8 @@ async function atomicStates(count: number, together = 4): Promise<string[]> {
       ),
     );
     for (const answer of answers) {
-      assert.equal(answer.status, 200);
+      // 503 while the sandbox is down (a node frozen): the same body.
+      assert.ok([200, 503].includes(answer.status), `answered ${answer.status}`);
       const body = JSON.parse(answer.body.toString()) as { atomic: { state: string; message: string } };
       states.push(`${body.atomic.state}: ${body.atomic.message}`);
     }
