@@ -5,7 +5,15 @@
 // and in the browser.
 
 import type { RouteNode, RouteResult } from '../../../server/contract/experiments/route.ts';
-import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import {
+  hashtagRange,
+  queueKey,
+  queueKeys,
+  reserveSlot,
+  slot as slotOf,
+  utf8,
+  versionKey,
+} from '../../../server/contract/keyspace/index.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge, textKind } from './reply-badge.ts';
 import { slotGrid, type GridMark, type GridNode } from './slot-grid.ts';
@@ -20,12 +28,16 @@ export function gridNodes(nodes: RouteNode[]): GridNode[] {
   }));
 }
 
-/** The queue and the reserve, marked on the map. */
+/**
+ * The queue and the reserve, marked on the map. A queue whose braces hold nothing (the empty name) has no
+ * hashtag: each of its keys is hashed whole and lands on a slot of its own, so each is marked.
+ */
 export function routeMarks(queue: string, slot: number): GridMark[] {
-  return [
-    { label: `emq:{${queue}}:*`, slot, kind: 'queue' },
-    { label: versionKey(), slot: reserveSlot(), kind: 'reserve' },
-  ];
+  const reserve: GridMark = { label: versionKey(), slot: reserveSlot(), kind: 'reserve' };
+  if (hashtagRange(utf8(queueKey(queue, 'pending'))).tagged)
+    return [{ label: `emq:{${queue}}:*`, slot, kind: 'queue' }, reserve];
+  const keys = [...queueKeys(queue).map(({ key }) => key), queueKey(queue, 'job:')];
+  return [...keys.map((key): GridMark => ({ label: key, slot: slotOf(key), kind: 'queue' })), reserve];
 }
 
 /** The slot map of the route experiment: the nodes' ranges, the queue and the reserve on them. */
