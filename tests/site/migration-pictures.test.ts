@@ -154,8 +154,13 @@ async function holdTimeline(page: Page, section: Locator, runs: MigrationResult[
   const axis = await svg.locator('.xp-axis-label').allTextContents();
   assert.equal(axis[0], '0 ms');
   for (const label of axis) assert.doesNotMatch(label, /^-/);
-  for (const name of ['served', 'retry', 'redirected', 'refused'])
-    assert.ok((await svg.locator('.xp-row-name', { hasText: name }).count()) >= 1, name);
+  // each lane's rows named: served, and each other kind of reply that lane's claims met
+  for (const r of runs) {
+    const met = ['served', 'retry', 'redirected', 'refused'].filter(
+      (kind) => kind === 'served' || r.worker.claims.some((c) => replyKind(c.reply) === kind),
+    );
+    assert.deepEqual(await svg.locator(`[data-lane="${r.mode}"] .xp-row-name`).allTextContents(), met);
+  }
   // by keyboard: every claim of the first lane in turn, each as the answer has it
   const read = timeline.locator('[data-timeline-read]');
   await page.mouse.move(0, 0);
@@ -256,8 +261,8 @@ test(
         await holdTimeline(page, section, shown);
         for (const [part, selector] of [
           ['timeline', '[data-reshard-timeline]'],
-          ['keys', '[data-reshard-mode="keys"] .xp-frame'],
-          ['atomic', '[data-reshard-mode="atomic"] .xp-frame'],
+          ['keys', '[data-reshard-mode="keys"] [data-drawing]'],
+          ['atomic', '[data-reshard-mode="atomic"] [data-drawing]'],
         ])
           await section
             .locator(selector!)

@@ -105,7 +105,7 @@ const LINE = 16;
 const ARROW_ROW = 18;
 
 /**
- * The cluster in one phase, drawn: the client on the left, the nodes stacked on the right. Each node's
+ * The cluster in one phase, drawn: the client a line on the left, the nodes stacked on the right. Each node's
  * card says who owns the slot, which side has it open, and how many keys of the queue the node holds —
  * in figures and as a bar, so the bulk of the queue is seen leaving one node and arriving on the other.
  * From the client to each node asked, one arrow per kind of reply the node sent, marked with how many:
@@ -114,7 +114,7 @@ const ARROW_ROW = 18;
  */
 export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtml {
   const most = mostKeys(r);
-  let y = 26;
+  let y = 4;
   const cards: SafeHtml[] = [];
   r.nodes.forEach((node, i) => {
     const owns = node.address === phase.owner;
@@ -144,13 +144,15 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
         : markup`<text class="xp-draw-keys" x="${tx}" y="${at}" data-keys="${keys}"><tspan class="xp-draw-count">${plural(keys, 'key')} </tspan><tspan x="${tx}" dy="${LINE}">of the queue</tspan></text>`,
     );
     if (keys > 0) at += LINE;
+    // the bar: the node's share of the most keys any node held (none drawn for a node without any)
     const barY = at + 6;
     const barW = W - 4 - tx - PAD;
-    const filled = keys === 0 ? 0 : Math.max(2, (keys / most) * barW);
-    lines.push(
-      markup`<rect class="xp-draw-track" x="${tx}" y="${barY}" width="${barW}" height="7" rx="2" /><rect class="xp-draw-bar" x="${tx}" y="${barY}" width="${filled.toFixed(1)}" height="7" rx="2" />`,
-    );
-    const height = Math.max(barY + 7 + PAD - y, kinds.length * ARROW_ROW + PAD * 2);
+    if (keys > 0)
+      lines.push(
+        markup`<rect class="xp-draw-track" x="${tx}" y="${barY}" width="${barW}" height="7" rx="2" /><rect class="xp-draw-bar" x="${tx}" y="${barY}" width="${Math.max(2, (keys / most) * barW).toFixed(1)}" height="7" rx="2" />`,
+      );
+    const bottom = keys > 0 ? barY + 7 : at;
+    const height = Math.max(bottom + PAD - y, kinds.length * ARROW_ROW + PAD * 2);
     const arrows = kinds.map((kind, k) => {
       const ay = y + PAD + 10 + k * ARROW_ROW;
       const n = replies![kind];
@@ -165,21 +167,14 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
   });
   const height = y;
   return markup`<svg class="xp-draw" viewBox="0 0 ${W} ${height}" role="img" aria-label="${phaseWords(r, phase)}" data-drawing>
-  <text class="xp-draw-name" x="4" y="16">client</text>
-  <line class="xp-draw-client" x1="5" y1="22" x2="5" y2="${height - 8}" />
+  <line class="xp-draw-client" x1="5" y1="4" x2="5" y2="${height - 8}" />
   ${cards}
 </svg>`;
 }
 
 /** What the drawing's marks mean, under it: the arrows count replies, the bars count keys. */
 export function drawingLegend(r: MigrationResult): SafeHtml {
-  const kinds = [
-    ['served', 'a value'],
-    ['refused', 'an error reply'],
-    ['retry', 'TRYAGAIN'],
-    ['redirected', 'MOVED or ASK'],
-  ] as const;
-  return markup`<p class="xp-legend" data-legend>Each arrow counts the replies of one kind the node sent in this phase: ${kinds.map(([kind, what], i) => markup`${i > 0 && ', '}${kindBadge(kind)} ${what}`)}. Each bar: the keys of the queue on the node, out of ${count(mostKeys(r))}, counted on the node (<code>CLUSTER COUNTKEYSINSLOT</code>).</p>`;
+  return markup`<p class="xp-legend" data-legend>Arrows, from the client (the line on the left) to each node: how many replies of each kind the node sent in this phase — served (a value), refused (an error), retry (<code>TRYAGAIN</code>), redirected (<code>MOVED</code>, <code>ASK</code>). Bars: the queue’s keys on the node (of ${count(mostKeys(r))}), as it counts them.</p>`;
 }
 
 /** A reply as redis-cli prints it: one line in the table, a longer one (an array) whole on demand. */

@@ -6,13 +6,7 @@
 
 import type { MigrationResult } from '../../../server/contract/experiments/migration.ts';
 import { show } from '../../lib/html.ts';
-import {
-  markWords,
-  TIMELINE_LANE,
-  timelineGeometry,
-  workerTimelines,
-  type TimelineMark,
-} from './worker-timeline.ts';
+import { markWords, timelineGeometry, workerTimelines, type TimelineMark } from './worker-timeline.ts';
 
 const wired = new WeakMap<HTMLElement, { runs: MigrationResult[]; width: number }>();
 
@@ -37,10 +31,10 @@ function draw(host: HTMLElement, runs: MigrationResult[]): void {
   const read = host.querySelector<HTMLElement>('[data-timeline-read]');
   const svg = host.querySelector<SVGSVGElement>('svg.xp-timeline-svg');
   if (!read || !svg || g.marks.length === 0) return;
-  liven(svg, read, g.marks);
+  liven(svg, read, g.marks, g.tops);
 }
 
-function liven(svg: SVGSVGElement, read: HTMLElement, marks: TimelineMark[]): void {
+function liven(svg: SVGSVGElement, read: HTMLElement, marks: TimelineMark[], tops: number[]): void {
   const ring = svg.querySelector<SVGGElement>('[data-timeline-cursor]')!;
   let at = 0;
   const inLane = (i: number) => marks.filter((m) => m.lane === marks[i]!.lane);
@@ -86,8 +80,10 @@ function liven(svg: SVGSVGElement, read: HTMLElement, marks: TimelineMark[]): vo
     const scale = svg.viewBox.baseVal.width / box.width;
     const x = (event.clientX - box.left) * scale;
     const y = (event.clientY - box.top) * scale;
-    const lanes = Math.max(...marks.map((m) => m.lane)) + 1;
-    const lane = Math.max(0, Math.min(lanes - 1, Math.floor(y / TIMELINE_LANE)));
+    const lane = Math.max(
+      0,
+      tops.findLastIndex((top) => top <= y),
+    );
     const found = nearest(lane, x);
     if (found >= 0) say(found);
   };

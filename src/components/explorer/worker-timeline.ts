@@ -20,14 +20,12 @@ const KINDS: ReplyKind[] = ['served', 'retry', 'redirected', 'refused'];
 /** Where the rows' names end and the axis begins; the axis ends a little before the right edge. */
 const LABELS = 82;
 const RIGHT_GAP = 16;
-const ROW = 18;
-const MARK_H = 13;
+const ROW = 15;
+const MARK_H = 11;
 const MARK_W = 4;
-const TITLE = 36;
-const AXIS = 28;
-const LANE = TITLE + KINDS.length * ROW + 10 + AXIS;
-/** How tall one mode's lane is drawn. */
-export const TIMELINE_LANE = LANE;
+/** A lane's title: on one line where the drawing is wide enough, else on two. */
+const titleHeight = (w: number) => (w >= 520 ? 20 : 36);
+const AXIS = 24;
 /** The width drawn when none is measured (the server's fallback, a test without layout). */
 export const TIMELINE_WIDTH = 640;
 
@@ -57,8 +55,10 @@ function longestGap(worker: WorkerTimeline, end: number): [number, number] {
   return best;
 }
 
+/** The two settings that decide when the client gives up. */
 const settingsText = (settings: Record<string, number>) =>
   Object.entries(settings)
+    .filter(([name]) => name === 'maxRedirections' || name === 'retryDelayOnTryAgain')
     .map(([name, value]) => `${name} ${value}`)
     .join(', ');
 
@@ -79,7 +79,14 @@ export function timelineGeometry(runs: MigrationResult[], width = TIMELINE_WIDTH
   // neither unreadable; the figures in words compare them
   const x = (lane: number, atMs: number) =>
     LABELS + (Math.max(0, atMs) / Math.max(1, ends[lane]!)) * (w - RIGHT_GAP - LABELS);
-  const top = (lane: number) => lane * LANE;
+  const title = titleHeight(w);
+  // a row for each kind of reply the lane has (served always): no empty row to read
+  const kinds = drawn.map((r) =>
+    KINDS.filter((kind) => kind === 'served' || r.worker.claims.some((c) => replyKind(c.reply) === kind)),
+  );
+  const heights = kinds.map((rows) => title + rows.length * ROW + 10 + AXIS);
+  const tops = heights.map((_, i) => heights.slice(0, i).reduce((sum, h) => sum + h, 0));
+  const top = (i: number) => tops[i]!;
   const marks: TimelineMark[] = drawn.flatMap((r, lane) =>
     r.worker.claims
       .filter((c) => c.atMs >= 0)
@@ -94,17 +101,19 @@ export function timelineGeometry(runs: MigrationResult[], width = TIMELINE_WIDTH
           kind,
           reply: replyLine(c.reply),
           x: x(lane, c.atMs),
-          y: top(lane) + TITLE + KINDS.indexOf(kind) * ROW + (ROW - MARK_H) / 2,
+          y: top(lane) + title + kinds[lane]!.indexOf(kind) * ROW + (ROW - MARK_H) / 2,
         };
       }),
   );
-  return { w, drawn, ends, x, top, marks, height: drawn.length * LANE };
+  const height = heights.reduce((sum, h) => sum + h, 0);
+  return { w, drawn, ends, x, top, tops, title, kinds, marks, height };
 }
 
 /** A claim read out: its mode, place, time, node and reply. */
 export function markWords(mark: TimelineMark, index: number, total: number): string {
-  const reply = mark.reply.length > 70 ? `${mark.reply.slice(0, 69)}…` : mark.reply;
-  return `${modeTitle(mark.mode)}, claim ${index + 1} of ${total}: at ${ms(mark.atMs)} ms, ${mark.node}, ${mark.kind} — ${reply}`;
+  const reply = mark.reply.length > 32 ? `${mark.reply.slice(0, 31)}…` : mark.reply;
+  const mode = mark.mode === 'atomic' ? 'Atomic' : 'Key by key';
+  return `${mode}, claim ${index + 1} of ${total}: at ${ms(mark.atMs)} ms, ${mark.node}, ${mark.kind} — ${reply}`;
 }
 
 /** A lane's axis at `y`: ticks from 0 ms on the server's clock to the lane's end. */
@@ -123,12 +132,12 @@ function axis(i: number, g: ReturnType<typeof timelineGeometry>, y: number): Saf
 
 function lane(r: Drawn, i: number, g: ReturnType<typeof timelineGeometry>): SafeHtml {
   const y0 = g.top(i);
-  const rows = KINDS.map(
+  const rows = g.kinds[i]!.map(
     (kind, k) =>
-      markup`<text class="xp-row-name" x="${LABELS - 8}" y="${y0 + TITLE + k * ROW + ROW / 2 + 4}" text-anchor="end">${kind}</text><line class="xp-row-line" x1="${LABELS}" x2="${g.w - RIGHT_GAP}" y1="${y0 + TITLE + k * ROW + ROW / 2}" y2="${y0 + TITLE + k * ROW + ROW / 2}" />`,
+      markup`<text class="xp-row-name" x="${LABELS - 8}" y="${y0 + g.title + k * ROW + ROW / 2 + 4}" text-anchor="end">${kind}</text><line class="xp-row-line" x1="${LABELS}" x2="${g.w - RIGHT_GAP}" y1="${y0 + g.title + k * ROW + ROW / 2}" y2="${y0 + g.title + k * ROW + ROW / 2}" />`,
   );
   const mine = g.marks.filter((m) => m.lane === i);
-  const paths = KINDS.map((kind) => {
+  const paths = g.kinds[i]!.map((kind) => {
     const d = mine
       .filter((m) => m.kind === kind)
       .map((m) => `M${(m.x - MARK_W / 2).toFixed(1)} ${m.y}h${MARK_W}v${MARK_H}h-${MARK_W}z`)
@@ -136,11 +145,12 @@ function lane(r: Drawn, i: number, g: ReturnType<typeof timelineGeometry>): Safe
     return d && markup`<path class="xp-claims xp-kind-${kind}" d="${d}" />`;
   });
   const [a, b] = longestGap(r.worker, g.ends[i]!);
-  const bottom = y0 + TITLE + KINDS.length * ROW;
+  const said = `${r.jobCount !== undefined ? `${r.jobCount.toLocaleString('en')} jobs · ` : ''}longest wait ${ms(r.worker.longestWaitMs)} ms`;
+  const bottom = y0 + g.title + g.kinds[i]!.length * ROW;
   const moved =
     r.moveMs !== undefined &&
-    markup`<rect class="xp-move-span" x="${g.x(i, 0)}" y="${y0 + TITLE}" width="${Math.max(1, g.x(i, r.moveMs) - g.x(i, 0))}" height="${KINDS.length * ROW}" />`;
-  return markup`<g data-lane="${r.mode}">${moved}<text class="xp-lane-name" x="0" y="${y0 + 14}">${modeTitle(r.mode)}</text><text class="xp-lane-said" x="0" y="${y0 + 30}">${r.jobCount !== undefined && `${r.jobCount.toLocaleString('en')} jobs · `}longest wait ${ms(r.worker.longestWaitMs)} ms</text>${rows}${paths}<path class="xp-wait" d="M${g.x(i, a)} ${bottom + 6}v-5H${g.x(i, b)}v5" />${axis(i, g, bottom + 10)}</g>`;
+    markup`<rect class="xp-move-span" x="${g.x(i, 0)}" y="${y0 + g.title}" width="${Math.max(1, g.x(i, r.moveMs) - g.x(i, 0))}" height="${g.kinds[i]!.length * ROW}" />`;
+  return markup`<g data-lane="${r.mode}">${moved}<text class="xp-lane-name" x="0" y="${y0 + 14}">${modeTitle(r.mode)}${g.title < 36 ? markup`<tspan class="xp-lane-said"> · ${said}</tspan>` : ''}</text>${g.title >= 36 && markup`<text class="xp-lane-said" x="0" y="${y0 + 30}">${said}</text>`}${rows}${paths}<path class="xp-wait" d="M${g.x(i, a)} ${bottom + 6}v-5H${g.x(i, b)}v5" />${axis(i, g, bottom + 10)}</g>`;
 }
 
 /** How the lane reads in words, under the drawing. */
@@ -153,7 +163,7 @@ function laneWords(r: MigrationResult): SafeHtml {
     n: w.claims.filter((c) => replyKind(c.reply) === kind).length,
   })).filter((c) => c.n > 0);
   const before = w.claims.filter((c) => c.atMs < 0).length;
-  return markup`<li data-worker="${r.mode}"><b>${modeTitle(r.mode)}</b>${r.jobCount !== undefined && `, ${r.jobCount.toLocaleString('en')} jobs`}${r.moveMs !== undefined && `, moved in ${ms(r.moveMs)} ms`}: ${w.claims.length} claim${w.claims.length === 1 ? '' : 's'} — ${counts.map((c, i) => markup`${i > 0 && ', '}${kindBadge(c.kind)} ${c.n}`)}${before > 0 && ` (${before} before the move began, not drawn)`}; longest wait without a served claim <b data-longest-wait>${ms(w.longestWaitMs)} ms</b>; ${w.gaveUp ? markup`<b data-gave-up="true">the client gave up</b>` : markup`<span data-gave-up="false">the client never gave up</span>`} (iovalkey <code>Cluster</code>, ${settingsText(w.settings)}).</li>`;
+  return markup`<li data-worker="${r.mode}"><b>${modeTitle(r.mode)}</b>${r.jobCount !== undefined && `, ${r.jobCount.toLocaleString('en')} jobs`}${r.moveMs !== undefined && ` moved in ${ms(r.moveMs)} ms`}: ${w.claims.length} claim${w.claims.length === 1 ? '' : 's'} — ${counts.map((c, i) => markup`${i > 0 && ', '}${kindBadge(c.kind)} ${c.n}`)}${before > 0 && ` (${before} before 0 ms, not drawn)`}; longest wait without a served claim <b data-longest-wait>${ms(w.longestWaitMs)} ms</b>; ${w.gaveUp ? markup`<b data-gave-up="true">the client gave up</b>` : markup`<span data-gave-up="false">the client never gave up</span>`} (iovalkey <code>Cluster</code>, ${settingsText(w.settings)}).</li>`;
 }
 
 /** Both modes' workers on one axis, drawn `width` wide; `runs` holds each mode's last answer. */
@@ -167,7 +177,7 @@ export function workerTimelines(runs: MigrationResult[], width = TIMELINE_WIDTH)
   const first = g.marks[0];
   const firstLane = g.marks.filter((m) => m.lane === 0).length;
   return markup`<figure class="xp-timeline-figure" data-worker-timeline>
-  ${drawing && markup`<figcaption class="xp-note">A worker claiming in a loop through each move, each on the server's clock from the move's first command (0 ms) to its end: a mark per claim, on the row of its reply; shaded, the move; the bracket under a mode, its longest wait with no claim served. Point at a mark, tap it, or focus the line under the drawing and use the arrow keys to read each claim.</figcaption>`}
+  ${drawing && markup`<figcaption class="xp-note">From the move’s first command (0 ms): a mark per claim, on its reply’s row; shaded, the move; bracketed, the longest wait. Read one: point, tap, or arrow keys below.</figcaption>`}
   ${drawing}
   ${
     drawing &&
