@@ -5,15 +5,8 @@
 // and in the browser.
 
 import type { RouteNode, RouteResult } from '../../../server/contract/experiments/route.ts';
-import {
-  hashtagRange,
-  queueKey,
-  queueKeys,
-  reserveSlot,
-  slot as slotOf,
-  utf8,
-  versionKey,
-} from '../../../server/contract/keyspace/index.ts';
+import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import { queueKeyPins } from './slot-view.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge, textKind } from './reply-badge.ts';
 import { slotGrid, type GridMark, type GridNode } from './slot-grid.ts';
@@ -28,16 +21,12 @@ export function gridNodes(nodes: RouteNode[]): GridNode[] {
   }));
 }
 
-/**
- * The queue and the reserve, marked on the map. A queue whose braces hold nothing (the empty name) has no
- * hashtag: each of its keys is hashed whole and lands on a slot of its own, so each is marked.
- */
+/** The queue and the reserve, marked on the map (an empty name's keys each on its own slot). */
 export function routeMarks(queue: string, slot: number): GridMark[] {
-  const reserve: GridMark = { label: versionKey(), slot: reserveSlot(), kind: 'reserve' };
-  if (hashtagRange(utf8(queueKey(queue, 'pending'))).tagged)
-    return [{ label: `emq:{${queue}}:*`, slot, kind: 'queue' }, reserve];
-  const keys = [...queueKeys(queue).map(({ key }) => key), queueKey(queue, 'job:')];
-  return [...keys.map((key): GridMark => ({ label: key, slot: slotOf(key), kind: 'queue' })), reserve];
+  return [
+    ...queueKeyPins(queue, slot, 'queue'),
+    { label: versionKey(), slot: reserveSlot(), kind: 'reserve' },
+  ];
 }
 
 /** The slot map of the route experiment: the nodes' ranges, the queue and the reserve on them. */
