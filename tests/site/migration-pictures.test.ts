@@ -240,6 +240,37 @@ test(
   async () => {
     mkdirSync(SHOTS, { recursive: true });
     await atomicUp(explorer.site.url);
+    // one link on the dive's first screen (its table of contents) reaches the reshard, on a phone and on a
+    // desktop: the heading right above the explorer, after the two ways are explained
+    for (const width of [360, 1280]) {
+      const first = await openPage(chromium.browser, explorer.site.url + HASHTAG, { width });
+      const link = first.getByRole('link', { name: 'Watch a slot move, live' }).first();
+      const box = (await link.boundingBox())!;
+      const screen = first.viewportSize()!.height;
+      assert.ok(
+        box.y + box.height <= screen,
+        `the link is at ${Math.round(box.y)} px, the screen ${screen} px tall`,
+      );
+      await link.click();
+      // (the page may scroll smoothly: wait for it to come to rest on the heading)
+      await first.waitForFunction(() => {
+        const top = document.querySelector('#watch-a-slot-move-live')!.getBoundingClientRect().top;
+        return top >= -1 && top < window.innerHeight / 2;
+      });
+      // the two ways are explained before it, the explorer follows it
+      const order = await first.evaluate(() => {
+        const at = (el: Element | null) => el?.getBoundingClientRect().top ?? NaN;
+        return [
+          at(document.querySelector('#two-ways-a-slot-moves')),
+          at(document.querySelector('#watch-a-slot-move-live')),
+          at(document.querySelector('[data-explorer-slot="hashtag"]')),
+        ];
+      });
+      assert.ok(order[0]! < order[1]! && order[1]! < order[2]!, JSON.stringify(order));
+      await reachExplorer(first, '[data-sandbox="up"]');
+      assert.ok(await first.getByRole('button', { name: /^Compare both ways/ }).isVisible());
+      await first.close();
+    }
     const page = await openPage(chromium.browser, explorer.site.url + HASHTAG, { width: 1280 });
     await reachExplorer(page, '[data-sandbox="up"]');
     const section = page.locator('[data-experiment="route"]');

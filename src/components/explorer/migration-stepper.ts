@@ -39,7 +39,8 @@ function shortCommand(command: string[]): string {
 
 /** When, in whole milliseconds since the move began (the server measures fractions; the page need not). */
 export const ms = (value: number) => (Math.round(value) || 0).toLocaleString('en'); // never "-0"
-const when = (atMs: number | undefined) =>
+/** When a phase or probe happened, in words: `12 ms before the move`, `+104 ms`. */
+export const when = (atMs: number | undefined) =>
   atMs === undefined ? '' : atMs < 0 ? `${ms(-atMs)} ms before the move` : `+${ms(atMs)} ms`;
 
 export const modeTitle = (mode: string) =>
@@ -174,7 +175,7 @@ export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtm
 
 /** What the drawing's marks mean, under it: the arrows count replies, the bars count keys. */
 export function drawingLegend(r: MigrationResult): SafeHtml {
-  return markup`<p class="xp-legend" data-legend>Arrows, from the client (the line on the left) to each node: how many replies of each kind the node sent in this phase — served (a value), refused (an error), retry (<code>TRYAGAIN</code>), redirected (<code>MOVED</code>, <code>ASK</code>). Bars: the queue’s keys on the node (of ${count(mostKeys(r))}), as it counts them.</p>`;
+  return markup`<p class="xp-draw-legend" data-legend>Arrows, from the client (the line on the left) to each node: how many replies of each kind the node sent in this phase — served (a value), refused (an error), retry (<code>TRYAGAIN</code>), redirected (<code>MOVED</code>, <code>ASK</code>). Bars: the queue’s keys on the node (of ${count(mostKeys(r))}), as it counts them.</p>`;
 }
 
 /** A reply as redis-cli prints it: one line in the table, a longer one (an array) whole on demand. */
