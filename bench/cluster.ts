@@ -8,7 +8,7 @@ import { Valkey, type Cluster } from 'iovalkey';
 import type { Executor } from '../server/executors/executor.ts';
 import { ScriptedExecutor } from '../server/executors/scripted.ts';
 import { CORE_TRANSITIONS } from '../server/contract/transitions.ts';
-import { queueKey, slot } from '../server/contract/keyspace/index.ts';
+import { queueSlot } from '../server/contract/keyspace/index.ts';
 import { clusterClient, startCluster } from '../server/sandbox/cluster.ts';
 import { ownerOf, readShards } from '../server/sandbox/cluster-topology.ts';
 import { startValkeyNode } from '../server/sandbox/valkey-process.ts';
@@ -40,7 +40,7 @@ export async function benchCluster(): Promise<void> {
   let direct: Valkey | undefined;
   try {
     const shards = await readShards(client);
-    const owner = ownerOf(shards, slot(queueKey('bench', 'pending')))!;
+    const owner = ownerOf(shards, queueSlot('bench'))!;
     // The owner node through a plain client: the cluster-enabled server's cost without the cluster client's.
     direct = new Valkey(cluster.url.split(',')[shards.indexOf(owner)]!);
     const targets: Target[] = [
@@ -54,7 +54,7 @@ export async function benchCluster(): Promise<void> {
     ];
     console.log(
       `scripted executor, ops/s (wall clock, pipelined, fastest of ${ROUNDS} rounds of ${OPS}): a standalone node and the ` +
-        `three-node cluster through a cluster client (queue "bench" on slot ${slot(queueKey('bench', 'pending'))}, ` +
+        `three-node cluster through a cluster client (queue "bench" on slot ${queueSlot('bench')}, ` +
         `owned by ${owner.address}); and the owner node through a plain client`,
     );
     console.log(

@@ -63,6 +63,7 @@ pub struct Queue<'a> {
 }
 
 impl<'a> Queue<'a> {
+    // panel: Queue::from_key (the course shows these lines: src/lib/source.ts)
     /// The server-side reading of the grammar, run on key 1 of every `EMQ.*` call: the key must be
     /// `emq:{` + name + `}…`, where the name is every byte up to the first `}` and is not empty.
     /// Only the name is read here; the layout check then holds every key, key 1 included, to the
@@ -79,6 +80,7 @@ impl<'a> Queue<'a> {
             Some(end) => Ok(Queue { name: &rest[..end] }),
         }
     }
+    // end of panel: Queue::from_key
 
     pub fn name(&self) -> &'a [u8] {
         self.name

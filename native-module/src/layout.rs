@@ -183,6 +183,7 @@ impl Layout {
         }
     }
 
+    // panel: Layout::check (the course shows these lines: src/lib/source.ts)
     /// The layout check: the queue comes from key 1 alone (`Queue::from_key`); then every declared
     /// key, key 1 included, must be exactly the key that queue (and the id argument, for a row)
     /// gives in its position, compared where it lies. The first difference refuses.
@@ -207,6 +208,7 @@ impl Layout {
         }
         Ok(queue)
     }
+    // end of panel: Layout::check
 
     /// The accepted path of the check, in as few compares as it takes: every key begins with key 1's
     /// `emq:{q}:` (key 1's own once its `:` is there: `from_key` read `emq:{q}` and the `}` from it),

@@ -10,9 +10,11 @@ use crate::keyspace;
 /// The identity this module speaks; a keyspace claimed by any other speaker is refused.
 pub const WIRE_IDENTITY: &[u8] = b"echomq:6.0.0";
 
+// panel: CLUSTER_MODE (the course shows these lines: src/lib/source.ts)
 /// The exact refusal on a cluster-enabled server: every native write reads `{emq}:version`, on
 /// slot 9051, another slot than the queue's for every queue but those that hash there (`emq`).
 pub const CLUSTER_MODE: &str = "EMQWIRE expected a standalone server but cluster mode is enabled";
+// end of panel: CLUSTER_MODE
 
 /// Escapes bytes for an error message (`\xNN`, two lower-case hex digits).
 pub fn escape(bytes: &[u8]) -> String {
@@ -48,6 +50,7 @@ pub enum Identity<'a> {
     OtherType(&'static str),
 }
 
+// panel: check_identity (the course shows these lines: src/lib/source.ts)
 /// The native fence: it reads and never claims. Only this module's identity lets a write through.
 /// Nothing is allocated on the accepted path: every native write passes here.
 pub fn check_identity(found: Identity<'_>) -> Result<(), String> {
@@ -65,6 +68,7 @@ pub fn check_identity(found: Identity<'_>) -> Result<(), String> {
         Identity::OtherType(kind) => Err(format!("{expected} but found a {kind}")),
     }
 }
+// end of panel: check_identity
 
 /// `EMQKIND`: the admission transitions take only ids of namespace `JOB`.
 pub fn wrong_kind(id: &[u8]) -> String {

@@ -3,8 +3,9 @@
 // `EMQ.<VERB> <numkeys> <keys…> <args…>`. Swapping executors changes the verb alone.
 // Keys are written as the fixture writes them, each the type after `emq:{q}:`: `job:<id>` is the row
 // of the job named by the `id` argument, `job:` the row base, `g:<group>:pending` the lane of `group`.
-// `callFor` (calls.ts) builds every call from this table; `admits` marks the admission verbs, which
-// refuse a bad queue name before anything is sent.
+// `reply` is what the call answers (docs/wire.md's transition table is written from this one by
+// scripts/wire-doc.ts). `callFor` (calls.ts) builds every call from this table; `admits` marks the
+// admission verbs, which refuse a bad queue name before anything is sent.
 
 export const TRANSITIONS = {
   enqueue: {
@@ -13,6 +14,7 @@ export const TRANSITIONS = {
     admits: true,
     keys: ['job:<id>', 'pending'],
     args: ['id', 'payload'],
+    reply: 'integer `1` new, `0` duplicate',
   },
   schedule: {
     script: 'schedule-2.lua',
@@ -20,6 +22,7 @@ export const TRANSITIONS = {
     admits: true,
     keys: ['job:<id>', 'schedule'],
     args: ['id', 'payload', 'run_at_ms'],
+    reply: 'integer `1` new, `0` duplicate',
   },
   claim: {
     script: 'claim-3.lua',
@@ -27,6 +30,7 @@ export const TRANSITIONS = {
     admits: false,
     keys: ['pending', 'active', 'job:'],
     args: ['lease_ms'],
+    reply: 'nil, or array `[id (bulk), payload (bulk), attempts (integer)]`',
   },
   complete: {
     script: 'complete-3.lua',
@@ -34,6 +38,7 @@ export const TRANSITIONS = {
     admits: false,
     keys: ['active', 'job:<id>', 'metrics:completed'],
     args: ['id', 'token'],
+    reply: 'integer `1` done, `0` no row',
   },
   retry: {
     script: 'retry-5.lua',
@@ -41,6 +46,7 @@ export const TRANSITIONS = {
     admits: false,
     keys: ['active', 'schedule', 'dead', 'job:<id>', 'metrics:failed'],
     args: ['id', 'token', 'delay_ms', 'max_attempts', 'error'],
+    reply: 'bulk `scheduled` or `dead`; integer `0` no row',
   },
   promote: {
     script: 'promote-3.lua',
@@ -48,6 +54,7 @@ export const TRANSITIONS = {
     admits: false,
     keys: ['schedule', 'pending', 'job:'],
     args: ['batch'],
+    reply: 'integer: ids moved',
   },
   reap: {
     script: 'reap-3.lua',
@@ -55,6 +62,7 @@ export const TRANSITIONS = {
     admits: false,
     keys: ['active', 'pending', 'job:'],
     args: ['batch'],
+    reply: 'integer: ids moved',
   },
   laneEnqueue: {
     script: 'lane-enqueue-6.lua',
@@ -63,6 +71,7 @@ export const TRANSITIONS = {
     admits: true,
     keys: ['job:<id>', 'g:<group>:pending', 'ring', 'paused', 'glimit', 'gactive'],
     args: ['id', 'payload', 'group'],
+    reply: 'integer `1` new, `0` duplicate',
   },
 } as const;
 

@@ -7,7 +7,7 @@
 // there. Both turns are lines served in arrival order, and a reader has one reshard queued or running at
 // a time.
 
-import { queueKey, slot } from '../contract/keyspace/index.ts';
+import { queueSlot, slot } from '../contract/keyspace/index.ts';
 import { inMigrationTurn, MIGRATION_LOCK } from '../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -39,7 +39,7 @@ export function parseReshardInput(body: unknown): ReshardInput {
   // slot would move the lock of the very move under way, and list the site's keys beside the reader's:
   // a queue there is refused, whatever its name, before anything is sent.
   const own = slot(RunLocks.key(MIGRATION_LOCK));
-  const at = slot(queueKey(queue, 'pending'));
+  const at = queueSlot(queue);
   if (at === own)
     throw new InputError(
       'queue',
@@ -61,7 +61,7 @@ async function reshardInTurn(grant: MigrationGrant, input: ReshardInput): Promis
   // The atomic mode runs on the Valkey 9.1 cluster, which has its own runtime and takes its own turns;
   // while that cluster is being built, starting or cannot start, `atomic()` says so (a 503).
   if (input.mode === 'atomic') return runAtomicReshard(await grant.migration.atomic(), input);
-  const n = slot(queueKey(input.queue, 'pending'));
+  const n = queueSlot(input.queue);
   return inMigrationTurn(grant.migration.cluster, n, (turn, views) =>
     runKeysMigration(grant, input.queue, input.size, turn, views),
   );

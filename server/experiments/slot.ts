@@ -8,6 +8,7 @@ import {
   KeyspaceError,
   queueKey,
   queueKeys,
+  queueSlot,
   slot,
   validQueue,
   versionKey,
@@ -103,7 +104,7 @@ async function slotOn(grant: Grant<'slotTurn'>, cluster: Cluster, input: SlotInp
     key: { ...view, serverSlot: confirmed, agree: confirmed === view.slot },
     queueSlots,
     reserve,
-    otherSlot: slot(queueKey(input.other, 'pending')),
+    otherSlot: queueSlot(input.other),
     singleQueue: { ...slotsOf(single), ...singleOutcome } as SlotCall,
     mixedQueues: { ...slotsOf(mixed), ...mixedOutcome } as SlotCall,
   };

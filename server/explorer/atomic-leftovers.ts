@@ -5,6 +5,7 @@
 // lock keys (`{sandbox}:…`) are not a queue's.
 
 import type { Valkey } from 'iovalkey';
+import { namespacePattern } from '../contract/keyspace/index.ts';
 import { readShards } from '../sandbox/cluster-topology.ts';
 import type { AtomicRuntime } from './atomic-runtime.ts';
 
@@ -29,7 +30,7 @@ async function unfinished(node: Valkey): Promise<Array<{ operation: string; stat
 export async function* queueKeyBatches(node: Valkey): AsyncGenerator<string[]> {
   let cursor = '0';
   do {
-    const [next, keys] = (await node.call('SCAN', cursor, 'MATCH', 'emq:*', 'COUNT', 1000)) as [
+    const [next, keys] = (await node.call('SCAN', cursor, 'MATCH', namespacePattern(), 'COUNT', 1000)) as [
       string,
       string[],
     ];

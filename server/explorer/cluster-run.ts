@@ -4,7 +4,10 @@
 // (RunLocks: in this process and across processes) and, before it lets go, deletes every key of its
 // queue by key — then checks the slot holds none of them. A reshard holds the slot it moves the same way.
 
-import { queueKey, slot } from '../contract/keyspace/index.ts';
+import { join } from 'node:path';
+import { queuePrefix, queueSlot } from '../contract/keyspace/index.ts';
+import { luaScript } from '../lua/lua-file.ts';
+import { projectRoot } from '../project-root.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { isRestarting } from '../catalogue/restarting.ts';
 import { outsideRun, runDeadline, settledWithin } from '../run-deadline.ts';
@@ -16,14 +19,12 @@ export interface ClusterRunContext {
   owner: ShardNode;
 }
 
+/** A queue's rows and sets, deleted inside the server in one call (lua/queue-drop-n.lua). */
+export const DROP_QUEUE = luaScript(join(projectRoot(), 'server', 'explorer', 'lua'), 'queue-drop-n.lua');
+
 /** The lock name of a slot: runs of every queue on one slot take turns (a name may share a slot). */
 export function slotLock(n: number): string {
   return `slot:${n}`;
-}
-
-/** What every key of `queue` starts with (`emq:{queue}:`). */
-export function queuePrefix(queue: string): string {
-  return queueKey(queue, 'pending').slice(0, -'pending'.length);
 }
 
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
@@ -63,7 +64,7 @@ export async function withQueueSlot<T>(
   queue: string,
   work: (context: ClusterRunContext) => Promise<T>,
 ): Promise<T & { leftBehind: number }> {
-  const n = slot(queueKey(queue, 'pending'));
+  const n = queueSlot(queue);
   const run = runDeadline();
   // Once the deadline has passed, nothing of this run deletes a key: the turn may be another's by then.
   const inTurn = () => !run?.aborted;

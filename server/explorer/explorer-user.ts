@@ -6,7 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
 import { scriptCommands } from '../executors/scripts.ts';
-import { CORE_TRANSITIONS, TRANSITIONS } from '../contract/transitions.ts';
+import { consoleAcl } from '../contract/console/commands.ts';
+import { namespacePattern, reservePattern } from '../contract/keyspace/index.ts';
 
 export const EXPLORER_USER = 'explorer';
 
@@ -28,8 +29,6 @@ const VIEW = ['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize
  * check CLUSTER INFO) and sends to follow an ASK redirection mid-migration (ASKING).
  */
 const CLUSTER = ['cluster|keyslot', 'cluster|slots', 'cluster|info', 'asking'];
-/** The console's reads beyond the ones above (server/contract/console/allow-list.ts). */
-const CONSOLE = ['zscore', 'ttl', 'echo'];
 
 /**
  * What lists a keyspace instead of naming keys: key patterns do not bound it, and a cluster node's one
@@ -39,14 +38,25 @@ const WALKS_KEYSPACE = ['scan', 'dbsize'];
 
 export function explorerRules(password: string, withNative: boolean, onCluster = false): string[] {
   const view = onCluster ? VIEW.filter((command) => !WALKS_KEYSPACE.includes(command)) : VIEW;
-  const commands = [...CONNECTION, ...FENCE, ...SCRIPTED, ...IN_SCRIPTS, ...view, ...CLUSTER, ...CONSOLE];
-  const rules = ['reset', 'on', `>${password}`, '~emq:*', '~{emq}:*', 'resetchannels', '-@all'];
+  // The console's commands on this kind of node, read from their rows (server/contract/console/commands.ts).
+  const fromRows = consoleAcl(onCluster ? 'cluster' : 'standalone');
+  const all = [
+    ...CONNECTION,
+    ...FENCE,
+    ...SCRIPTED,
+    ...IN_SCRIPTS,
+    ...view,
+    ...CLUSTER,
+    ...fromRows.commands,
+  ];
+  const commands = [...new Set(all)];
+  const keys = [`~${namespacePattern()}`, `~${reservePattern()}`];
+  const rules = ['reset', 'on', `>${password}`, ...keys, 'resetchannels', '-@all'];
   rules.push(...commands.map((command) => `+${command}`));
   if (withNative) {
     // A selector lets the EMQ.* commands take any key, so an edited key reaches the module's own layout
     // check (which refuses it, naming the byte, and writes nothing) instead of stopping at the ACL.
-    const native = CORE_TRANSITIONS.map((name) => `+${TRANSITIONS[name].command.toLowerCase()}`);
-    rules.push(`(~* ${native.join(' ')})`);
+    rules.push(`(~* ${fromRows.anyKey.map((command) => `+${command}`).join(' ')})`);
   }
   return rules;
 }

@@ -104,13 +104,6 @@ function recordsIn(dir: string): Recorded[] {
   return found;
 }
 
-/** The valkey-servers a run directory's pid files name that are still running. */
-export function serversIn(dir: string): number[] {
-  return recordsIn(dir)
-    .filter(stillRuns)
-    .map((server) => server.pid);
-}
-
 /** SIGKILLs what the records name while they still run, and waits (up to `ms`) until each is gone. */
 function stopAll(records: Recorded[], ms = 3000): boolean {
   const deadline = Date.now() + ms;

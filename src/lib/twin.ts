@@ -72,7 +72,6 @@ export function toMarkdown(page: TwinPage, options: TwinOptions = {}): string {
       const a = attrs(tag);
       const span = readSymbol(root, a.file!, a.symbol ?? null);
       const label = a.symbol ? `\`${a.symbol}\` in \`${a.file}\`` : `\`${a.file}\``;
-      if (!span) return `${label}: not written yet.`;
       return `${label}, lines ${span.startLine}–${span.endLine}:\n\n\`\`\`${FENCE[span.lang]}\n${span.text}\n\`\`\``;
     })
     .replace(selfClosing('ExplorerSlot'), '')

@@ -2,7 +2,9 @@
 // as every other cluster run, so another reader's route run on a queue is over (and its keys deleted)
 // before the console reads that queue; SCAN and DBSIZE, which would walk every reader's keys and the
 // site's lock keys, are refused there; the site's own keys ({sandbox}:…) are refused by the allow-list
-// and by the explorer account's key patterns; and a run holds the turn of at most 8 slots.
+// and by the explorer account's key patterns; and a run holds the turn of at most 8 slots. And on each
+// target, every command the console lists as allowed there runs there, as the explorer account: each
+// row's example (server/contract/console/commands.ts), none refused, none answered NOPERM.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -15,6 +17,7 @@ import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { RunLocks } from '../../server/explorer/run-lock.ts';
 import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
+import { CONSOLE_COMMANDS } from '../../server/contract/console/commands.ts';
 
 const api = useApi();
 const consoleOnCluster = (lines: string[]) => api.post('console', { node: 'cluster', lines });
@@ -29,6 +32,30 @@ function queuesOnDistinctSlots(count: number): string[] {
   }
   return names;
 }
+
+describe('each target’s allow-list, on real servers', () => {
+  for (const node of ['standalone', 'cluster'] as const) {
+    it(`runs on "${node}" every command it lists there, as the explorer account`, async () => {
+      const examples = Object.values(CONSOLE_COMMANDS)
+        .filter((row) => row.runsOn.includes(node))
+        .map((row) => row.example);
+      const lines: Array<{ input: string; outcome: string; error?: { code: string; message: string } }> = [];
+      for (let i = 0; i < examples.length; i += 16) {
+        const { status, body } = await api.post('console', { node, lines: examples.slice(i, i + 16) });
+        assert.equal(status, 200, JSON.stringify(body));
+        lines.push(...body.result.lines);
+      }
+      assert.equal(lines.length, examples.length);
+      for (const line of lines) {
+        assert.notEqual(line.outcome, 'refused', `${line.input}: ${line.error?.message}`);
+        assert.ok(
+          !/NOPERM|unknown command/i.test(line.error?.message ?? ''),
+          `${line.input}: ${line.error?.message}`,
+        );
+      }
+    });
+  }
+});
 
 describe('the console on the cluster reads only its own keys', () => {
   it('waits for the turn of the slot it reads while another run holds it', async () => {

@@ -1,6 +1,7 @@
 // The keyspace dump reads each key by its TYPE, whatever the layout expects there: a key the layout
 // places is read in the same pipeline as its TYPE, one it does not place — or one holding another
-// type than its place calls for — in a second; the dump is the same either way.
+// type than its place calls for — in a second; the dump is the same either way. And the grammar's scan
+// patterns, as a real server's SCAN MATCH reads them.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -12,6 +13,13 @@ import {
   dumpKeyspace,
   dumpOfReply,
 } from '../../server/inspect/keyspace-dump.ts';
+import {
+  namespacePattern,
+  queueKey,
+  queuePattern,
+  reservePattern,
+  versionKey,
+} from '../../server/contract/keyspace/index.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();
@@ -76,5 +84,31 @@ describe('the keyspace dump inside the server', () => {
     assert.deepEqual(await dumpInServer(client), {
       '{emq}:version': { type: 'string', value: 'echomq:6.0.0' },
     });
+  });
+});
+
+describe('the grammar’s scan patterns, on a real server', () => {
+  it('match one queue’s keys whatever bytes its name holds, every queue’s, and the reserve’s', async () => {
+    const { client } = sandbox.nextDatabase();
+    await client.flushdb();
+    // Names a glob would read as a pattern, each beside a name that pattern would also match.
+    const names = ['a*b', 'axb', 'a?b', 'a[b]c', 'abc', 'a\\b', 'a\\\\b'];
+    for (const name of names) await client.zadd(queueKey(name, 'pending'), 0, 'JOB0Nb1VTbfnu4');
+    await client.set(versionKey(), 'echomq:6.0.0');
+    await client.set('elsewhere', '1');
+    const scan = async (pattern: string) => {
+      const found: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 100);
+        found.push(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      return found.sort();
+    };
+    for (const name of names)
+      assert.deepEqual(await scan(queuePattern(name)), [queueKey(name, 'pending')], name);
+    assert.deepEqual(await scan(namespacePattern()), names.map((name) => queueKey(name, 'pending')).sort());
+    assert.deepEqual(await scan(reservePattern()), [versionKey()]);
   });
 });

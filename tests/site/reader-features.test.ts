@@ -101,7 +101,7 @@ test('copy buttons copy the exact source of a panel', async () => {
   const context = await course.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
   await page.goto(course.site.url + '/protocol/the-owned-keyspace/braced-grammar/');
-  const panel = page.locator('figure.source-panel[data-status="shown"]').first();
+  const panel = page.locator('figure.source-panel').first();
   const button = panel.getByRole('button', { name: /Copy/ });
   await button.click();
   await panel.getByRole('button', { name: 'Copied' }).waitFor();

@@ -4,7 +4,11 @@
 // phases each mode answers, by name, which the server's and the page's tests hold to alike.
 
 import assert from 'node:assert/strict';
-import { replyKind, replyLine, type MigrationResult } from '../../server/contract/experiments/migration.ts';
+import {
+  isErrorReply,
+  replyKind,
+  type MigrationResult,
+} from '../../server/contract/experiments/migration.ts';
 
 /** The phases a key-by-key move answers, by name, in order; and an atomic move's. */
 export const KEYS_MODE_PHASES = ['stable', 'importing', 'migrating', 'split', 'moved', 'owner', 'back'];
@@ -53,7 +57,8 @@ export function assertPhaseCounts(r: MigrationResult, size: number): void {
         if (probe.served === undefined) expected[replyKind(probe.reply)] += 1;
         else {
           expected[replyKind(probe.firstReply ?? probe.reply)] += probe.served;
-          if (/^(MOVED|ASK|TRYAGAIN)\b/.test(replyLine(probe.reply))) expected[replyKind(probe.reply)] += 1;
+          if (isErrorReply(probe.reply) && /^(MOVED|ASK|TRYAGAIN)\b/.test(probe.reply.error))
+            expected[replyKind(probe.reply)] += 1;
         }
       }
       assert.deepEqual(phase.repliesByNode[address], expected, `${phase.name}: replies of ${address}`);

@@ -49,7 +49,8 @@ describe('the error-code catalogue', () => {
   it('writes docs/wire.md’s error table (regenerate: node scripts/wire-doc.ts), and wire.md writes no text again', () => {
     const wire = read('docs/wire.md');
     assert.equal(wire, wireDoc(wire), 'docs/wire.md is stale: node scripts/wire-doc.ts');
-    const outside = wire.slice(0, wire.indexOf(WIRE_TABLE_START)) + wire.slice(wire.indexOf(WIRE_TABLE_END));
+    const start = wire.indexOf(WIRE_TABLE_START);
+    const outside = wire.slice(0, start) + wire.slice(wire.indexOf(WIRE_TABLE_END, start));
     for (const row of ERROR_CODES) {
       // The text up to its first value: enough to be the text, not only its class.
       const head = row.text.split('<', 1)[0]!;

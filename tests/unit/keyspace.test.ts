@@ -13,10 +13,16 @@ import {
   KeyspaceError,
   laneKey,
   layoutValueType,
+  namespacePattern,
   parseId,
   queueKey,
+  queueKeys,
+  queuePattern,
+  queuePrefix,
+  queueSlot,
   quoteBytes,
   reserve,
+  reservePattern,
   rowBase,
   slot,
   utf8,
@@ -36,6 +42,28 @@ describe('the braced grammar', () => {
     for (const { queue, type, key } of vectors.queueKeys) assert.equal(queueKey(queue, type), key);
     for (const { queue, id, key } of vectors.jobKeys) assert.equal(jobKey(queue, id), key);
     assert.equal(rowBase('orders'), 'emq:{orders}:job:');
+  });
+
+  it('owns the queue’s prefix, slot and scan pattern, and the namespace’s and the reserve’s patterns', () => {
+    assert.equal(queuePrefix('orders'), 'emq:{orders}:');
+    for (const { key } of queueKeys('orders')) assert.ok(key.startsWith(queuePrefix('orders')), key);
+    assert.equal(queueSlot('orders'), 105);
+    assert.equal(queueSlot('123456789'), 12739);
+    // An empty name is no hashtag: the queue's slot is its pending set's, hashed whole.
+    assert.equal(queueSlot(''), slot('emq:{}:pending'));
+    assert.equal(queuePattern('orders'), 'emq:{orders}:*');
+    // A glob's special bytes in a name are taken literally (held on a real server by
+    // tests/integration/keyspace-dump.test.ts).
+    assert.equal(queuePattern('a*b?[c]\\d'), 'emq:{a\\*b\\?\\[c\\]\\\\d}:*');
+    assert.equal(namespacePattern(), 'emq:*');
+    assert.equal(reservePattern(), '{emq}:*');
+  });
+
+  it('gives each fixed key type its Valkey value type', () => {
+    const values = new Set(Object.values(KEY_TYPES).map(({ value }) => value));
+    assert.deepEqual([...values].sort(), ['hash', 'list', 'set', 'zset']);
+    assert.equal(KEY_TYPES.pending.value, 'zset');
+    assert.equal(KEY_TYPES.ring.value, 'list');
   });
 
   it('keeps the type registry closed', () => {
@@ -181,13 +209,10 @@ describe('quoting bytes in messages', () => {
 });
 
 describe('the value type the layout gives a key', () => {
-  it('follows each fixed key type’s description, and places rows, lanes and the reserve', () => {
-    const words = { 'sorted set': 'zset', hash: 'hash', list: 'list', set: 'set' } as Record<string, string>;
-    for (const [type, description] of Object.entries(KEY_TYPES)) {
+  it('is each fixed key type’s value in the registry, and places rows, lanes and the reserve', () => {
+    for (const [type, { value }] of Object.entries(KEY_TYPES)) {
       if (type === 'job:') continue;
-      const kind = words[description.split(':', 1)[0]!];
-      assert.ok(kind, `${type}: ${description}`);
-      assert.equal(layoutValueType(queueKey('orders', type as KeyType)), kind, type);
+      assert.equal(layoutValueType(queueKey('orders', type as KeyType)), value, type);
     }
     assert.equal(layoutValueType(jobKey('orders', 'JOB0Nb1VTbfnu4')), 'hash');
     assert.equal(layoutValueType(laneKey('orders', 'JOB0Nb1VTbfnu4')), 'zset');

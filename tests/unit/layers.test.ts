@@ -143,3 +143,24 @@ test('the walk sees every kind of import the rules are about', () => {
     'an .astro file’s frontmatter',
   );
 });
+
+/**
+ * The folders of server/ a file reads by path (`join(projectRoot(), 'server', '<room>', …)`, as the .lua
+ * files are read): an import the walk above cannot see, so it is held to the same rule, and tighter —
+ * a file reads only its own room's files; another room's are reached through that room's module.
+ */
+function roomsReadByPath(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/projectRoot\(\),\s*'server',\s*'([^']+)'/g)].map((m) => m[1]!);
+}
+
+test('a file of server/ reads files by path only from its own room', () => {
+  const crossing: string[] = [];
+  for (const file of serverFiles()) {
+    for (const room of roomsReadByPath(file))
+      if (room !== roomOf(file)) crossing.push(`${relative(SERVER, file)} reads server/${room}/ by path`);
+  }
+  assert.deepEqual(crossing, []);
+  // The walk sees the reads it is about: the explorer's scripts read by the explorer.
+  assert.deepEqual(roomsReadByPath(join(SERVER, 'explorer', 'run-lock.ts')), ['explorer']);
+});

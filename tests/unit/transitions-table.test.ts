@@ -1,6 +1,6 @@
 // The TypeScript transition table against the fixture's `verbs`, which the Rust module's tests read
 // too: the verb, the script, the declared keys and the arguments cannot drift apart between the sides.
-// And `callFor`, which builds every call from that table.
+// And `callFor`, which builds every call from that table; and docs/wire.md's transition table, written from it.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { callFor } from '../../server/contract/calls.ts';
 import { exactCall } from '../../server/contract/exact-call.ts';
 import { CORE_TRANSITIONS, TRANSITIONS } from '../../server/contract/transitions.ts';
+import { withTransitionTable } from '../../server/contract/transition-markdown.ts';
 import { KeyspaceError, splitQueueKey } from '../../server/contract/keyspace/index.ts';
 
 interface FixtureVerb {
@@ -39,6 +40,16 @@ describe('the transition table', () => {
       const { call } = exactCall(transition, 'orders', ID);
       const types = call.keys.map((key) => splitQueueKey(key)!.type.replace(ID, '<id>'));
       assert.deepEqual(types, expected.keys, transition);
+    }
+  });
+
+  it('writes docs/wire.md’s transition table (regenerate: node scripts/wire-doc.ts)', () => {
+    const wire = readFileSync(new URL('../../docs/wire.md', import.meta.url), 'utf8');
+    assert.equal(wire, withTransitionTable(wire), 'docs/wire.md is stale: node scripts/wire-doc.ts');
+    // Every transition has its row, named as the page names it, with its reply.
+    for (const [transition, { reply }] of Object.entries(TRANSITIONS)) {
+      const verb = transition.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
+      assert.ok(wire.includes(`| ${verb} |`) && wire.includes(`| ${reply} |`), transition);
     }
   });
 });

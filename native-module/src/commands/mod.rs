@@ -50,6 +50,7 @@ impl<'a> Call<'a> {
     }
 }
 
+// panel: admit (the course shows these lines: src/lib/source.ts)
 /// Runs the checks that come before every transition, in the order of docs/wire.md.
 /// `argv` is the command as received: name, numkeys, keys…, args….
 pub fn admit<'a>(
@@ -84,6 +85,7 @@ pub fn admit<'a>(
 
     Ok(Call { layout, keys, args })
 }
+// end of panel: admit
 
 /// The native fence: reads `{emq}:version` and refuses anything but this module's identity.
 fn read_identity(ctx: &Context) -> Result<(), ValkeyError> {

@@ -1,6 +1,7 @@
 // The arity of every EMQ.* command, read off the transition table (the table that builds every call),
 // so the catalogue cannot disagree with what the executors send.
 
+import { queuePrefix } from '../keyspace/index.ts';
 import { CORE_TRANSITIONS, TRANSITIONS, type CoreTransition } from '../transitions.ts';
 
 export interface CommandArity {
@@ -30,9 +31,12 @@ export function commandArities(): CommandArity[] {
       keys: [...keys],
       args: [...args],
       words: 2 + keys.length + args.length,
-      usage: [command, String(keys.length), ...keys.map((type) => `emq:{q}:${type}`), ...args.map(word)].join(
-        ' ',
-      ),
+      usage: [
+        command,
+        String(keys.length),
+        ...keys.map((type) => queuePrefix('q') + type),
+        ...args.map(word),
+      ].join(' '),
     };
   });
 }

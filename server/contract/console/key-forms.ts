@@ -2,7 +2,14 @@
 // allowed form closest to what was typed (a hash key → HSET, HGETALL), never only the rule it broke.
 // Free of Node APIs.
 
-import { layoutValueType, RESERVE_BASE, splitQueueKey, versionKey } from '../keyspace/index.ts';
+import {
+  layoutValueType,
+  PREFIX,
+  queueKey,
+  RESERVE_BASE,
+  splitQueueKey,
+  versionKey,
+} from '../keyspace/index.ts';
 
 /** The example queue a suggestion uses when the typed key names none. */
 const EXAMPLE_QUEUE = 'orders';
@@ -42,16 +49,16 @@ export function formsFor(key: string): { write?: string; read: string } | undefi
 }
 
 /** The queue the typed key names, when it names one; else the example queue. */
-function queueIn(key: string): string {
+export function exampleQueue(key: string): string {
   const queue = splitQueueKey(key)?.queue;
   return queue && !/[{}\s]/.test(queue) ? queue : EXAMPLE_QUEUE;
 }
 
 /** A key of the grammar like the one typed: its queue kept, the nearest type the layout places. */
 export function grammarExample(key: string, reads: boolean): string {
-  const queue = queueIn(key);
-  return reads ? `emq:{${queue}}:pending` : `emq:{${queue}}:meta`;
+  const queue = exampleQueue(key);
+  return queueKey(queue, reads ? 'pending' : 'meta');
 }
 
 /** The namespace the console reads (the sandbox account's keys): a queue's keys and the reserve's. */
-export const NAMESPACE = `emq: or ${RESERVE_BASE}`;
+export const NAMESPACE = `${PREFIX} or ${RESERVE_BASE}`;

@@ -185,12 +185,6 @@ export function replyKind(reply: ProbeReply): ReplyKind {
   return 'refused';
 }
 
-/** A reply as one line: an error reply's exact text, or the value as JSON. */
-export function replyLine(reply: ProbeReply): string {
-  if (isErrorReply(reply)) return reply.error;
-  return JSON.stringify(reply);
-}
-
 /** Whether the reply is an error reply. */
 export function isErrorReply(reply: ProbeReply): reply is { error: string } {
   return reply !== null && typeof reply === 'object' && !Array.isArray(reply);

@@ -2,8 +2,9 @@
 
 import { assertBrandedId } from './branded-id.ts';
 import { KeyspaceError } from './errors.ts';
-import { versionKey } from './reserve.ts';
-import { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType } from './types.ts';
+import { slot } from './hashtag.ts';
+import { RESERVE_BASE, versionKey } from './reserve.ts';
+import { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType, type ValueType } from './types.ts';
 
 export const PREFIX = 'emq:';
 
@@ -15,7 +16,40 @@ export function queueKey(queue: string, type: KeyType): string {
       `unknown key type ${JSON.stringify(type)}: the type registry is closed`,
     );
   }
-  return `${PREFIX}{${queue}}:${type}`;
+  return queuePrefix(queue) + type;
+}
+
+/** `emq:{q}:` — what every key of the queue starts with: a queue key is this and its type. */
+export function queuePrefix(queue: string): string {
+  return `${PREFIX}{${queue}}:`;
+}
+
+/**
+ * The slot every key of the queue lands on: its pending set's (the name is the hashtag; an empty name
+ * has none, and then each key hashes whole, so the pending set's is the one the runs use).
+ */
+export function queueSlot(queue: string): number {
+  return slot(queueKey(queue, 'pending'));
+}
+
+/** A glob's special bytes (`*`, `?`, `[`, `]` and `\`) escaped: the name matches only itself in MATCH. */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (byte) => `\\${byte}`);
+}
+
+/** `emq:{q}:*` — the pattern (SCAN MATCH, KEYS) of every key of one queue, the name taken literally. */
+export function queuePattern(queue: string): string {
+  return `${globLiteral(queuePrefix(queue))}*`;
+}
+
+/** `emq:*` — the pattern of every queue key of the namespace. */
+export function namespacePattern(): string {
+  return `${PREFIX}*`;
+}
+
+/** `{emq}:*` — the pattern of every reserve key. */
+export function reservePattern(): string {
+  return `${RESERVE_BASE}*`;
 }
 
 /**
@@ -78,13 +112,11 @@ export function splitQueueKey(key: string): QueueKeyParts | null {
 }
 
 /** The Valkey type a key holds where the layout places it, or undefined for a key it does not place. */
-export function layoutValueType(key: string): 'hash' | 'zset' | 'list' | 'set' | 'string' | undefined {
+export function layoutValueType(key: string): ValueType | undefined {
   if (key === versionKey()) return 'string';
   const type = splitQueueKey(key)?.type;
   if (type === undefined) return undefined;
-  if (type.startsWith('job:')) return 'hash';
-  if (isLaneType(type)) return 'zset';
-  if (!isFixedKeyType(type)) return undefined;
-  const kind = KEY_TYPES[type].split(':', 1)[0];
-  return kind === 'sorted set' ? 'zset' : kind === 'hash' ? 'hash' : kind === 'list' ? 'list' : 'set';
+  if (type.startsWith('job:')) return KEY_TYPES['job:'].value;
+  if (isLaneType(type)) return KEY_TYPES.pending.value;
+  return isFixedKeyType(type) ? KEY_TYPES[type].value : undefined;
 }

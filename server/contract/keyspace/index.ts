@@ -17,14 +17,26 @@ export { KeyspaceError, type KeyspaceErrorCode } from './errors.ts';
 export {
   jobKey,
   laneKey,
+  layoutValueType,
+  namespacePattern,
   PREFIX,
   queueKey,
   queueKeys,
+  queuePattern,
+  queuePrefix,
+  queueSlot,
+  reservePattern,
   rowBase,
-  layoutValueType,
   splitQueueKey,
   type QueueKeyParts,
 } from './grammar.ts';
 export { crc16, hashtag, hashtagBytes, hashtagRange, slot, SLOT_COUNT } from './hashtag.ts';
 export { RESERVE_BASE, reserve, reserveSlot, versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from './reserve.ts';
-export { isFixedKeyType, KEY_TYPES, type FixedKeyType, type KeyType, type LaneKeyType } from './types.ts';
+export {
+  isFixedKeyType,
+  KEY_TYPES,
+  type FixedKeyType,
+  type KeyType,
+  type LaneKeyType,
+  type ValueType,
+} from './types.ts';

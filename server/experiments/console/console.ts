@@ -16,15 +16,9 @@ import { fields, InputError, oneOf } from '../../input/fields.ts';
 import type { Grant } from '../../explorer/grants.ts';
 import { wireDuring, type WireCommand, type WireProof, type WireReply } from '../../wire/recorder.ts';
 import { clusterWireDuring, withOwnCluster } from '../../wire/cluster-wire.ts';
-import {
-  ALLOWED,
-  notAllowedMessage,
-  plan,
-  type Node,
-  type Planned,
-  type Refused,
-} from '../../contract/console/allow-list.ts';
-import { checkTurnSlots, turnSlots, walksSharedKeyspace, withSlotTurns } from './cluster-turns.ts';
+import { plan, type Node, type Planned, type Refused } from '../../contract/console/allow-list.ts';
+import { allowedForms } from '../../contract/console/commands.ts';
+import { checkTurnSlots, turnSlots, withSlotTurns } from './cluster-turns.ts';
 import { sectionFor } from '../../contract/console/error-course.ts';
 import { errorReading, replyReading } from './reply-reading.ts';
 import { LineError, splitLine } from '../../contract/console/split-line.ts';
@@ -72,7 +66,7 @@ export function parseConsoleInput(body: unknown): ConsoleInput {
       throw error;
     }
     if (argv.length === 0) throw new InputError(where, 'is empty; leave blank lines out');
-    return plan(argv);
+    return plan(argv, node);
   });
   if (node === 'cluster') checkTurnSlots(plans);
   return { lines: lines as string[], node, plans };
@@ -125,21 +119,9 @@ async function runLine(
   input: string,
   planned: ReturnType<typeof plan>,
 ): Promise<ConsoleLine> {
-  const refusal: Refused | null = !planned.ok
-    ? planned
-    : mode === 'cluster' && planned.writes && !planned.command.startsWith('EMQ.')
-      ? {
-          ok: false,
-          code: 'NOT_ALLOWED',
-          command: planned.command,
-          message: notAllowedMessage(
-            planned.command,
-            'it writes, and on the cluster the console runs only what writes nothing (reads, CLUSTER KEYSLOT, PING, ECHO, TIME, and the EMQ.* verbs, which every cluster node refuses); run it on a fresh standalone keyspace instead',
-          ),
-        }
-      : mode === 'cluster'
-        ? walksSharedKeyspace(planned)
-        : null;
+  // A line refused for its target too (a write, or a walk of the keyspace, on the cluster) was
+  // refused when it was planned for that target.
+  const refusal: Refused | null = planned.ok ? null : planned;
   if (refusal) {
     // Nothing is sent; the servers' own counts of the run's connections show it.
     const { wire, proof } = await target(mode).record(async () => {});
@@ -205,7 +187,7 @@ export async function runConsole(
         identity: null,
         lines: await runLines(input, () => clusterTarget(cluster)),
         keyspace: null,
-        allowed: ALLOWED,
+        allowed: allowedForms(input.node),
       })),
     );
   }
@@ -232,7 +214,7 @@ export async function runConsole(
           type,
           value,
         })),
-        allowed: ALLOWED,
+        allowed: allowedForms(input.node),
       };
     };
     return needsCluster ? withOwnCluster(grant.cluster, runWith) : runWith(null);

@@ -12,10 +12,9 @@ import { callFor } from '../../contract/calls.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import { isReplyError } from '../../executors/wire-error.ts';
 import type { Call } from '../../contract/transitions.ts';
-import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKeys, queuePrefix, queueSlot } from '../../contract/keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../../sandbox/cluster-topology.ts';
 import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
-import { queuePrefix } from '../../explorer/cluster-run.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   isErrorReply,
@@ -92,7 +91,7 @@ async function drained(runtime: AtomicRuntime, node: string, n: number): Promise
 /** The queue's keys other than its rows (twenty thousand rows are counted, not listed). */
 async function namedKeys(runtime: AtomicRuntime, node: string, queue: string): Promise<string[]> {
   const admin = runtime.clusterAdminNode(node);
-  const fixed = (['pending', 'active', 'schedule', 'dead', 'meta'] as const).map((t) => queueKey(queue, t));
+  const fixed = queueKeys(queue).map(({ key }) => key);
   // A node that no longer serves the slot answers MOVED to EXISTS: it holds none of them.
   const found = await Promise.all(fixed.map((key) => admin.exists(key).catch(() => 0)));
   return fixed.filter((_, i) => found[i] === 1);
@@ -302,7 +301,7 @@ export async function runAtomicReshard(
 ): Promise<MigrationResult> {
   const { queue } = input;
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
-  const n = slotOf(queueKey(queue, 'pending'));
+  const n = queueSlot(queue);
   return runtime.locks.line.with(LOCK, async () => {
     await settle(runtime, await readShards(runtime.clusterAdmin));
     const everyone = await readShards(runtime.clusterAdmin);

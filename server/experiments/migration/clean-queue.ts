@@ -5,17 +5,11 @@
 // names goes too. ASKING goes before each delete so an importing node deletes keys of a slot it does
 // not own yet; on the owner it changes nothing.
 
-import { join } from 'node:path';
 import type { Valkey } from 'iovalkey';
-import { queuePrefix } from '../../explorer/cluster-run.ts';
-import { queueKeys, rowBase } from '../../contract/keyspace/index.ts';
-import { luaScript } from '../../lua/lua-file.ts';
-import { projectRoot } from '../../project-root.ts';
+import { DROP_QUEUE } from '../../explorer/cluster-run.ts';
+import { queueKeys, queuePrefix, rowBase } from '../../contract/keyspace/index.ts';
 
 const BATCH = 2000;
-
-/** The queue's rows and sets, deleted inside the server in one call. */
-const DROP_QUEUE = luaScript(join(projectRoot(), 'server', 'explorer', 'lua'), 'queue-drop-n.lua');
 
 /**
  * Deletes, inside `node`, the rows `queue`'s sets name and the sets (ASKING first, for an importing

@@ -12,7 +12,7 @@
 import type { Cluster, Valkey } from 'iovalkey';
 import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
-import { jobKey, mintJobId, queueKey, slot as slotOf } from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
 import { moveSlot, type MigrationStep } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../explorer/run-lock.ts';
@@ -59,7 +59,7 @@ export async function runKeysMigration(
   turn: Turn,
   views: NodeView[],
 ): Promise<MigrationResult> {
-  const n = slotOf(queueKey(queue, 'pending'));
+  const n = queueSlot(queue);
   const migrations = grant.migration.cluster;
   return grant.queueTurn(queue, async () => {
     // Named as the node map names them: node 1, 2, 3 in the order of their first slot.
@@ -88,10 +88,7 @@ export async function runKeysMigration(
     const rows = jobs.map((id) => jobKey(queue, id));
     // The keys each phase lists where they are: the queue's own keys and the three rows (a thousand
     // rows are counted by the atomic mode, not listed).
-    const shown = [
-      ...(['pending', 'active', 'schedule', 'dead', 'meta'] as const).map((type) => queueKey(queue, type)),
-      ...rows,
-    ].sort();
+    const shown = [...queueKeys(queue).map(({ key }) => key), ...rows].sort();
     // A key is on a node when that node has it: EXISTS after ASKING, so an importing node answers for
     // a slot it does not own yet, and a node without it answers 0 or a redirection.
     const keysOn = async (address: string) => {

@@ -3,7 +3,14 @@
 // the same way wherever a name is typed: the code, the key it would have made, and an empty wire.
 // Free of Node and DOM APIs.
 
-import { hashtag, KeyspaceError, slot, utf8, validQueue } from '../../../server/contract/keyspace/index.ts';
+import {
+  hashtag,
+  KeyspaceError,
+  queueKey,
+  slot,
+  utf8,
+  validQueue,
+} from '../../../server/contract/keyspace/index.ts';
 import { LIMITS } from '../../../server/contract/limits.ts';
 import type { WireProof } from '../../../server/contract/wire/types.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
@@ -53,7 +60,7 @@ export function queueRefusal(queue: string): QueueRefusal | null {
  */
 function wouldBe(queue: string, code: string): SafeHtml | '' {
   if (code !== 'BRACE') return '';
-  const key = `emq:{${queue}}:pending`;
+  const key = queueKey(queue, 'pending');
   const tag = hashtag(key);
   const where =
     tag === queue

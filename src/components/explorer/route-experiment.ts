@@ -11,7 +11,7 @@ import {
   type MigrationResult,
 } from '../../../server/contract/experiments/migration.ts';
 import type { RouteNode } from '../../../server/contract/experiments/route.ts';
-import { queueKey, slot } from '../../../server/contract/keyspace/index.ts';
+import { queueSlot } from '../../../server/contract/keyspace/index.ts';
 import { defineExperiment, type ExplorerApi } from './explorer-api.ts';
 import { markup, show } from '../../lib/html.ts';
 import { refusalText } from './refusal-text.ts';
@@ -49,7 +49,7 @@ export function wireRoute(section: HTMLElement, api: ExplorerApi): void {
       show(region, queueRefusedView(refused));
       return;
     }
-    const n = slot(queueKey(input.value, 'pending'));
+    const n = queueSlot(input.value);
     showGrid(map(), { nodes, marks: routeMarks(input.value, n) });
     show(shared, sharedSlotNote(input.value, n));
   };

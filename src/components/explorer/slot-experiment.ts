@@ -5,6 +5,7 @@ import {
   hashtag,
   hashtagBytes,
   queueKey,
+  queueSlot,
   reserveSlot,
   slot,
   versionKey,
@@ -89,7 +90,7 @@ export function wireSlot(section: HTMLElement, api: ExplorerApi): void {
           ]
         : queuePins(subject.value, local, {
             name: other.value,
-            slot: slot(queueKey(other.value, 'pending')),
+            slot: queueSlot(other.value),
           }),
     });
     window.clearTimeout(timer);

@@ -7,6 +7,7 @@ import {
   hashtagRange,
   queueKey,
   queueKeys,
+  queuePattern,
   reserveSlot,
   slot,
   utf8,
@@ -28,7 +29,7 @@ import type { GridMark } from './slot-grid.ts';
  */
 export function queueKeyPins(queue: string, queueSlot: number, kind: GridMark['kind']): GridMark[] {
   if (hashtagRange(utf8(queueKey(queue, 'pending'))).tagged)
-    return [{ slot: queueSlot, label: `emq:{${queue}}:*`, kind }];
+    return [{ slot: queueSlot, label: queuePattern(queue), kind }];
   const keys = [...queueKeys(queue).map(({ key }) => key), queueKey(queue, 'job:')];
   return keys.map((key) => ({ slot: slot(key), label: key, kind }));
 }

@@ -6,8 +6,8 @@
 // reply. A mode whose answer has no worker yet is said so, never drawn empty. Free of Node and DOM APIs.
 
 import {
+  isErrorReply,
   replyKind,
-  replyLine,
   type MigrationResult,
   type ReplyKind,
   type WorkerTimeline,
@@ -99,7 +99,8 @@ export function timelineGeometry(runs: MigrationResult[], width = TIMELINE_WIDTH
           atMs: c.atMs,
           node: name,
           kind,
-          reply: replyLine(c.reply),
+          // an error reply's exact text, or the value as JSON: one line to read out
+          reply: isErrorReply(c.reply) ? c.reply.error : JSON.stringify(c.reply),
           x: x(lane, c.atMs),
           y: top(lane) + title + kinds[lane]!.indexOf(kind) * ROW + (ROW - MARK_H) / 2,
         };
