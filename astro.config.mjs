@@ -6,6 +6,12 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeColours, THEMES } from './src/lib/code-colours.ts';
 import { islandPreloads } from './src/lib/island-preloads.ts';
+import { siteUrlFrom } from './src/lib/site-url.ts';
+import { openapiFile } from './scripts/openapi.ts';
+import { previewImages } from './scripts/preview-images.ts';
+
+/** The site's public URL (SITE_URL), when set: the canonical links, the sitemap, llms.txt's links. */
+const SITE_URL = siteUrlFrom(process.env);
 
 /** The project's own server code, which `node server/serve.ts` loads from source. */
 const SERVER_DIR = fileURLToPath(new URL('./server/', import.meta.url));
@@ -56,6 +62,7 @@ const BASE_SHEET_MARK = '--bg:';
 // Pages are prerendered at build time; the standalone node server renders the live explorer's server
 // island. The JSON API under /api/ never reaches Astro: server/front/ answers it first.
 export default defineConfig({
+  ...(SITE_URL ? { site: SITE_URL } : {}),
   output: 'static',
   adapter: node({ mode: 'standalone' }),
   trailingSlash: 'ignore',
@@ -75,7 +82,9 @@ export default defineConfig({
     },
   },
   // islandPreloads: one preload per server island, where Astro writes two (src/lib/island-preloads.ts)
-  integrations: [mdx(), islandPreloads()],
+  // openapiFile: the API's OpenAPI document, generated at build time into dist/openapi.json;
+  // previewImages: each page's link-preview image, drawn once the pages are written
+  integrations: [mdx(), islandPreloads(), openapiFile(SITE_URL), previewImages()],
   // the fences' colours as the source panels' are: classes, not a style per token (src/lib/code-colours.ts)
   markdown: {
     shikiConfig: { themes: THEMES, defaultColor: false, transformers: [codeColours] },

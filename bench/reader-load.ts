@@ -29,7 +29,7 @@ export async function load(
         const answer = await reader.post(path, JSON.stringify(body(i)));
         latencies.push(performance.now() - t0);
         if (answer.status !== 200) {
-          const code = `${answer.status} ${(answer.body as { error?: { code: string } }).error?.code}`;
+          const code = `${answer.status} ${(answer.body as { code?: string }).code}`;
           failures.set(code, (failures.get(code) ?? 0) + 1);
         }
       }

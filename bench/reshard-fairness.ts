@@ -59,7 +59,7 @@ async function reshard(url: string, from: string, queue: string, mode: string): 
     });
     const ms = performance.now() - started;
     let code = '';
-    if (answer.status !== 200) code = JSON.parse(answer.body.toString()).error?.code ?? '';
+    if (answer.status !== 200) code = JSON.parse(answer.body.toString()).code ?? '';
     const retry = Number(answer.headers['retry-after'] ?? 0);
     return { status: answer.status, code, ms, ...(retry > 0 ? { retry } : {}) };
   } catch (error) {

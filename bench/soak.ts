@@ -152,9 +152,9 @@ try {
       let outcome: Omit<Outcome, 'part' | 'kind'>;
       try {
         const answer = await client.post(`/api/experiments/${run.kind}`, JSON.stringify(run.body));
-        const body = answer.body as { result?: unknown; error?: { code: string } };
+        const body = answer.body as { result?: unknown; code?: string };
         if (answer.status !== 200) {
-          outcome = { at: now(), ok: false, what: `${answer.status} ${body.error?.code} (${run.kind})` };
+          outcome = { at: now(), ok: false, what: `${answer.status} ${body.code} (${run.kind})` };
         } else {
           let wrong: string | null;
           try {
@@ -187,10 +187,10 @@ try {
         });
         const body = JSON.parse(answer.body.toString()) as {
           result?: { leftBehind?: number };
-          error?: { code: string };
+          code?: string;
         };
         if (answer.status !== 200)
-          outcome = { at: now(), ok: false, what: `${answer.status} ${body.error?.code} (${kind})` };
+          outcome = { at: now(), ok: false, what: `${answer.status} ${body.code} (${kind})` };
         else if (body.result?.leftBehind)
           outcome = { at: now(), ok: false, what: `wrong ${kind}: left ${body.result.leftBehind} behind` };
         else outcome = { at: now(), ok: true, what: '200' };

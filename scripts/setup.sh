@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and builds what the project needs, and is quick when all of it is already there:
-# Debian's valkey-server (bookworm-backports), chromium, nginx and clang; the npm packages (Node 22 among
+# Debian's valkey-server (bookworm-backports), chromium, nginx, clang and systemd-analyze; the npm packages (Node 22 among
 # them, from the `node` package); the native module; dpkg-dev and a C toolchain for scripts/valkey9.sh,
 # which start.sh and test.sh run in the background. Sourced by scripts/start.sh and scripts/test.sh.
 set -euo pipefail
@@ -52,6 +52,8 @@ command -v chromium >/dev/null || missing+=(chromium)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v clang >/dev/null || missing+=(clang)
 [ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+# systemd-analyze: tests/deploy/guide.test.ts verifies the shipped unit with it (a container may lack systemd).
+[ -x /usr/bin/systemd-analyze ] || missing+=(systemd)
 # Valkey 9.1 is built from Debian's source package (scripts/valkey9.sh): dpkg-source checks and unpacks
 # it, make and a C compiler build it.
 command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
@@ -87,3 +89,16 @@ if [ -f native-module/Cargo.toml ]; then
   say "native module: cargo build --release"
   cargo build --release --quiet --manifest-path native-module/Cargo.toml
 fi
+
+# The reference llms.txt tools (PyPI llms-txt: its parser and llms_txt2ctx), which tests/site/public-url.test.ts
+# runs on the built llms.txt: in a venv in the user's cache, shared by every checkout, pinned.
+LLMS_TXT_VERSION=0.0.7
+llms_venv=${XDG_CACHE_HOME:-$HOME/.cache}/the-owned-keyspace/llms-venv
+if ! "$llms_venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('llms-txt') != '$LLMS_TXT_VERSION')" 2>/dev/null; then
+  if ! python3 -m venv --help >/dev/null 2>&1; then apt_install python3 python3-venv; fi
+  say "llms-txt $LLMS_TXT_VERSION: a venv in $llms_venv"
+  rm -rf "$llms_venv"
+  python3 -m venv "$llms_venv"
+  "$llms_venv/bin/pip" install --quiet --disable-pip-version-check "llms-txt==$LLMS_TXT_VERSION"
+fi
+say "llms-txt: $("$llms_venv/bin/python" -c "import importlib.metadata as m; print(m.version('llms-txt'))")"

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join, relative } from 'node:path';
 import { projectRoot } from '../server/project-root.ts';
 import { freePort } from '../server/sandbox/free-port.ts';
+import { siteUrlFrom } from '../src/lib/site-url.ts';
 
 export const ROOT = projectRoot();
 export const DIST = join(ROOT, 'dist');
@@ -22,6 +23,10 @@ const INPUTS = [
   'server',
   'native-module/src',
   'astro.config.mjs',
+  // the build's own steps: the OpenAPI document and the link-preview images
+  'scripts/openapi.ts',
+  'scripts/openapi-schemas.ts',
+  'scripts/preview-images.ts',
   'package-lock.json',
   'tsconfig.json',
 ];
@@ -35,9 +40,21 @@ function newestInput(path: string): number {
   return newest;
 }
 
-/** True when dist/ is missing or some input of the build is newer than the last build. */
+/**
+ * What the build read from the environment, written into the stamp: the site's public URL (SITE_URL,
+ * src/lib/site-url.ts), on which the canonical links, the preview tags, the sitemap and llms.txt depend.
+ */
+function builtFor(): string {
+  return `SITE_URL=${siteUrlFrom(process.env) ?? ''}`;
+}
+
+/**
+ * True when dist/ is missing, some input of the build is newer than the last build, or the build was
+ * made for another SITE_URL: setting it for `npm start` is enough to rebuild what depends on it.
+ */
 export function isStale(): boolean {
   if (!existsSync(STAMP) || !existsSync(join(DIST, 'server/entry.mjs'))) return true;
+  if (!readFileSync(STAMP, 'utf8').split('\n').includes(builtFor())) return true;
   const built = statSync(STAMP).mtimeMs;
   return INPUTS.some((p) => newestInput(join(ROOT, p)) > built);
 }
@@ -60,7 +77,7 @@ export function ensureBuilt(): 'built' | 'up to date' {
     }
   }
   try {
-    const run = String(process.ppid);
+    const run = `${process.ppid} ${builtFor()}`;
     if (existsSync(CHECKED_BY) && readFileSync(CHECKED_BY, 'utf8') === run && existsSync(STAMP)) {
       return 'up to date';
     }
@@ -75,7 +92,7 @@ export function ensureBuilt(): 'built' | 'up to date' {
       encoding: 'utf8',
     });
     if (result.status !== 0) throw new Error(`astro build failed:\n${result.stdout}\n${result.stderr}`);
-    writeFileSync(STAMP, new Date().toISOString() + '\n');
+    writeFileSync(STAMP, `${new Date().toISOString()}\n${builtFor()}\n`);
     writeFileSync(CHECKED_BY, run);
     return 'built';
   } finally {

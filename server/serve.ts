@@ -5,13 +5,21 @@
 // once, checks it, and hands its address to every worker, which lease keyspaces through Valkey itself;
 // it starts the Valkey 9.1 cluster too (at start, or when a worker first asks) and hands it over the same
 // way, so a site has one of each, and a worker killed leaves no server of its own behind.
+// SIGTERM drains (drain.ts): readiness 503, no new connection, every run in flight answered, then the
+// servers stop. METRICS_PORT serves /metrics apart from the public port (observe/metrics-server.ts).
 
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import { explorerPasswordFor, explorerRuntime, siteSandboxOptions } from './explorer/runtime.ts';
+import {
+  explorerPasswordFor,
+  explorerRuntime,
+  siteSandboxOptions,
+  type ExplorerRuntime,
+} from './explorer/runtime.ts';
 import {
   atomicClusterForWorkers,
   clearAfterDeadProcess,
+  closeAtomicRuntime,
   warmAtomicRuntime,
 } from './explorer/atomic-runtime.ts';
 import { shareAtomicCluster } from './explorer/atomic-shared.ts';
@@ -20,8 +28,20 @@ import { liveState } from './api/island.ts';
 import { provideLiveState } from './contract/live-state.ts';
 import { serveApi } from './front/serve-api.ts';
 import { createFront, type Handler } from './front/front.ts';
-import { fileLimit, frontSettings, siteSettings } from './settings/environment.ts';
+import {
+  drainDeadlineMs,
+  fileLimit,
+  frontSettings,
+  metricsSettings,
+  siteSettings,
+} from './settings/environment.ts';
 import { startSandbox } from './sandbox/sandbox.ts';
+import { drainOnSignal, drainWorkersOnSignal } from './drain.ts';
+import { serveMetrics } from './observe/metrics-server.ts';
+import { observeServers } from './observe/metrics.ts';
+
+/** How long stopping the servers may take once the drain is over, before the process ends anyway. */
+const STOP_WAIT_MS = 5000;
 
 const { host, port, workers, valkey9AtStart } = siteSettings();
 
@@ -65,13 +85,14 @@ async function primary(): Promise<void> {
       (error: Error) => console.error(`atomic: after worker ${worker.process.pid}: ${error.message}`),
     );
   });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
-      void sandbox.stop().then(() => process.exit(0));
-    });
-  }
+  drainWorkersOnSignal({
+    workers: () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
+    stopping: () => (stopping = true),
+    deadlineMs: drainDeadlineMs(),
+    stop: () => stopWithin(Promise.all([sandbox.stop(), closeAtomicRuntime()])),
+  });
+  const metrics = metricsSettings();
+  if (metrics) await serveMetrics(metrics, true);
   for (let i = 0; i < workers; i += 1) fork();
   if (valkey9AtStart) warmAtomicRuntime();
   console.log(`the owned keyspace: http://localhost:${port}/ (${workers} workers)`);
@@ -99,11 +120,31 @@ async function serve(): Promise<Server> {
   return server;
 }
 
+/** `stopping`, or after STOP_WAIT_MS whatever is left (process.exit's 'exit' kills our servers). */
+function stopWithin(stopping: Promise<unknown>): Promise<void> {
+  return Promise.race([stopping.then(() => {}), new Promise<void>((r) => setTimeout(r, STOP_WAIT_MS))]);
+}
+
 if (cluster.isPrimary && workers > 1) {
   await primary();
 } else {
-  await serve();
+  const server = await serve();
+  const alone = cluster.isPrimary;
+  let started: ExplorerRuntime | undefined;
+  drainOnSignal({
+    server,
+    deadlineMs: drainDeadlineMs(),
+    // Alone, this process started the sandbox (or reached the deployer's) and the Valkey 9.1 cluster: it
+    // stops them. A worker's are the primary's.
+    stop: async () => {
+      if (alone) await stopWithin(Promise.all([started?.close(), closeAtomicRuntime()]));
+    },
+  });
+  const metrics = alone ? metricsSettings() : null;
+  if (metrics) await serveMetrics(metrics, false);
   const runtime = await explorerOrExit();
+  started = runtime;
+  observeServers(runtime.servers);
   const up = await runtime.health();
   // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built (with
   // several workers, the primary's); with VALKEY9_AT_START=0, on the first atomic run instead.

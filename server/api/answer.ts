@@ -1,10 +1,11 @@
 // A JSON answer of the HTTP edge before any server writes it (status, body, headers), and the one way
-// to build a refusal: `{ "error": { "code", "message" } }` with its status and text read from the
-// error catalogue's row. The front's own refusals and the API's are both built here and both written
-// by server/front/write-answer.ts.
+// to build a refusal: problem details (RFC 9457, `application/problem+json`, the contract's
+// catalogue/problem.ts) with the status and text read from the error catalogue's row. The front's own
+// refusals and the API's are both built here and both written by server/front/write-answer.ts.
 
 import { catalogueText, statusOf } from '../contract/catalogue/catalogue-text.ts';
 import type { StatusCode, VariantOf } from '../contract/catalogue/error-codes.ts';
+import { PROBLEM_MEDIA_TYPE, problemOf } from '../contract/catalogue/problem.ts';
 import { API_ROUTES, type ApiRouteName } from './routes.ts';
 
 export interface Answer {
@@ -17,17 +18,21 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return { status, body, headers };
 }
 
-/** A refusal with a message of our own making (a failure's, an input error's) under `code`. */
+/** A refusal with a detail of our own making (a failure's, an input error's) under `code`. */
 export function refusalSaying(
   code: StatusCode,
-  message: string,
-  extra: Record<string, unknown> = {},
+  detail: string,
+  extra: { field?: string } = {},
   headers: Record<string, string> = {},
 ): Answer {
-  return json(statusOf(code), { error: { code, message, ...extra } }, headers);
+  const status = statusOf(code);
+  return json(status, problemOf(code, status, detail, extra.field), {
+    'content-type': `${PROBLEM_MEDIA_TYPE}; charset=utf-8`,
+    ...headers,
+  });
 }
 
-/** A refusal whose message is the catalogue row's text, filled in with `values`. */
+/** A refusal whose detail is the catalogue row's text, filled in with `values`. */
 export function refusal<C extends StatusCode>(
   code: C,
   values: Record<string, string | number> = {},

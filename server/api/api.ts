@@ -1,18 +1,20 @@
 // The JSON API under /api/: its routes, and the experiments' runs, as plain answers (status, body,
 // headers) that any HTTP server can write, so it is tested without one; the front writes them
-// (server/front/serve-api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is JSON —
-// { "error": { "code", "message" } } — with a 4xx status; a sandbox outage is a 503 that says so; no
-// stack trace ever leaves the server.
+// (server/front/serve-api.ts), ahead of Astro, which never sees an /api/ request. Every refusal is problem
+// details (answer.ts) with a 4xx status; a sandbox outage is a 503 that says so; no stack trace ever
+// leaves the server.
 
 import { quoted } from '../contract/catalogue/catalogue-text.ts';
-import { commandArities } from '../contract/catalogue/commands.ts';
-import { ERROR_CODES } from '../contract/catalogue/error-codes.ts';
+import { commandArities, type CommandArity } from '../contract/catalogue/commands.ts';
+import { ERROR_CODES, type ErrorCode } from '../contract/catalogue/error-codes.ts';
+import { OPENAPI_PATH } from '../contract/catalogue/problem.ts';
+import { openapiDocument } from './openapi.ts';
 import { json, refusal, refusalSaying, routeMethodNotAllowed, type Answer } from './answer.ts';
 import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { asCaller } from '../run-caller.ts';
-import { atomicStatus } from '../explorer/atomic-runtime.ts';
+import { atomicStatus, type AtomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
@@ -42,8 +44,32 @@ export interface Asked {
   readBody(limit: number): Promise<Uint8Array | null>;
 }
 
+/** What GET /api/experiments answers (its schema in the OpenAPI document is read from this type). */
+export interface Catalogue {
+  /** Where the OpenAPI document of the API is. */
+  openapi: string;
+  experiments: Array<{
+    name: string;
+    method: 'POST';
+    path: string;
+    summary: string;
+    /** Each field it takes, in words. */
+    input: Record<string, string>;
+    /** A body that runs it. */
+    example: unknown;
+    /** Its body's cap in bytes, when it is not `limits.bodyBytes`. */
+    bodyBytes?: number;
+  }>;
+  /** The caps on what a reader sends (server/contract/limits.ts). */
+  limits: { [Name in keyof typeof LIMITS]: number };
+  /** The arity of every EMQ.* command. */
+  commands: CommandArity[];
+  /** Every error code: who answers it, when, and its exact text. */
+  errors: readonly ErrorCode[];
+}
+
 export function catalogue(): Answer {
-  const experiments = EXPERIMENT_NAMES.map((name) => {
+  const experiments: Catalogue['experiments'] = EXPERIMENT_NAMES.map((name) => {
     const { summary, input, example, bodyBytes } = rowOf(name);
     return {
       name,
@@ -55,7 +81,14 @@ export function catalogue(): Answer {
       ...(bodyBytes ? { bodyBytes } : {}),
     };
   });
-  return json(200, { experiments, limits: LIMITS, commands: commandArities(), errors: ERROR_CODES });
+  const body: Catalogue = {
+    openapi: OPENAPI_PATH,
+    experiments,
+    limits: LIMITS,
+    commands: commandArities(),
+    errors: ERROR_CODES,
+  };
+  return json(200, body);
 }
 
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
@@ -161,14 +194,26 @@ export async function sandboxState(): Promise<SandboxState> {
 }
 
 /**
- * Whether the sandbox answers, for the island's status line (`sandboxState`, with `problems` only when
+ * Whether the sandbox answers (503 when down, the same body), for the island's status line (`sandboxState`, with `problems` only when
  * degraded); and where the Valkey 9.1 cluster of the reshard's atomic mode stands (`atomic`: up,
  * starting, being built, or not available and why).
  */
 export async function sandboxStatus(): Promise<Answer> {
   const atomic = await atomicStatus();
   const { problems, ...state } = await sandboxState();
-  return json(200, { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic });
+  const body: SandboxStatus = { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic };
+  // Down is a 503, so that whatever polls it (a balancer, a monitor) reads it from the status alone.
+  return json(state.sandbox === 'down' ? 503 : 200, body);
+}
+
+/** What GET /api/sandbox answers (its schema in the OpenAPI document is read from this type). */
+export interface SandboxStatus {
+  sandbox: SandboxState['sandbox'];
+  native: SandboxState['native'];
+  /** What the cluster check found and could not repair: only when `degraded`. */
+  problems?: string[];
+  /** Where the Valkey 9.1 cluster of the reshard's atomic mode stands. */
+  atomic: AtomicStatus;
 }
 
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */
@@ -192,5 +237,9 @@ export async function answerApi(path: string, asked: Asked): Promise<Answer> {
     return routeTakes('sandbox', asked.method)
       ? sandboxStatus()
       : routeMethodNotAllowed(asked.method, 'sandbox');
+  if (route?.name === 'openapi')
+    return routeTakes('openapi', asked.method)
+      ? json(200, openapiDocument())
+      : routeMethodNotAllowed(asked.method, 'openapi');
   return refusal('NOT_FOUND', { path }, { variant: 'api' });
 }

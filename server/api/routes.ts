@@ -2,6 +2,8 @@
 // rate limiter counts and what goes past Astro to the API, and the API reads it to route and to say,
 // in a 405, what a path takes. A path here is canonical (server/front/canonical-path.ts).
 
+import { OPENAPI_PATH } from '../contract/catalogue/problem.ts';
+
 /** The API's paths: /api and everything under it. */
 export const API_PREFIX = '/api';
 
@@ -26,6 +28,11 @@ export const API_ROUTES = {
     takes: 'GET here answers whether the sandbox is up',
     startsWork: true,
   },
+  openapi: {
+    methods: ['GET', 'HEAD'],
+    takes: 'GET here answers the OpenAPI document of the API',
+    startsWork: false,
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type ApiRouteName = keyof typeof API_ROUTES;
@@ -39,6 +46,7 @@ export function apiRoute(path: string): { name: ApiRouteName; experiment?: strin
   if (trimmed.startsWith(`${EXPERIMENTS}/`))
     return { name: 'experiment', experiment: trimmed.slice(EXPERIMENTS.length + 1) };
   if (trimmed === `${API_PREFIX}/sandbox`) return { name: 'sandbox' };
+  if (trimmed === OPENAPI_PATH) return { name: 'openapi' };
   return null;
 }
 

@@ -65,6 +65,8 @@ export interface ExplorerRuntime {
   clusterProblems(): Promise<string[]>;
   /** Whether the standalone node and every cluster node answer a PING within a second. */
   health(): Promise<boolean>;
+  /** Each server and whether it answers a PING within a second (the metrics' `emq_server_up`). */
+  servers(): Promise<Array<{ server: string; role: 'standalone' | 'cluster'; up: boolean }>>;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,17 @@ function addressOf(url: string): string {
  * is now; `installed` settles with the first install (whether the server has the native module), or
  * fails with the first refusal (an admin the server does not allow to create the account).
  */
+/** Whether `client` answers a PING within HEALTH_PING_MS. */
+function ping(client: Valkey): Promise<boolean> {
+  return Promise.race([
+    client.ping().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((r) => setTimeout(() => r(false), HEALTH_PING_MS)),
+  ]);
+}
+
 function adminFor(url: string, password: string) {
   const admin = new Valkey(url, {
     maxRetriesPerRequest: 0,
@@ -299,15 +312,18 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
       migrations,
       native: () => nativeLoaded,
       clusterProblems: () => watch.problems(),
+      servers: () =>
+        Promise.all(
+          admins.map(async ({ admin }, i) => ({
+            server: `${admin.options.host}:${admin.options.port}`,
+            role: i === 0 ? 'standalone' : 'cluster',
+            up: admin.status === 'ready' && (await ping(admin)),
+          })),
+        ),
       health: async () => {
         // Up only while a run would be served: every admin connection has put the account and the
         // scripts back since its last reconnect, and the pool and the cluster client are connected.
         if (!serving()) return false;
-        const ping = (client: Valkey) =>
-          Promise.race([
-            client.ping().then(() => true),
-            new Promise<boolean>((r) => setTimeout(() => r(false), HEALTH_PING_MS)),
-          ]);
         const answers = await Promise.all(admins.map(({ admin }) => ping(admin))).catch(() => [false]);
         return answers.every(Boolean);
       },

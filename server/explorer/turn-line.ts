@@ -18,6 +18,7 @@ import { BusyError } from '../catalogue/busy.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { runDeadline } from '../run-deadline.ts';
+import { lineAhead, lineWaiting, lineWaitSeconds } from '../observe/metrics.ts';
 import { runCaller } from '../run-caller.ts';
 import { LINE_LEASE_MS, LINE_LOOK_MS, LINE_TURN_GUESS_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
 import { holderDead, holderToken, LockBusyError, whileRenewed, type Turn } from './turn.ts';
@@ -92,10 +93,16 @@ export class TurnLines {
     const deadline = Date.now() + waitMs;
     const reader = runCaller() ?? '';
     const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, guessMs, reader)) as number[];
+    lineAhead.observe({ line: name }, joined[joined[0] === -1 ? 1 : 0]!);
     if (joined[0] === -1) throw new LineFullError(name, joined[1]!, joined[2]!, waitMs);
     let startedAt = 0;
+    const joinedAt = Date.now();
+    lineWaiting.inc({ line: name });
     try {
-      await this.waitFirst(name, eval3, token, deadline, waitMs, run);
+      await this.waitFirst(name, eval3, token, deadline, waitMs, run).finally(() => {
+        lineWaiting.dec({ line: name });
+        lineWaitSeconds.observe({ line: name }, (Date.now() - joinedAt) / 1000);
+      });
       startedAt = Date.now();
       // The heartbeat: the same script that asked "am I first?" renews the ticket's lease.
       const renew = async () => ((await eval3(WAIT, token, this.leaseMs)) as unknown[])[0] === 0;

@@ -1,9 +1,10 @@
 // Compresses what is worth compressing (HTML, CSS, JS, JSON, text, markdown, SVG) with brotli or gzip,
-// as the client's `accept-encoding` allows, for whatever handler writes the response: Astro's static
+// as the client's `accept-encoding` prefers (its q-values honoured), for whatever handler writes the response: Astro's static
 // files, its pages and server islands, our JSON. Every compressible answer says `vary: accept-encoding`,
 // compressed or not, so a cache never hands gzip to a client that did not ask for it.
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import {
   brotliCompressSync,
   constants,
@@ -21,18 +22,20 @@ const MIN_BYTES = 512;
 
 export type Encoding = 'br' | 'gzip';
 
-/** The best encoding the client accepts (`q=0` refuses one; `*` stands for the rest), or null. */
+/**
+ * The encoding the client prefers among ours, by its q-values (`gzip;q=1, br;q=0.1` is gzip; `q=0`
+ * refuses one; `*` stands for the rest; at equal q, brotli), or null for none: negotiated by the
+ * `negotiator` package, as Express and Fastify negotiate.
+ */
 export function chooseEncoding(header: string | undefined): Encoding | null {
-  const offered = new Map<string, number>();
-  for (const part of (header ?? '').split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name) offered.set(name, q ? Number(q.slice(2)) : 1);
-  }
-  const quality = (name: string) => offered.get(name) ?? offered.get('*') ?? 0;
-  if (quality('br') > 0) return 'br';
-  if (quality('gzip') > 0) return 'gzip';
-  return null;
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': header ?? 'identity' } });
+  // negotiator 1.x takes `preferred` (ours at equal q); @types/negotiator still describes 0.6.
+  const encoding = negotiator.encoding.bind(negotiator) as (
+    available: string[],
+    options: { preferred: string[] },
+  ) => string | undefined;
+  const chosen = encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
+  return chosen === 'br' || chosen === 'gzip' ? chosen : null;
 }
 
 export function isCompressible(contentType: string): boolean {

@@ -12,8 +12,12 @@ import { isImagePath, startsWork } from '../api/routes.ts';
 import { logLimited } from '../log.ts';
 import { projectRoot } from '../project-root.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
+import { observed } from '../observe/access-log.ts';
+import { observeShed } from '../observe/metrics.ts';
+import { setCachePolicy } from './cache-policy.ts';
 import { compressResponse } from './compress.ts';
 import { capConnections } from './connection-cap.ts';
+import { isHealthPath, serveHealth } from './health.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { siteHeaders } from './security-headers.ts';
@@ -33,6 +37,7 @@ export interface Api {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 export function createFront(handler: Handler, api: Api, settings: FrontSettings): Server {
+  const logAddresses = settings.logAddresses ?? 'none';
   const limiter = new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
   const trusted = (address: string | undefined) =>
     settings.trustProxy.includes(address?.replace(/^::ffff:/, '') ?? '');
@@ -44,6 +49,15 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     // First of all, so that every answer below carries them: writeHead merges what was set here.
     for (const [name, value] of headers) response.setHeader(name, value);
+    const target = request.url ?? '/';
+    const path = target.split('?', 1)[0]!;
+    // Every request is one line of the access log, and every failure it logs names its id.
+    observed(request, response, path, peerOf(request, settings.trustProxy), logAddresses, () =>
+      handle(request, response),
+    );
+  };
+
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const method = request.method ?? 'GET';
     const target = request.url ?? '/';
     const queryAt = target.indexOf('?');
@@ -67,6 +81,8 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
       const takes = `this site answers ${[...METHODS].join(', ')}`;
       return writeAnswer(request, response, methodNotAllowed(method, [...METHODS], takes));
     }
+    // A balancer's checks: never rate-limited, never counted as work.
+    if (isHealthPath(path)) return void serveHealth(request, response, path).catch(() => response.destroy());
     if (isImagePath(path)) {
       return writeAnswer(request, response, refusal('NOT_FOUND', {}, { variant: 'image' }));
     }
@@ -79,7 +95,10 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     }
     // The API writes its JSON whole, compressed in one call; Astro's answers are compressed as they stream.
     const toApi = api.owns(path);
-    if (!toApi) compressResponse(request, response);
+    if (!toApi) {
+      setCachePolicy(path, response);
+      compressResponse(request, response);
+    }
     Promise.resolve()
       .then(() =>
         toApi
@@ -109,11 +128,12 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   server.timeout = settings.requestTimeoutMs * 2;
 
   // The proxy caps its own clients: its connections count against no address.
-  capConnections(server, {
+  const caps = capConnections(server, {
     max: settings.maxConnections,
     perAddress: settings.maxConnectionsPerAddress,
     addressOf: (socket) => (trusted(socket.remoteAddress) ? null : normalize(socket.remoteAddress)),
   });
+  observeShed(caps.shed);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     // Not logged: a malformed or abandoned request is the client's business, and a flood of them is

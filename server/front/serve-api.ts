@@ -1,9 +1,14 @@
 // The JSON API on Node's HTTP server: the request as the API reads it, the answer written by the edge's
-// one JSON writer (write-answer.ts). Astro never sees an /api/ request.
+// one JSON writer (write-answer.ts), but for the catalogue, made once with its ETag (fixed-answer.ts). Astro never sees an /api/ request.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerApi, type Asked } from '../api/api.ts';
+import { answerApi, catalogue, type Asked } from '../api/api.ts';
+import { apiRoute, routeTakes } from '../api/routes.ts';
+import { fixedAnswer, type FixedAnswer } from './fixed-answer.ts';
 import { markUnread, writeAnswer } from './write-answer.ts';
+
+/** The catalogue does not change while the process runs: made and compressed once, on first ask. */
+let fixedCatalogue: FixedAnswer | undefined;
 
 /** Reads at most `limit` bytes, whatever Content-Length claims; what is over is left unread. */
 function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array | null> {
@@ -42,5 +47,10 @@ export async function serveApi(
   path: string,
   from: string,
 ) {
+  const method = request.method ?? 'GET';
+  if (apiRoute(path)?.name === 'catalogue' && routeTakes('catalogue', method)) {
+    fixedCatalogue ??= fixedAnswer(catalogue());
+    return fixedCatalogue.write(request, response);
+  }
   writeAnswer(request, response, await answerApi(path, asked(request, from)));
 }

@@ -3,6 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer } from '../api/answer.ts';
+import { noteOutcome } from '../observe/access-log.ts';
 import { sendWhole } from './compress.ts';
 
 /** Requests whose body was over the limit and left unread. */
@@ -22,5 +23,8 @@ export function writeAnswer(request: IncomingMessage, response: ServerResponse, 
   // A body left unread past the limit cannot be skipped on a kept-alive connection: this answer is its
   // last. (One never read at all, as for a 404, Node reads and drops itself; the connection stays.)
   if (leftUnread.has(request)) headers.connection = 'close';
+  const body = answer.body as { code?: unknown; error?: { code?: unknown } } | null;
+  const code = body?.error?.code ?? body?.code;
+  if (typeof code === 'string') noteOutcome(response, code); // the access log's and the metrics'
   sendWhole(request, response, answer.status, headers, Buffer.from(JSON.stringify(answer.body)));
 }

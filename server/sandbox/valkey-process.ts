@@ -43,6 +43,12 @@ export interface ValkeyNodeOptions {
   admin?: AdminCredentials;
   /** Extra raw arguments, for a setting of several words (`--user <name> <rule>…`). */
   args?: string[];
+  /**
+   * A deployer's config file (deploy/valkey-*.conf) to start from instead of the settings above: only
+   * the port, bind address and folder are set on the command line. `admin` then only names the
+   * credentials the file gives (for the node's URL).
+   */
+  configFile?: string;
 }
 
 export interface AdminCredentials {
@@ -87,7 +93,10 @@ export async function startValkeyNode(options: ValkeyNodeOptions = {}): Promise<
 async function launch(port: number, dir: string, options: ValkeyNodeOptions): Promise<ValkeyNode> {
   const host = '127.0.0.1';
   const args: string[] = [];
-  if (options.admin) {
+  if (options.configFile) {
+    args.push(options.configFile, '--port', String(port), '--bind', host, '--dir', dir);
+    args.push('--daemonize', 'no', '--supervised', 'no', '--logfile', '');
+  } else if (options.admin) {
     // valkey-server reads a config file only as its first argument.
     const config = join(dir, 'users.conf');
     const { username, password } = options.admin;
@@ -96,24 +105,25 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
     await writeFile(config, users, { mode: 0o600 });
     args.push(config);
   }
-  args.push(
-    '--port',
-    String(port),
-    '--bind',
-    host,
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--maxmemory',
-    options.maxmemory ?? MAXMEMORY.standalone,
-    '--maxmemory-policy',
-    'noeviction',
-    '--databases',
-    String(options.databases ?? 16),
-  );
+  if (!options.configFile)
+    args.push(
+      '--port',
+      String(port),
+      '--bind',
+      host,
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory',
+      options.maxmemory ?? MAXMEMORY.standalone,
+      '--maxmemory-policy',
+      'noeviction',
+      '--databases',
+      String(options.databases ?? 16),
+    );
   if (options.cluster) {
     const config = options.clusterConfigFile ?? join(dir, `nodes-${port}.conf`);
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', config);
@@ -199,19 +209,20 @@ let signalsHandled = false;
 
 /**
  * A signal ends Node without its 'exit' event, which would leave our servers running. So on SIGINT,
- * SIGTERM or SIGHUP the children are killed first; then, unless the application handles the signal
- * itself, it is raised again so the process ends as it would have.
+ * SIGTERM or SIGHUP, unless the application handles the signal itself, the children are killed and the
+ * signal raised again so the process ends as it would have. An application that handles it (the site's
+ * drain, server/drain.ts) still needs its servers until its runs are answered, and ends with
+ * process.exit, whose 'exit' event stops them.
  */
 function stopOnSignals(): void {
   if (signalsHandled) return;
   signalsHandled = true;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = () => {
+      if (process.listenerCount(signal) > 1) return;
       process.emit('exit', 128);
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, handler);
-        process.kill(process.pid, signal);
-      }
+      process.off(signal, handler);
+      process.kill(process.pid, signal);
     };
     process.on(signal, handler);
   }

@@ -58,6 +58,8 @@ export const CLUSTER_START_CHECK_WAIT_MS = 25_000;
  * at 60 s a repaired slot's new owner lost out to late gossip now and then (cluster-degraded.test.ts).
  */
 export const CLUSTER_NODE_TIMEOUT_MS = 30_000;
+/** How long GET /readyz reuses one reading of the sandbox's state: a balancer's polls cost no ping each. */
+export const READINESS_CACHE_MS = 1000;
 /** How long one reading of the cluster's problems is reused: a status poll must not cost a check each. */
 export const CLUSTER_STATUS_CACHE_MS = 1000;
 /** How long every node may take to name a slot's new owner after a move. */

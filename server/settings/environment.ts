@@ -5,7 +5,8 @@
 // file of server/ to the few variables that name servers rather than limits, each read where it says.
 
 import { readFileSync } from 'node:fs';
-import { RESERVED_DESCRIPTORS } from './bounds.ts';
+import type { AddressLogging } from '../observe/access-log.ts';
+import { RESERVED_DESCRIPTORS, RUN_ANSWER_MARGIN_MS } from './bounds.ts';
 
 /** Each numeric variable and the value it takes when unset or empty. */
 export const DEFAULTS = {
@@ -66,6 +67,18 @@ export interface FrontSettings {
   ratePerSecond: number;
   /** Addresses of proxies whose `x-forwarded-for` is believed; empty: the peer address is the client. */
   trustProxy: string[];
+  /** How much of the reader's address the access log keeps (LOG_ADDRESSES; none when unset). */
+  logAddresses?: AddressLogging;
+}
+
+const ADDRESS_LOGGING: readonly AddressLogging[] = ['none', 'network', 'full'];
+
+/** LOG_ADDRESSES: `none` (the default), `network` (a /24 or /48) or `full`. */
+export function addressLogging(env: Env = process.env): AddressLogging {
+  const raw = env.LOG_ADDRESSES || 'none';
+  if (!(ADDRESS_LOGGING as readonly string[]).includes(raw))
+    throw new Error(`LOG_ADDRESSES must be one of ${ADDRESS_LOGGING.join(', ')}, not ${raw}`);
+  return raw as AddressLogging;
 }
 
 /** The process's soft limit on open files (RLIMIT_NOFILE), read from /proc; 1024 when unknown. */
@@ -99,6 +112,7 @@ export function frontSettings(env: Env = process.env, workers = 1): FrontSetting
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    logAddresses: addressLogging(env),
   };
 }
 
@@ -111,6 +125,38 @@ export interface RunSettings {
 
 export function runSettings(env: Env = process.env): RunSettings {
   return { deadlineMs: positive(env, 'RUN_DEADLINE_MS'), graceMs: positive(env, 'LEASE_GRACE_MS') };
+}
+
+/**
+ * How long a drain after SIGTERM may take (server/drain.ts): a run's deadline, the API's margin past it,
+ * and a few seconds for a body still arriving and the answer to go out. 20 s by default.
+ */
+export function drainDeadlineMs(env: Env = process.env): number {
+  return runSettings(env).deadlineMs + RUN_ANSWER_MARGIN_MS + 4000;
+}
+
+export interface MetricsSettings {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where /metrics is served: METRICS_PORT (unset or empty: no metrics at all), on METRICS_HOST (loopback
+ * unless set). Never the public port.
+ */
+export function metricsSettings(env: Env = process.env): MetricsSettings | null {
+  const raw = env.METRICS_PORT;
+  if (raw === undefined || raw === '') return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`METRICS_PORT must be a port number (1 to 65535), not ${raw}`);
+  const host = env.METRICS_HOST || '127.0.0.1';
+  const site = siteSettings(env);
+  if (port === site.port && (host === site.host || host === '0.0.0.0' || site.host === '0.0.0.0'))
+    throw new Error(
+      `METRICS_PORT must not be the public port (${site.port}): the metrics are the operator's`,
+    );
+  return { host, port };
 }
 
 export interface SiteSettings {

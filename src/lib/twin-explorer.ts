@@ -30,7 +30,7 @@ export function explorerMarkdown(part: string): string {
   const names = (PARTS as readonly string[]).includes(part) ? experimentsOf(part as Part) : [];
   return [
     '## Live explorer',
-    `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API. Set \`SITE\` to the address of the site that served this file first (\`SITE=${START_ORIGIN}\` under \`npm start\`); then each line runs as written. A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is \`{"error": {"code", "message"}}\` with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,
+    `On the course page this is a live explorer, run against a sandbox Valkey. Each of its experiments is also a call of the course server's JSON API. Set \`SITE\` to the address of the site that served this file first (\`SITE=${START_ORIGIN}\` under \`npm start\`); then each line runs as written. A result is \`{"experiment": "<name>", "result": {…}}\`; a refusal is problem details (\`application/problem+json\`: \`type\`, \`title\`, \`status\`, \`detail\`, \`code\`) with a 4xx or 503 — every code is listed under "Error codes" in [/llms-full.txt](/llms-full.txt).`,
     ...names.map(
       (name) => `- \`${name}\`: ${rowOf(name).summary}\n\n  \`\`\`sh\n  ${curlOf(name)}\n  \`\`\``,
     ),

@@ -137,3 +137,33 @@ export function slugify(heading: string): string {
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
 }
+
+/**
+ * Twins put one after another (/llms-full.txt) with every heading's anchor unique: a heading whose slug
+ * another twin (or the same one) also has — every page's "References", "Live explorer"… — is named
+ * for its page (`## References — The reserve`), and the twin's own links to it (`](#references)`)
+ * follow. Headings inside code fences are code, left alone.
+ */
+export function withUniqueAnchors(twins: { title: string; text: string }[]): string[] {
+  const headingsOf = (text: string) => sections(text).filter((s) => s.slug);
+  const count = new Map<string, number>();
+  for (const twin of twins)
+    for (const { slug } of headingsOf(twin.text)) count.set(slug, (count.get(slug) ?? 0) + 1);
+  return twins.map(({ title, text }) => {
+    const renamed = new Map<string, string>();
+    let inFence = false;
+    const lines = text.split('\n').map((line) => {
+      if (line.startsWith('```')) inFence = !inFence;
+      const h = !inFence && /^(#{2,3})\s+(.*)$/.exec(line);
+      if (!h || (count.get(slugify(h[2]!)) ?? 0) < 2) return line;
+      const heading = `${h[2]} — ${title}`;
+      renamed.set(slugify(h[2]!), slugify(heading));
+      return `${h[1]} ${heading}`;
+    });
+    return lines
+      .join('\n')
+      .replace(/\]\(#([^)\s]+)\)/g, (whole, slug: string) =>
+        renamed.has(slug) ? `](#${renamed.get(slug)})` : whole,
+      );
+  });
+}

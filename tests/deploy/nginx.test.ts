@@ -111,7 +111,7 @@ describe('two hosts behind nginx, on a deployer’s Valkey', () => {
       for (let attempt = 1; ; attempt += 1) {
         const answer = await post(from, run.kind, run.body);
         const retryAfter = Number(answer.headers['retry-after']);
-        const isBusy = answer.status === 503 && JSON.parse(String(decoded(answer))).error?.code === 'BUSY';
+        const isBusy = answer.status === 503 && JSON.parse(String(decoded(answer))).code === 'BUSY';
         if (!isBusy || attempt === 8) return answer;
         assert.ok(retryAfter > 0, 'a BUSY answer says when to try again');
         busy += 1;
@@ -126,10 +126,10 @@ describe('two hosts behind nginx, on a deployer’s Valkey', () => {
     const wrong: string[] = [];
     for (const [i, answer] of answers.entries()) {
       const body = JSON.parse(String(decoded(answer)));
-      const key = `${answer.status}${body.error ? ' ' + body.error.code : ''}`;
+      const key = `${answer.status}${body.code ? ' ' + body.code : ''}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
       if (answer.status !== 200)
-        wrong.push(`run ${i} (${runs[i]!.kind}): ${answer.status} ${JSON.stringify(body.error)}`);
+        wrong.push(`run ${i} (${runs[i]!.kind}): ${answer.status} ${body.code}: ${body.detail}`);
       else {
         const problem = runs[i]!.check(body.result);
         if (problem) wrong.push(`run ${i} (${runs[i]!.kind}): ${problem}`);

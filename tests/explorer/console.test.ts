@@ -140,8 +140,8 @@ describe('the console limits', () => {
     assert.equal(ok.body.result.lines.length, LINES);
     const over = await run({ lines: Array(LINES + 1).fill('PING') });
     assert.equal(over.status, 400);
-    assert.equal(over.body.error.field, 'lines');
-    assert.match(over.body.error.message, new RegExp(`${LINES + 1} lines; at most ${LINES}`));
+    assert.equal(over.body.field, 'lines');
+    assert.match(over.body.detail, new RegExp(`${LINES + 1} lines; at most ${LINES}`));
   });
 
   it(`takes a line of ${LINE_BYTES} bytes and refuses ${LINE_BYTES + 1}`, async () => {
@@ -152,8 +152,8 @@ describe('the console limits', () => {
     assert.equal(ok.body.result.lines[0].reply, line(LINE_BYTES).slice(5));
     const over = await run({ lines: ['PING', line(LINE_BYTES + 1)] });
     assert.equal(over.status, 400);
-    assert.equal(over.body.error.field, 'lines[1]');
-    assert.match(over.body.error.message, new RegExp(`${LINE_BYTES + 1} bytes long; at most ${LINE_BYTES}`));
+    assert.equal(over.body.field, 'lines[1]');
+    assert.match(over.body.detail, new RegExp(`${LINE_BYTES + 1} bytes long; at most ${LINE_BYTES}`));
   });
 
   it('refuses a line with broken quoting by itself, and runs the others', async () => {

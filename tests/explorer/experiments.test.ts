@@ -223,12 +223,12 @@ describe('the byte caps of typed fields, at the cap and one past', () => {
       const atCap = 'é'.repeat(cap / 2);
       const at = await explorer.post(experiment, body(atCap));
       if (run) assert.equal(at.status, 200, JSON.stringify(at.body));
-      else assert.match(at.body.error.message, /expected a branded job id/);
+      else assert.match(at.body.detail, /expected a branded job id/);
       const past = await explorer.post(experiment, body(atCap + 'x'));
       assert.equal(past.status, 400);
-      assert.equal(past.body.error.code, 'BAD_INPUT');
+      assert.equal(past.body.code, 'BAD_INPUT');
       assert.match(
-        past.body.error.message,
+        past.body.detail,
         new RegExp(`${field}.*${cap + 1} bytes long; at most ${cap} are allowed`),
       );
     });

@@ -115,7 +115,7 @@ describe('leases in Valkey', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const answer = await post(explorer.site, 'keys', { queue: 'orders' });
       assert.equal(answer.status, 503, JSON.stringify(answer.body));
-      assert.equal(answer.body.error.code, 'SANDBOX_BUSY');
+      assert.equal(answer.body.code, 'SANDBOX_BUSY');
       assert.ok(Number(answer.retryAfter) >= 1);
       assert.doesNotMatch(JSON.stringify(answer.body), /\n\s+at /);
       await busy;

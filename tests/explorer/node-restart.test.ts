@@ -191,8 +191,8 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ queue: `workers-${(queues += 1)}` }),
     });
-    const body = (await response.json()) as { error?: { code: string } };
-    return response.status === 200 ? 'ok' : `${response.status} ${body.error?.code}`;
+    const body = (await response.json()) as { code?: string };
+    return response.status === 200 ? 'ok' : `${response.status} ${body.code}`;
   }
 
   async function status(): Promise<boolean> {

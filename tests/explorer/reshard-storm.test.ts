@@ -69,16 +69,16 @@ async function storm(addresses: string[], total: number) {
   const counts: Record<string, number> = {};
   for (const answer of answers) {
     const body = JSON.parse(answer.body.toString());
-    const key = `${answer.status} ${body.error?.code ?? ''}`.trim();
+    const key = `${answer.status} ${body.code ?? ''}`.trim();
     counts[key] = (counts[key] ?? 0) + 1;
     // The site's own locks live in the slot of the queue `sandbox` (4748): that queue is refused, at once.
     if (QUEUES[answers.indexOf(answer) % QUEUES.length] === 'sandbox') {
       assert.equal(answer.status, 400, `the lock slot's queue answered ${answer.status}: ${answer.body}`);
-      assert.equal(body.error.field, 'queue');
+      assert.equal(body.field, 'queue');
       continue;
     }
     assert.ok([200, 429, 503].includes(answer.status), `answered ${answer.status}: ${answer.body}`);
-    if (answer.status === 429) assert.equal(body.error.code, 'RESHARD_QUEUED');
+    if (answer.status === 429) assert.equal(body.code, 'RESHARD_QUEUED');
     if (answer.status !== 200)
       assert.ok(Number(answer.headers['retry-after']) > 0, 'a refusal says when to retry');
     if (answer.status === 200) assert.equal(body.result.leftBehind, 0);
@@ -141,7 +141,7 @@ describe('one reshard per reader address', () => {
       const second = await post('127.0.0.61', 'reshard', { queue: 'x' });
       const tookMs = Date.now() - started;
       assert.equal(second.status, 429, second.body.toString());
-      assert.equal(JSON.parse(second.body.toString()).error.code, 'RESHARD_QUEUED');
+      assert.equal(JSON.parse(second.body.toString()).code, 'RESHARD_QUEUED');
       assert.equal(second.headers['retry-after'], '1');
       assert.ok(tookMs < 2000, `refused at once (${tookMs} ms), not after a wait`);
       // Another address: queued behind the first, not refused.

@@ -261,9 +261,9 @@ describe('reshard', () => {
   it('refuses a mode it does not know, naming the allowed ones; keys is the default', async () => {
     const { status, body } = await explorer.post('reshard', { queue: 'orders', mode: 'atomically' });
     assert.equal(status, 400);
-    assert.equal(body.error.code, 'BAD_INPUT');
-    assert.equal(body.error.field, 'mode');
-    assert.match(body.error.message, /^mode: expected one of keys\b.*, found "atomically"$/);
+    assert.equal(body.code, 'BAD_INPUT');
+    assert.equal(body.field, 'mode');
+    assert.match(body.detail, /^mode: expected one of keys\b.*, found "atomically"$/);
     assert.equal((await explorer.post('reshard', { queue: 'orders', mode: 7 })).status, 400);
   });
 
@@ -285,8 +285,8 @@ describe('reshard', () => {
     ] as const) {
       const refused = await explorer.post('reshard', { queue: 'orders', size });
       assert.equal(refused.status, 400);
-      assert.equal(refused.body.error.field, 'size');
-      assert.equal(refused.body.error.message, `size: expected one of 1000, 20000, found ${found}`);
+      assert.equal(refused.body.field, 'size');
+      assert.equal(refused.body.detail, `size: expected one of 1000, 20000, found ${found}`);
     }
   });
 
@@ -294,9 +294,9 @@ describe('reshard', () => {
     for (const mode of ['keys', 'atomic']) {
       const { status, body } = await explorer.post('reshard', { queue: 'sandbox', mode });
       assert.equal(status, 400, JSON.stringify(body));
-      assert.equal(body.error.field, 'queue');
+      assert.equal(body.field, 'queue');
       assert.equal(
-        body.error.message,
+        body.detail,
         'queue: "sandbox" lives in slot 4748, where the site keeps its own locks; a reshard of that slot would move them mid-run. Any queue whose slot is not 4748 can be moved (e.g. orders)',
       );
     }

@@ -109,8 +109,8 @@ describe('route', () => {
     for (const queue of ['', 'a{b', 'a}b', 'a\u0000b']) {
       const { status, body } = await explorer.post('route', { queue });
       assert.equal(status, 400);
-      assert.equal(body.error.code, 'BAD_INPUT');
-      assert.equal(body.error.field, 'queue');
+      assert.equal(body.code, 'BAD_INPUT');
+      assert.equal(body.field, 'queue');
     }
   });
 

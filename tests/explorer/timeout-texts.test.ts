@@ -50,13 +50,10 @@ describe('a TIMEOUT says what happened to what the run held', () => {
       api.post('route', { queue: 'orders' }),
     );
     assert.equal(answer.status, 503, JSON.stringify(answer.body));
-    assert.equal(answer.body.error.code, 'TIMEOUT');
-    assert.equal(variantOf(answer.body.error.message), 'queue');
-    assert.doesNotMatch(answer.body.error.message, /keyspace/);
-    assert.match(
-      answer.body.error.message,
-      /its queue’s keys on the cluster are deleted in a turn of their own/,
-    );
+    assert.equal(answer.body.code, 'TIMEOUT');
+    assert.equal(variantOf(answer.body.detail), 'queue');
+    assert.doesNotMatch(answer.body.detail, /keyspace/);
+    assert.match(answer.body.detail, /its queue’s keys on the cluster are deleted in a turn of their own/);
   });
 
   it('the console on the cluster and the slot experiment, waiting for a slot’s turn: they wrote nothing', async () => {
@@ -68,9 +65,9 @@ describe('a TIMEOUT says what happened to what the run held', () => {
     );
     for (const answer of [console, slotRun]) {
       assert.equal(answer.status, 503, JSON.stringify(answer.body));
-      assert.equal(answer.body.error.code, 'TIMEOUT');
-      assert.equal(variantOf(answer.body.error.message), 'reads');
-      assert.doesNotMatch(answer.body.error.message, /keyspace/);
+      assert.equal(answer.body.code, 'TIMEOUT');
+      assert.equal(variantOf(answer.body.detail), 'reads');
+      assert.doesNotMatch(answer.body.detail, /keyspace/);
     }
   });
 
@@ -84,9 +81,9 @@ describe('a TIMEOUT says what happened to what the run held', () => {
       for (const key of leases) await admin.set(key, 'another:process:0:1', 'PX', 20_000);
       const answer = await api.post('keys', { queue: 'orders' });
       assert.equal(answer.status, 503, JSON.stringify(answer.body));
-      assert.equal(answer.body.error.code, 'TIMEOUT');
-      assert.equal(variantOf(answer.body.error.message), 'leased');
-      assert.doesNotMatch(answer.body.error.message, /its keyspace was flushed/);
+      assert.equal(answer.body.code, 'TIMEOUT');
+      assert.equal(variantOf(answer.body.detail), 'leased');
+      assert.doesNotMatch(answer.body.detail, /its keyspace was flushed/);
     } finally {
       await admin.del(...leases);
       admin.disconnect();

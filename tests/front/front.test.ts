@@ -93,7 +93,7 @@ describe('one rate limit in front of every route that starts work', () => {
           statuses.push(answer.status);
           if (answer.status === 429) {
             assert.ok(Number(answer.headers['retry-after']) >= 1);
-            assert.equal(JSON.parse(answer.body.toString()).error.code, 'RATE_LIMITED');
+            assert.equal(JSON.parse(answer.body.toString()).code, 'RATE_LIMITED');
           }
         }
       }),
@@ -155,7 +155,8 @@ describe('every method on every /api/ path answers JSON', () => {
         answers.set(method, answer);
         const what = `${method} ${path} → ${answer.status}`;
         assert.ok(answer.status < 500, what);
-        assert.match(String(answer.headers['content-type']), /^application\/json/, what);
+        const type = answer.status >= 400 ? 'application/problem+json' : 'application/json';
+        assert.equal(String(answer.headers['content-type']), `${type}; charset=utf-8`, what);
         if (answer.status === 405) assert.ok(answer.headers.allow, `${what} says what is allowed`);
         if (method === 'HEAD') {
           assert.equal(answer.body.length, 0, what);
@@ -165,12 +166,12 @@ describe('every method on every /api/ path answers JSON', () => {
         assert.doesNotMatch(text, /\n\s+at /, `${what}: no stack`);
         const body = JSON.parse(text);
         if (answer.status >= 400) {
-          assert.ok(body.error.code && body.error.message, what);
+          assert.ok(body.code && body.detail, what);
           // The front's refusals and the API's are the catalogue's rows, status included.
           const rows = ERROR_CODES.filter(
-            (row) => row.code === body.error.code && textPattern(row.text).test(body.error.message),
+            (row) => row.code === body.code && textPattern(row.text).test(body.detail),
           );
-          assert.equal(rows.length, 1, `${what}: ${body.error.code} ${body.error.message}`);
+          assert.equal(rows.length, 1, `${what}: ${body.code} ${body.detail}`);
           assert.equal(rows[0]!.status, answer.status, what);
         }
       }
@@ -259,9 +260,9 @@ describe('the body limit of an experiment, at it and one past it', () => {
       assert.equal(JSON.parse(at.body).result.queue, 'orders');
       const past = await post(`127.0.4.${chunked ? 4 : 3}`, body(LIMIT + 1), chunked);
       assert.match(past.head, /^HTTP\/1\.1 413 /, past.head);
-      assert.match(past.head, /content-type: application\/json/i);
-      assert.equal(JSON.parse(past.body).error.code, 'TOO_LARGE');
-      assert.match(JSON.parse(past.body).error.message, new RegExp(`over ${LIMIT} bytes`));
+      assert.match(past.head, /content-type: application\/problem\+json/i);
+      assert.equal(JSON.parse(past.body).code, 'TOO_LARGE');
+      assert.match(JSON.parse(past.body).detail, new RegExp(`over ${LIMIT} bytes`));
     });
   }
   for (const chunked of [false, true]) {
@@ -284,6 +285,6 @@ describe('the body limit of an experiment, at it and one past it', () => {
     assert.equal(JSON.parse(at.body).result.lines[0].reply, 'PONG');
     const past = await post('127.0.4.10', padded(CONSOLE_LIMITS.bodyBytes + 1), false, 'console');
     assert.match(past.head, /^HTTP\/1\.1 413 /, past.head);
-    assert.match(JSON.parse(past.body).error.message, new RegExp(`over ${CONSOLE_LIMITS.bodyBytes} bytes`));
+    assert.match(JSON.parse(past.body).detail, new RegExp(`over ${CONSOLE_LIMITS.bodyBytes} bytes`));
   });
 });

@@ -150,7 +150,7 @@ describe('reshard, atomic mode, without Valkey 9.1', () => {
   it('answers 503 VALKEY9_STARTING, retry after 3 s, while its cluster starts', () => {
     const answer = failed('reshard', new Valkey9UnavailableError('starting'));
     assert.equal(answer.status, 503);
-    assert.equal((answer.body as { error: { code: string } }).error.code, 'VALKEY9_STARTING');
+    assert.equal((answer.body as { code: string }).code, 'VALKEY9_STARTING');
     assert.equal(answer.headers?.['retry-after'], '3');
   });
 
@@ -161,7 +161,7 @@ describe('reshard, atomic mode, without Valkey 9.1', () => {
       const env = { VALKEY9_HOME: root };
       const answer = await reshardAnswerWith(env);
       assert.equal(answer.status, 503);
-      assert.equal((answer.body as { error: { code: string } }).error.code, 'VALKEY9_BUILDING');
+      assert.equal((answer.body as { code: string }).code, 'VALKEY9_BUILDING');
       assert.equal(answer.headers?.['retry-after'], '30');
       assert.deepEqual(await atomicStatus(env), { state: 'building', message: 'Valkey 9.1 is being built' });
     } finally {

@@ -50,9 +50,9 @@ test(`the queue name's count: ${CAP / 2} × 'é' is ${CAP} / ${CAP}, one more by
     keys.locator('button[type="submit"]').click(),
   ]);
   assert.equal(response.status(), 400);
-  const refusal = ((await response.json()) as { error: { code: string; message: string } }).error;
+  const refusal = (await response.json()) as { code: string; detail: string };
   assert.equal(refusal.code, 'BAD_INPUT');
-  await keys.locator('[data-result]', { hasText: refusal.message }).waitFor();
+  await keys.locator('[data-result]', { hasText: refusal.detail }).waitFor();
 
   // Back under the cap: the mark goes, and the status empties (it speaks only on crossing).
   await input.press('End');

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COURSE_ROUTES, ROOT, startSite, type Site } from '../../scripts/site.ts';
+import { sections, withUniqueAnchors } from '../../src/lib/twin.ts';
 
 let site: Site;
 before(async () => {
@@ -16,8 +17,9 @@ after(async () => {
   await site?.close();
 });
 
+/** A path of the site, or a link as llms.txt writes it (absolute when SITE_URL is set). */
 const get = async (path: string) => {
-  const r = await fetch(site.url + path);
+  const r = await fetch(new URL(path, site.url));
   return { status: r.status, type: r.headers.get('content-type') ?? '', text: await r.text() };
 };
 
@@ -51,7 +53,7 @@ test('llms.txt follows llmstxt.org: one H1, a blockquote summary, H2 sections of
 
 test('every link in llms.txt resolves in the built site', async () => {
   const { text } = await get('/llms.txt');
-  const targets = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!);
+  const targets = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => new URL(m[1]!, site.url).pathname);
   for (const t of targets) {
     const { status } = await get(t);
     assert.equal(status, 200, t);
@@ -87,15 +89,33 @@ test('every page links its markdown twin, and the twin is the page as markdown',
   }
 });
 
-test('llms-full.txt holds the whole course, every page in reading order', async () => {
+test('llms-full.txt holds the whole course, every page in reading order, then the reference', async () => {
   const { status, text } = await get('/llms-full.txt');
   assert.equal(status, 200);
-  let at = -1;
+  const twins = [];
   for (const route of COURSE_ROUTES) {
     const twin = await get(route === '/' ? '/index.md' : route.replace(/\/$/, '') + '.md');
-    const i = text.indexOf(twin.text);
-    assert.ok(i > at, `${route} appears in order`);
-    at = i;
+    twins.push({ title: /^# (.*)$/m.exec(twin.text)![1]!, text: twin.text });
+  }
+  const parts = text.split('\n---\n\n');
+  assert.equal(parts.length, COURSE_ROUTES.length + 1);
+  const reference = { title: 'Reference', text: parts.at(-1)! };
+  // each twin whole, in order, its shared headings named for its page (withUniqueAnchors)
+  assert.deepEqual(parts, withUniqueAnchors([...twins, reference]));
+});
+
+test('every anchor of llms-full.txt is unique, and every link to one lands on its own page’s heading', async () => {
+  const { text } = await get('/llms-full.txt');
+  const slugs = sections(text)
+    .filter((s) => s.slug)
+    .map((s) => s.slug);
+  const twice = slugs.filter((slug, i) => slugs.indexOf(slug) !== i);
+  assert.deepEqual(twice, [], 'no anchor twice');
+  assert.ok(slugs.includes('live-explorer--the-hashtag--the-slot'), 'a page’s explorer named for its page');
+  for (const part of text.split('\n---\n\n')) {
+    const own = new Set(sections(part).map((s) => s.slug));
+    for (const [, slug] of part.matchAll(/\]\(#([^)\s]+)\)/g))
+      assert.ok(own.has(slug!), `#${slug} is a heading of its own page`);
   }
 });
 

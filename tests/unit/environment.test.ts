@@ -7,8 +7,11 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
 import {
+  addressLogging,
   DEFAULTS,
+  drainDeadlineMs,
   fileLimit,
+  metricsSettings,
   frontSettings,
   runSettings,
   siteSettings,
@@ -115,6 +118,38 @@ describe('the environment', () => {
     assert.throws(() => siteSettings({ PORT: '65536' }), {
       message: 'PORT must be a port number (0 to 65535), not 65536',
     });
+  });
+
+  it('metrics: none unless METRICS_PORT is set; a port 1 to 65535, never the public one; loopback unless METRICS_HOST', () => {
+    assert.equal(metricsSettings({}), null);
+    assert.equal(metricsSettings({ METRICS_PORT: '' }), null);
+    assert.deepEqual(metricsSettings({ METRICS_PORT: '1' }), { host: '127.0.0.1', port: 1 });
+    assert.deepEqual(metricsSettings({ METRICS_PORT: '65535', METRICS_HOST: '10.0.0.2' }), {
+      host: '10.0.0.2',
+      port: 65535,
+    });
+    for (const bad of ['0', '65536', '9464.5', 'x'])
+      assert.throws(() => metricsSettings({ METRICS_PORT: bad }), {
+        message: `METRICS_PORT must be a port number (1 to 65535), not ${bad}`,
+      });
+    assert.throws(() => metricsSettings({ METRICS_PORT: '4321', PORT: '4321' }), {
+      message: "METRICS_PORT must not be the public port (4321): the metrics are the operator's",
+    });
+  });
+
+  it('the access log keeps no address unless LOG_ADDRESSES says network or full; anything else is refused', () => {
+    assert.equal(addressLogging({}), 'none');
+    for (const value of ['none', 'network', 'full'] as const)
+      assert.equal(addressLogging({ LOG_ADDRESSES: value }), value);
+    assert.equal(frontSettings({ LOG_ADDRESSES: 'full' }).logAddresses, 'full');
+    assert.throws(() => addressLogging({ LOG_ADDRESSES: 'all' }), {
+      message: 'LOG_ADDRESSES must be one of none, network, full, not all',
+    });
+  });
+
+  it('the drain lasts the run deadline, the answer margin and 4 s', () => {
+    assert.equal(drainDeadlineMs({}), DEFAULTS.RUN_DEADLINE_MS + 1000 + 4000);
+    assert.equal(drainDeadlineMs({ RUN_DEADLINE_MS: '30000' }), 35_000);
   });
 
   it('no other file of server/ reads a variable, but the few that name servers, each where it says', () => {

@@ -136,11 +136,11 @@ describe('the error-code catalogue', () => {
     ];
     const codes: string[] = [];
     for (const response of responses) {
-      const { error } = response.body as { error: { code: string; message: string } };
-      const rows = rowsFor(error.code, error.message);
-      assert.equal(rows.length, 1, `${error.code}: ${error.message}`);
-      assert.equal(rows[0]!.status, response.status, error.code);
-      codes.push(error.code);
+      const problem = response.body as { code: string; detail: string };
+      const rows = rowsFor(problem.code, problem.detail);
+      assert.equal(rows.length, 1, `${problem.code}: ${problem.detail}`);
+      assert.equal(rows[0]!.status, response.status, problem.code);
+      codes.push(problem.code);
     }
     assert.deepEqual(codes, [
       'UNKNOWN_EXPERIMENT',

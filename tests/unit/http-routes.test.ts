@@ -40,12 +40,19 @@ describe('the route table', () => {
 });
 
 describe('the one 405', () => {
-  it('says the method, what the path takes, and lists its methods in allow', () => {
+  it('says the method, what the path takes, and lists its methods in allow, as problem details', () => {
     const answer = routeMethodNotAllowed('PUT', 'experiment');
     assert.equal(answer.status, 405);
     assert.equal(answer.headers?.allow, 'POST');
+    assert.equal(answer.headers?.['content-type'], 'application/problem+json; charset=utf-8');
+    const detail = 'PUT is not served here: experiments run with POST and a JSON body';
     assert.deepEqual(answer.body, {
-      error: { code: 'METHOD', message: 'PUT is not served here: experiments run with POST and a JSON body' },
+      type: '/api/openapi.json#/components/responses/METHOD',
+      title: 'Method not served here',
+      status: 405,
+      detail,
+      code: 'METHOD',
+      error: { code: 'METHOD', message: detail },
     });
     assert.equal(routeMethodNotAllowed('POST', 'sandbox').headers?.allow, 'GET, HEAD');
     assert.equal(methodNotAllowed('TRACE', ['GET'], 'GET only').headers?.allow, 'GET');

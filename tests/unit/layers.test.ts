@@ -11,6 +11,7 @@ import { projectRoot } from '../../server/project-root.ts';
 
 const TIERS: readonly (readonly string[])[] = [
   ['contract'], // what the browser and the server share: the keyspace, the limits, the table, the types
+  ['observe'], // the request's context, the access log and the metrics (prom-client)
   ['(root)', 'settings'], // the project root, the log, a seeded random, a run's deadline; the server's bounds
   ['lua'], // the one loader of .lua files
   ['executors'], // the transition table and the two executors

@@ -36,7 +36,7 @@ function errorTable(rows: readonly ErrorCode[]): string {
 export function errorCodesMarkdown(): string {
   return [
     '## Error codes',
-    'Every error a call can meet, who answers it — the host (before any command is sent), a Lua script, the native module, the server itself, a connector’s fence on `{emq}:version`, or the explorer’s JSON API (`{"error":{"code","message"}}`, with the HTTP status) — when, and the exact text, with `<name>` where a value is filled in. The native module checks in this order and the first failure replies: key count → layout → server mode → wire identity → the transition; a refusal writes nothing.',
+    'Every error a call can meet, who answers it — the host (before any command is sent), a Lua script, the native module, the server itself, a connector’s fence on `{emq}:version`, or the explorer’s JSON API (problem details, `application/problem+json`: `code` and `detail`, with the HTTP status) — when, and the exact text, with `<name>` where a value is filled in. The native module checks in this order and the first failure replies: key count → layout → server mode → wire identity → the transition; a refusal writes nothing.',
     errorTable(ERROR_CODES),
   ].join('\n\n');
 }

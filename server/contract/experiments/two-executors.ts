@@ -2,12 +2,14 @@
 // with both replies, both keyspaces and what each step changed. The steps are the conformance suite's.
 
 import type { KeyChange, KeyspaceDump } from '../dump.ts';
-import { CORE_TRANSITIONS, type Reply, type TransitionName } from '../transitions.ts';
+import { CORE_TRANSITIONS, type CoreTransition, type Reply, type TransitionName } from '../transitions.ts';
 import type { WireCommand, WireProof } from '../wire/types.ts';
 
 /** The steps a sequence is made of: the seven transitions, plus a duplicate enqueue and a stale token. */
-export const STEPS = [...CORE_TRANSITIONS, 'duplicate', 'stale'] as const;
-export type Step = (typeof STEPS)[number];
+// The type is spelled out rather than read from the array, so the OpenAPI generator (scripts/openapi.ts),
+// which cannot evaluate a spread, reads it as the type checker does.
+export type Step = CoreTransition | 'duplicate' | 'stale';
+export const STEPS: readonly Step[] = [...CORE_TRANSITIONS, 'duplicate', 'stale'];
 
 /** The sequence a run takes when the reader names none. */
 export const DEFAULT_STEPS: Step[] = [

@@ -3,6 +3,7 @@
 // each key's slot, the wire and the keyspace after. Its inputs live in the query string; Reset restores
 // the page's example.
 
+import { refusalOf } from '../../../server/contract/catalogue/problem.ts';
 import type { ConsoleLine } from '../../../server/contract/experiments/console.ts';
 import { joined, markup, show, type SafeHtml } from '../../lib/html.ts';
 import { breakable, keyText } from '../explorer/key-text.ts';
@@ -115,15 +116,12 @@ export class EmqConsole extends HTMLElement {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      const payload = (await response.json()) as {
-        result?: ConsoleResult;
-        error?: { code: string; message: string };
-      };
+      const payload = (await response.json()) as { result?: ConsoleResult };
       if (!payload.result) {
-        const error = payload.error ?? { code: `HTTP ${response.status}`, message: 'no message' };
+        const { code, detail } = refusalOf(payload, response.status);
         show(
           output,
-          markup`<p class="xp-refused"><span class="xp-badge is-refused">${error.code}</span> ${error.message}</p>`,
+          markup`<p class="xp-refused"><span class="xp-badge is-refused">${code}</span> ${detail}</p>`,
         );
         return;
       }

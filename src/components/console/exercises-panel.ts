@@ -2,6 +2,7 @@
 // the exercise's hint (its own element, made at the first miss, never the answer); the second miss shows "Show me". Solved
 // exercises are kept in this browser (progress-store.ts) and said in words, never by colour alone.
 
+import { refusalOf } from '../../../server/contract/catalogue/problem.ts';
 import { markup, show } from '../../lib/html.ts';
 import { exercisesFor, type ConsoleAnswer } from './exercises.ts';
 import { forget, onProgress, remember, solved, solvedOf } from './progress-store.ts';
@@ -56,12 +57,10 @@ export class EmqExercises extends HTMLElement {
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ lines: exercise.lines(answer), node: exercise.node }),
           });
-          const payload = (await response.json()) as {
-            result?: ConsoleAnswer;
-            error?: { code: string; message: string };
-          };
+          const payload = (await response.json()) as { result?: ConsoleAnswer };
           if (!payload.result) {
-            this.#mark(item, verdict, false, `Not checked: ${payload.error?.message ?? response.status}`);
+            const { detail } = refusalOf(payload, response.status);
+            this.#mark(item, verdict, false, `Not checked: ${detail}`);
             return;
           }
           const { ok, why } = exercise.check(payload.result, answer);

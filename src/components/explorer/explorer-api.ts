@@ -1,9 +1,11 @@
 // The island's one way to the sandbox: POST an experiment, and keep the status line honest. A 503
 // SANDBOX_DOWN (or no answer at all) marks the sandbox down and polls /api/sandbox until it answers
-// again; every other refusal comes back as the API's own code and message. A degraded cluster is polled
+// again; every other refusal comes back as the API's own code and words (its problem details' `code` and
+// `detail`). A degraded cluster is polled
 // the same way, so the note beside the cluster experiments goes once the site has repaired it.
 
 import type { BodyOf, ExperimentName, ResultOf } from '../../../server/contract/experiment-table.ts';
+import { refusalOf } from '../../../server/contract/catalogue/problem.ts';
 import { keepState } from './experiment-state.ts';
 import { DOWN_TEXT, upText } from './status-text.ts';
 
@@ -36,7 +38,7 @@ export class ExplorerApi {
       this.#down();
       return { ok: false, code: 'SANDBOX_DOWN', message: 'the site did not answer; is the network up?' };
     }
-    let payload: { result?: ResultOf<N>; error?: { code: string; message: string } };
+    let payload: { result?: ResultOf<N> };
     try {
       payload = await response.json();
     } catch {
@@ -48,9 +50,9 @@ export class ExplorerApi {
       if (state !== 'up' && state !== 'degraded') this.#up();
       return { ok: true, result: payload.result };
     }
-    const error = payload.error ?? { code: `HTTP ${response.status}`, message: 'no message' };
-    if (error.code === 'SANDBOX_DOWN') this.#down();
-    return { ok: false, code: error.code, message: error.message };
+    const { code, detail } = refusalOf(payload, response.status);
+    if (code === 'SANDBOX_DOWN') this.#down();
+    return { ok: false, code, message: detail };
   }
 
   #say(state: 'up' | 'down', text: string) {
