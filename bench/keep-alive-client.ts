@@ -19,11 +19,14 @@ export class KeepAliveClient {
   private pending: { resolve(answer: Answer): void; reject(error: Error): void } | null = null;
   private readonly host: string;
   private readonly port: number;
+  private readonly localAddress?: string;
 
-  constructor(origin: string) {
+  /** `localAddress`: the loopback address this reader sends from (an address of its own to the rate limit). */
+  constructor(origin: string, localAddress?: string) {
     const url = new URL(origin);
     this.host = url.hostname;
     this.port = Number(url.port || 80);
+    this.localAddress = localAddress;
   }
 
   /** POSTs `body` as JSON to `path`, asking for brotli or gzip; one request at a time per client. */
@@ -45,7 +48,12 @@ export class KeepAliveClient {
 
   private open(): Socket {
     if (this.socket) return this.socket;
-    const socket = connect({ host: this.host, port: this.port, noDelay: true });
+    const socket = connect({
+      host: this.host,
+      port: this.port,
+      noDelay: true,
+      localAddress: this.localAddress,
+    });
     socket.on('data', (chunk: Buffer) => {
       this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
       this.parse();

@@ -1,16 +1,25 @@
-// A soak with faults: the built site (WORKERS processes) on a sandbox of its own, mixed explorer runs
-// from closed-loop readers for N minutes — and reshards of both modes (keys, atomic) from readers of
-// their own, each from an address of its own (one reshard per reader at a time) — and every
-// `--kill-every` seconds a fault, in turn: a kill -9 of the standalone or of a cluster node (the
-// sandbox's supervisor starts it again), a SIGSTOP of a cluster node for `--stop-s` seconds (then
-// SIGCONT), and a kill -9 of a site worker (the primary starts another; with WORKERS=1 none is killed).
-// Prints total runs, 5xx, the failures after each fault and the seconds until runs succeeded again,
-// what /api/sandbox said meanwhile, memory (RSS of the site and of each valkey-server), the keys left
-// behind at the end, and the valkey-servers the site started still running 10 s after it closed. Not
-// part of the suite; asserts nothing.
+// A soak with faults and floods: the built site (WORKERS processes, with its own rate limits on) on a
+// sandbox of its own, mixed explorer runs from closed-loop readers for N minutes — each reader from an
+// address of its own, at a pace inside the site's rate limit (an honest reader) — and reshards of both
+// modes (keys, atomic) from readers of their own, each from an address of its own (one reshard per
+// reader at a time) — and every `--kill-every` seconds a fault, in turn: a kill -9 of the standalone or
+// of a cluster node (the sandbox's supervisor starts it again), a SIGSTOP of a cluster node for
+// `--stop-s` seconds (then SIGCONT), and a kill -9 of a site worker (the primary starts another; with
+// WORKERS=1 none is killed). Halfway between faults, a flood for `--flood-s` seconds, in turn: slow
+// bodies from `--flood-addresses` × `--flood-per-address` connections (127.21.x.y; whole headers, a
+// byte every 4 s, opened again 1 s after any close), then one address pipelining the catalogue on 32
+// connections (tests/support/floods.ts; each in a process of its own). `--max-connections` sets the
+// site's MAX_CONNECTIONS (per worker), so a flood this machine can hold fills the cap.
+// Prints total runs, 5xx by code, the honest readers' p50/p99 in calm and during each fault and flood,
+// the failures after each fault and the seconds until runs succeeded again, what /api/sandbox said
+// meanwhile, the RSS of each process (the site's primary and workers, each valkey-server) at start, at
+// 1 min and at the end, the machine's load, the keys left behind at the end (Valkey 8 and 9.1), and the
+// valkey-servers the site started still running 10 s after it closed. Not part of the suite; asserts
+// nothing.
 //
-// node bench/soak.ts [--minutes 10] [--readers 6] [--workers 2] [--kill-every 60] [--pause-ms 25]
-//                    [--reshard-readers 2] [--stop-s 10]
+// node bench/soak.ts [--minutes 10] [--readers 6] [--workers 2] [--kill-every 60] [--pause-ms 500]
+//                    [--reshard-readers 2] [--stop-s 10] [--flood-s 20] [--flood-addresses 300]
+//                    [--flood-per-address 8] [--max-connections 1000]
 //
 // The sandbox is started here, in this process (as tests/support/explorer.ts does), and handed to the
 // site with VALKEY_URL / VALKEY_CLUSTER_URL: so this process holds the admin's password and can count
@@ -26,6 +35,8 @@ import { alive, processTable, processTreeOf } from '../tests/support/processes.t
 import { requestFrom } from '../tests/support/from-address.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
 import { sandboxUp } from '../tests/support/sandbox-up.ts';
+import { addressesIn, startFlood, type FloodOptions } from '../tests/support/floods.ts';
+import { adminClient, queueKeysOn, siteServers as serversOf } from '../tests/support/site-servers.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -33,9 +44,13 @@ const { values: flags } = parseArgs({
     readers: { type: 'string', default: '6' },
     workers: { type: 'string', default: '2' },
     'kill-every': { type: 'string', default: '60' },
-    'pause-ms': { type: 'string', default: '25' },
+    'pause-ms': { type: 'string', default: '500' },
     'reshard-readers': { type: 'string', default: '2' },
     'stop-s': { type: 'string', default: '10' },
+    'flood-s': { type: 'string', default: '20' },
+    'flood-addresses': { type: 'string', default: '300' },
+    'flood-per-address': { type: 'string', default: '8' },
+    'max-connections': { type: 'string', default: '1000' },
   },
 });
 function positive(name: keyof typeof flags): number {
@@ -48,11 +63,19 @@ const MINUTES = positive('minutes');
 const READERS = Math.floor(positive('readers'));
 const WORKERS = Math.floor(positive('workers'));
 const KILL_EVERY_S = positive('kill-every');
-/** Each reader's pause between runs (longer after a failure, as a reader would wait): a soak, not a flood. */
+/**
+ * Each reader's pause between runs (longer after a failure, as a reader would wait): a soak, not a
+ * flood, and inside the site's rate limit (5 runs a second per address, shared among the workers; a
+ * kept-alive reader stays on one worker, so it has that worker's share).
+ */
 const PAUSE_MS = Number(flags['pause-ms']);
 /** Readers of reshards, per mode; each from an address of its own, one reshard at a time. */
 const RESHARD_READERS = Number(flags['reshard-readers']);
 const STOP_S = positive('stop-s');
+const FLOOD_S = positive('flood-s');
+const FLOOD_ADDRESSES = Math.floor(positive('flood-addresses'));
+const FLOOD_PER_ADDRESS = Math.floor(positive('flood-per-address'));
+const MAX_CONNECTIONS = Math.floor(positive('max-connections'));
 const RESHARD_MODES = ['keys', 'atomic'] as const;
 /** Logical databases of the standalone node: the pool's 24 and database 0 for the leases. */
 const DATABASES = 25;
@@ -65,6 +88,8 @@ interface Outcome {
    * cluster for an atomic reshard, else the standalone. */
   part: 'standalone' | 'cluster' | 'atomic';
   kind: string;
+  /** How long the answer took, in ms (the honest reader's latency). */
+  ms: number;
 }
 
 const partOf = (kind: string): Outcome['part'] =>
@@ -109,20 +134,30 @@ const site = await startSite({
   VALKEY_URL: sandbox.standalone.url,
   VALKEY_CLUSTER_URL: cluster.url,
   WORKERS: String(WORKERS),
-  EXPLORER_BURST: '1000000',
-  EXPLORER_RATE: '1000000',
+  MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+  // The Valkey 9.1 cluster from the start, as `npm start` runs it (a test's site waits for first use).
+  VALKEY9_AT_START: '1',
 });
 
+/** The RSS of each process of the site (primary, workers) and of each valkey-server, in MB. */
 function memory(): string {
-  const siteMb = processTreeOf(site.pid)
-    .filter((p) => !p.comm.startsWith('valkey'))
-    .reduce((sum, p) => sum + rssMb(p.pid), 0);
+  const tree = processTreeOf(site.pid);
+  const own = tree.filter((p) => !p.comm.startsWith('valkey'));
+  // The primary, its workers, and the small helpers it runs (the sandbox's watchdog), each by name.
+  const label = (p: (typeof own)[number]) =>
+    p.pid === site.pid ? 'primary' : p.cmdline.includes('serve.ts') ? 'worker' : p.comm;
+  const sites = own.map((p) => `${label(p)} ${p.pid} ${rssMb(p.pid).toFixed(1)}`);
   const valkeys = nodes.map((n) => {
     const pid = valkeyPid(n.port);
     return `${n.name} ${pid ? rssMb(pid).toFixed(1) : '-'}`;
   });
-  return `RSS MB: site (${WORKERS > 1 ? `${WORKERS} workers and their primary` : 'one process'}) ${siteMb.toFixed(1)}; valkey-server: ${valkeys.join(', ')}`;
+  const nines = serversOf(site.pid)
+    .filter((server) => server.version === '9.1')
+    .map((server) => `9.1 node ${server.port} ${rssMb(server.pid).toFixed(1)}`);
+  return `RSS MB: ${sites.join(', ')}; valkey-server: ${[...valkeys, ...nines].join(', ')}`;
 }
+
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 const outcomes: Outcome[] = [];
 /** Every valkey-server seen below the site (read each minute and at the end): none may outlive it. */
@@ -132,6 +167,8 @@ const noteServers = () => {
 };
 const kills: Kill[] = [];
 const sandboxSaid: Array<{ at: number; status: string }> = [];
+/** Each flood: when it began and ended (ms since the soak began), what it was, and its counts. */
+const floods: Array<{ at: number; until: number; name: string; counts?: unknown }> = [];
 const t0 = Date.now();
 const now = () => Date.now() - t0;
 const endAt = MINUTES * 60_000;
@@ -139,17 +176,18 @@ const endAt = MINUTES * 60_000;
 try {
   await sandboxUp(site.url, 30_000);
   console.log(
-    `soak: ${MINUTES} min, ${READERS} readers, WORKERS=${WORKERS}, a node killed every ${KILL_EVERY_S} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    `soak: ${MINUTES} min, ${READERS} readers (a run each ${PAUSE_MS} ms after the last), WORKERS=${WORKERS}, the site's own rate limits, MAX_CONNECTIONS=${MAX_CONNECTIONS}, a fault every ${KILL_EVERY_S} s, a flood of ${FLOOD_S} s halfway between; load average ${load()}`,
   );
   console.log(`at start: ${memory()}`);
 
   let next = 0;
-  const reader = async () => {
-    const client = new KeepAliveClient(site.url);
+  const reader = async (_: unknown, r: number) => {
+    const client = new KeepAliveClient(site.url, `127.0.0.${10 + r}`);
     while (now() < endAt) {
       const run = mixedRun(next++);
       // The part it ran on is added once, below.
-      let outcome: Omit<Outcome, 'part' | 'kind'>;
+      let outcome: Omit<Outcome, 'part' | 'kind' | 'ms'>;
+      const asked = now();
       try {
         const answer = await client.post(`/api/experiments/${run.kind}`, JSON.stringify(run.body));
         const body = answer.body as { result?: unknown; code?: string };
@@ -167,7 +205,7 @@ try {
       } catch (error) {
         outcome = { at: now(), ok: false, what: `connection: ${(error as Error).message} (${run.kind})` };
       }
-      outcomes.push({ ...outcome, part: partOf(run.kind), kind: run.kind });
+      outcomes.push({ ...outcome, part: partOf(run.kind), kind: run.kind, ms: now() - asked });
       await sleep(outcome.ok ? PAUSE_MS : 4 * PAUSE_MS);
     }
     client.close();
@@ -178,7 +216,8 @@ try {
     const kind = `reshard ${mode}`;
     const part: Outcome['part'] = mode === 'atomic' ? 'atomic' : 'cluster';
     while (now() < endAt) {
-      let outcome: Omit<Outcome, 'part' | 'kind'>;
+      let outcome: Omit<Outcome, 'part' | 'kind' | 'ms'>;
+      const asked = now();
       try {
         const answer = await requestFrom(address, `${site.url}/api/experiments/reshard`, {
           method: 'POST',
@@ -197,7 +236,7 @@ try {
       } catch (error) {
         outcome = { at: now(), ok: false, what: `connection: ${(error as Error).message} (${kind})` };
       }
-      outcomes.push({ ...outcome, part, kind });
+      outcomes.push({ ...outcome, part, kind, ms: now() - asked });
       await sleep(outcome.ok ? 1000 : 3000);
     }
   };
@@ -268,6 +307,39 @@ try {
     }
   };
 
+  // Halfway between faults, a flood in turn: slow bodies from many addresses, the catalogue from one.
+  const floodKinds: Array<{ name: string; options: Omit<FloodOptions, 'url' | 'seconds'> }> = [
+    {
+      name: `slow bodies from ${FLOOD_ADDRESSES} addresses × ${FLOOD_PER_ADDRESS}`,
+      options: {
+        kind: 'slow-body',
+        addresses: addressesIn('127.21', FLOOD_ADDRESSES),
+        perAddress: FLOOD_PER_ADDRESS,
+        byteEveryMs: 4000,
+        reopenMs: 1000,
+      },
+    },
+    {
+      name: 'the catalogue from one address, 32 connections × 50 pipelined',
+      options: { kind: 'catalogue', addresses: ['127.21.240.1'], perAddress: 32, pipeline: 50, reopenMs: 0 },
+    },
+  ];
+  const flooder = async () => {
+    for (let k = 0; ; k++) {
+      const at = (k + 0.5) * KILL_EVERY_S * 1000;
+      if (at + FLOOD_S * 1000 >= endAt - 10_000) return;
+      await sleep(at - now());
+      const { name, options } = floodKinds[k % floodKinds.length]!;
+      const flood = startFlood({ ...options, url: site.url, seconds: FLOOD_S + 5 });
+      const entry: (typeof floods)[number] = { at: now(), until: now() + FLOOD_S * 1000, name };
+      floods.push(entry);
+      console.log(`${(now() / 1000).toFixed(0)} s: flood: ${name}, ${FLOOD_S} s`);
+      await sleep(FLOOD_S * 1000);
+      entry.counts = await flood.stop();
+      entry.until = now();
+    }
+  };
+
   const watcher = async () => {
     while (now() < endAt) {
       try {
@@ -287,7 +359,7 @@ try {
       const done = outcomes.length;
       const failed = outcomes.filter((o) => !o.ok).length;
       noteServers();
-      console.log(`${m} min: ${done} runs, ${failed} failed; ${memory()}`);
+      console.log(`${m} min: ${done} runs, ${failed} failed; load ${load()}; ${memory()}`);
     }
   };
 
@@ -295,6 +367,7 @@ try {
     ...Array.from({ length: READERS }, reader),
     ...resharders,
     killer(),
+    flooder(),
     watcher(),
     minutely(),
   ]);
@@ -316,6 +389,37 @@ try {
     `\nruns: ${outcomes.length} (${(outcomes.length / (endAt / 1000)).toFixed(0)}/s), failed ${outcomes.filter((o) => !o.ok).length}, 5xx ${fivexx.length}`,
   );
   console.log(`failures by kind: ${tally(outcomes)}`);
+  const byCode = Map.groupBy(fivexx, (o) => o.what.split(' ').slice(0, 2).join(' '));
+  console.log(
+    `5xx by code: ${[...byCode].map(([code, list]) => `${list.length}× ${code}`).join(', ') || 'none'}`,
+  );
+  // The honest readers' latency (the mixed runs, each reader at its own address), by stretch.
+  const honest = outcomes.filter((o) => !o.kind.startsWith('reshard'));
+  const percentile = (values: number[], p: number) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
+  };
+  const figures = (list: Outcome[]) =>
+    `${list.length} runs, ${list.filter((o) => !o.ok).length} failed, p50 ${percentile(
+      list.map((o) => o.ms),
+      50,
+    )} ms, p99 ${percentile(
+      list.map((o) => o.ms),
+      99,
+    )} ms`;
+  const inStretch = (from: number, to: number) => honest.filter((o) => o.at >= from && o.at < to);
+  const windows = [
+    ...kills.map((k) => ({ name: `fault: ${k.node}`, at: k.at, until: k.at + 20_000 })),
+    ...floods.map((f) => ({ name: `flood: ${f.name}`, at: f.at, until: f.until })),
+  ];
+  const calm = honest.filter((o) => !windows.some((w) => o.at >= w.at && o.at < w.until));
+  console.log(`\nhonest readers' latency (answer time of the mixed runs):`);
+  console.log(`  calm (outside every fault's first 20 s and every flood): ${figures(calm)}`);
+  for (const w of windows.sort((a, b) => a.at - b.at))
+    console.log(
+      `  ${(w.at / 1000).toFixed(0)} s, ${w.name} (${((w.until - w.at) / 1000).toFixed(0)} s): ${figures(inStretch(w.at, w.until))}`,
+    );
+  for (const f of floods) console.log(`  flood counts, ${f.name}: ${JSON.stringify(f.counts)}`);
   for (const mode of RESHARD_MODES) {
     const mine = outcomes.filter((o) => o.kind === `reshard ${mode}`);
     console.log(
@@ -365,12 +469,18 @@ try {
     node.disconnect();
   }
   // The explorer leaves '{emq}:version'-style identity keys nowhere: every run's keyspace is flushed.
+  // And on the Valkey 9.1 cluster the site's primary started: queue keys (the site's own line keys aside).
+  for (const server of serversOf(site.pid).filter((s) => s.version === '9.1')) {
+    const client = adminClient(server);
+    const count = await queueKeysOn(client).catch(() => -1);
+    client.disconnect();
+    if (count !== 0)
+      left.push(`9.1 node ${server.port}: ${count < 0 ? 'unreadable' : `${count} queue keys`}`);
+  }
   console.log(
     `keys left behind: ${left.length}${left.length ? '\n  ' + left.slice(0, 20).join('\n  ') : ''}`,
   );
-  console.log(
-    `load average at end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
-  );
+  console.log(`load average at end ${load()}`);
 } finally {
   await site.close();
   await sandbox.stop();

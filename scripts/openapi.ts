@@ -180,8 +180,9 @@ export function openapiDocument(options: OpenApiOptions = {}): Schema {
   }
 
   const paths: Record<string, Schema> = {};
+  // Every route draws on a budget of the rate limiter (routes.ts): each may answer 429.
   const rateLimited = (route: keyof typeof API_ROUTES): StatusCode[] =>
-    API_ROUTES[route].startsWork ? ['RATE_LIMITED'] : [];
+    API_ROUTES[route].budget ? ['RATE_LIMITED'] : [];
 
   paths['/api/experiments'] = {
     get: {

@@ -18,8 +18,10 @@ import {
 } from './explorer/runtime.ts';
 import {
   atomicClusterForWorkers,
+  adoptAtomicCluster,
   clearAfterDeadProcess,
   closeAtomicRuntime,
+  runningAtomicCluster,
   warmAtomicRuntime,
 } from './explorer/atomic-runtime.ts';
 import { shareAtomicCluster } from './explorer/atomic-shared.ts';
@@ -60,6 +62,11 @@ async function explorerOrExit(cleanUp: () => Promise<void> = async () => {}) {
 }
 
 async function primary(): Promise<void> {
+  // Each worker accepts its own connections: with the primary handing them out (Node's round robin), a
+  // connection in flight to a worker that died was never answered and the primary kept it (CLOSE-WAIT)
+  // for ever. Now no connection is ever the primary's: one the dead worker had accepted is closed with
+  // it by the kernel at once, and those still waiting to be accepted are taken by the other workers.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   const password = explorerPasswordFor(process.env);
   const sandbox = await startSandbox(siteSandboxOptions(password));
   const env = {
@@ -74,16 +81,15 @@ async function primary(): Promise<void> {
   const check = await explorerOrExit(() => sandbox.stop());
   await check.close();
   let stopping = false;
-  const fork = () => shareAtomicCluster(cluster.fork(env), () => atomicClusterForWorkers());
+  const fork = () =>
+    shareAtomicCluster(cluster.fork(env), () => atomicClusterForWorkers(), runningAtomicCluster);
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     console.error(`worker ${worker.process.pid} ended (${signal ?? code}); starting another`);
     setTimeout(fork, 500);
-    // What its atomic run left in flight on the shared Valkey 9.1 cluster is cancelled, and its keys go.
-    clearAfterDeadProcess().then(
-      (lines) => lines.forEach((line) => console.log(`atomic: after worker ${worker.process.pid}: ${line}`)),
-      (error: Error) => console.error(`atomic: after worker ${worker.process.pid}: ${error.message}`),
-    );
+    // What its atomic run left in flight on the shared Valkey 9.1 cluster is cancelled, and its keys go:
+    // in a turn of its own, tried again until done.
+    void clearAfterDeadProcess((line) => console.log(`atomic: after worker ${worker.process.pid}: ${line}`));
   });
   drainWorkersOnSignal({
     workers: () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
@@ -128,6 +134,8 @@ function stopWithin(stopping: Promise<unknown>): Promise<void> {
 if (cluster.isPrimary && workers > 1) {
   await primary();
 } else {
+  // A worker reads the atomic half from the servers from its first status on (atomic-runtime.ts).
+  await adoptAtomicCluster();
   const server = await serve();
   const alone = cluster.isPrimary;
   let started: ExplorerRuntime | undefined;

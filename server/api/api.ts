@@ -15,6 +15,7 @@ import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { asCaller } from '../run-caller.ts';
 import { atomicStatus, type AtomicStatus } from '../explorer/atomic-runtime.ts';
+import { lockNodeProblem } from '../explorer/lock-node.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
@@ -173,6 +174,18 @@ export function failed(what: string, error: unknown): Answer {
 
 /** What the sandbox is now, as GET /api/sandbox and the server island (island.ts) both tell it. */
 
+/** How long the status waits for the cluster check's reading (its nodes are each asked within HEALTH_PING_MS). */
+const SLOT_MAP_READ_MS = 2 * HEALTH_PING_MS;
+
+/** `promise`'s value, or `late` once `ms` have passed. */
+function answeredWithin<T>(promise: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late), ms))),
+  ]);
+}
+
 /**
  * `down` when a node does not answer, `degraded` (with `problems`) when some node says its
  * `cluster_state` is not ok (a node back from a freeze, before its peers count it again) or the cluster's
@@ -184,7 +197,11 @@ export async function sandboxState(): Promise<SandboxState> {
     if (!(await runtime.health())) return { sandbox: 'down', native: runtime.native(), problems: [] };
     const [states, slotMap] = await Promise.all([
       clusterStateProblems(runtime.clusterAdminNode, runtime.migrations.seeds, HEALTH_PING_MS),
-      runtime.clusterProblems(),
+      // The check reads the migration turn's lock first, on the node holding the site's locks: with
+      // that node frozen it waited as long as the freeze, and the status with it (20 s and more).
+      answeredWithin(runtime.clusterProblems(), SLOT_MAP_READ_MS, [
+        `the cluster's slot map was not read within ${SLOT_MAP_READ_MS} ms`,
+      ]),
     ]);
     const problems = [...states, ...slotMap];
     return { sandbox: problems.length > 0 ? 'degraded' : 'up', native: runtime.native(), problems };
@@ -199,8 +216,7 @@ export async function sandboxState(): Promise<SandboxState> {
  * starting, being built, or not available and why).
  */
 export async function sandboxStatus(): Promise<Answer> {
-  const atomic = await atomicStatus();
-  const { problems, ...state } = await sandboxState();
+  const [atomic, { problems, ...state }] = await Promise.all([atomicStatusWithNeeds(), sandboxState()]);
   const body: SandboxStatus = { ...state, ...(state.sandbox === 'degraded' ? { problems } : {}), atomic };
   // Down is a 503, so that whatever polls it (a balancer, a monitor) reads it from the status alone.
   return json(state.sandbox === 'down' ? 503 : 200, body);
@@ -214,6 +230,20 @@ export interface SandboxStatus {
   problems?: string[];
   /** Where the Valkey 9.1 cluster of the reshard's atomic mode stands. */
   atomic: AtomicStatus;
+}
+
+/**
+ * The atomic half's status, and `degraded` when what its runs need on the Valkey 8 side is not serving:
+ * the node holding the site's locks, where every atomic run takes its reader's share (lock-node.ts).
+ */
+async function atomicStatusWithNeeds(): Promise<AtomicStatus> {
+  const atomic = await atomicStatus();
+  if (atomic.state !== 'up') return atomic;
+  const problem = await explorerRuntime().then(
+    (runtime) => lockNodeProblem(runtime.clusterAdmin, runtime.clusterAdminNode),
+    () => 'the Valkey 8 cluster, where every atomic run takes its turn, is not reached',
+  );
+  return problem ? { ...atomic, state: 'degraded', message: `${atomic.message}; ${problem}` } : atomic;
 }
 
 /** The API's routes (server/api/routes.ts): the catalogue, one experiment's runs, the sandbox's status; JSON 404 for the rest. */

@@ -1,5 +1,5 @@
-// The site's routes as the HTTP edge sees them, in one table: the front reads it to decide what the
-// rate limiter counts and what goes past Astro to the API, and the API reads it to route and to say,
+// The site's routes as the HTTP edge sees them, in one table: the front reads it to decide which of the
+// rate limiter's budgets a request draws on and what goes past Astro to the API, and the API reads it to route and to say,
 // in a 405, what a path takes. A path here is canonical (server/front/canonical-path.ts).
 
 import { OPENAPI_PATH } from '../contract/catalogue/problem.ts';
@@ -12,26 +12,35 @@ export interface ApiRoute {
   methods: readonly string[];
   /** What the path takes, in words, for its 405. */
   takes: string;
-  /** Whether asking it with a method it takes starts work on the sandbox (so the limiter counts it). */
-  startsWork: boolean;
+  /** The rate limiter's budget a request of it draws on, when asked with a method it takes. */
+  budget: Budget;
 }
+
+/**
+ * The rate limiter's budgets, a bucket each per address (server/front/front.ts): `runs` for what starts
+ * work on the sandbox; `reads` for an answer that costs CPU but starts nothing (the catalogue: 27 KB of
+ * JSON, compressed, was free, and one address flooding it made every reader wait seconds); `status` for
+ * GET /api/sandbox, apart, so a monitor polling it once a second is never throttled by a reader's runs,
+ * nor a reader's runs by it.
+ */
+export type Budget = 'runs' | 'reads' | 'status';
 
 export const API_ROUTES = {
   catalogue: {
     methods: ['GET', 'HEAD'],
     takes: 'POST to /api/experiments/<name>; GET here lists them',
-    startsWork: false,
+    budget: 'reads',
   },
-  experiment: { methods: ['POST'], takes: 'experiments run with POST and a JSON body', startsWork: true },
+  experiment: { methods: ['POST'], takes: 'experiments run with POST and a JSON body', budget: 'runs' },
   sandbox: {
     methods: ['GET', 'HEAD'],
     takes: 'GET here answers whether the sandbox is up',
-    startsWork: true,
+    budget: 'status',
   },
   openapi: {
     methods: ['GET', 'HEAD'],
     takes: 'GET here answers the OpenAPI document of the API',
-    startsWork: false,
+    budget: 'reads',
   },
 } as const satisfies Record<string, ApiRoute>;
 
@@ -70,11 +79,15 @@ export function isImagePath(path: string): boolean {
   return path === '/_image' || path.startsWith('/_image/');
 }
 
-/** Routes that start work on the sandbox: every run, island and status check; only the catalogue is free. */
-export function startsWork(method: string, path: string): boolean {
-  if (isIslandPath(path)) return true;
-  if (!isApiPath(path)) return false;
+/**
+ * The budget a request draws on, or null for none (the pages, served from what was built): every run,
+ * island and API call that is not its route's (a 404, a 405) on `runs`, the catalogue on `reads`, the
+ * status on `status`.
+ */
+export function budgetOf(method: string, path: string): Budget | null {
+  if (isIslandPath(path)) return 'runs';
+  if (!isApiPath(path)) return null;
   const route = apiRoute(path);
-  if (!route) return true; // the API's 404 is counted like any other call of it
-  return !routeTakes(route.name, method) || API_ROUTES[route.name].startsWork;
+  if (!route || !routeTakes(route.name, method)) return 'runs';
+  return API_ROUTES[route.name].budget;
 }

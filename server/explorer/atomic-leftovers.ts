@@ -51,42 +51,50 @@ async function removeQueueKeys(node: Valkey): Promise<number> {
 }
 
 /**
- * In the atomic runs' turn (`lock`): cancels every migration left in flight, waits until each node says
+ * In the atomic runs' turn (`lock`, waited for `waitMs` at most): cancels every migration left in flight, waits until each node says
  * it has ended, and removes every queue key. Answers one line per thing done, for the log.
  */
-export function clearAtomicLeftovers(runtime: AtomicRuntime, lock: string): Promise<string[]> {
-  return runtime.locks.line.with(lock, async () => {
-    const said: string[] = [];
-    const shards = await readShards(runtime.clusterAdmin);
-    const nodes = shards.map(({ address }) => ({ address, admin: runtime.clusterAdminNode(address) }));
-    // Only the source cancels (the target answers "No migrations ongoing"); its import then fails on
-    // its own ("Connection lost to source"). One that ended meanwhile answers the same: nothing to do.
-    for (const { address, admin } of nodes) {
-      const exports = (await unfinished(admin)).filter((job) => job.operation === 'EXPORT');
-      if (exports.length === 0) continue;
-      const cancelled = await admin.call('CLUSTER', 'CANCELSLOTMIGRATIONS').then(
-        () => true,
-        (error: Error) => {
-          if (/No migrations ongoing/i.test(error.message)) return false;
-          throw error;
-        },
-      );
-      if (cancelled) {
-        const states = exports.map((job) => job.state).join(', ');
-        said.push(`${address}: cancelled the slot migration a dead run left in flight (${states})`);
+export function clearAtomicLeftovers(
+  runtime: AtomicRuntime,
+  lock: string,
+  waitMs?: number,
+): Promise<string[]> {
+  return runtime.locks.line.with(
+    lock,
+    async () => {
+      const said: string[] = [];
+      const shards = await readShards(runtime.clusterAdmin);
+      const nodes = shards.map(({ address }) => ({ address, admin: runtime.clusterAdminNode(address) }));
+      // Only the source cancels (the target answers "No migrations ongoing"); its import then fails on
+      // its own ("Connection lost to source"). One that ended meanwhile answers the same: nothing to do.
+      for (const { address, admin } of nodes) {
+        const exports = (await unfinished(admin)).filter((job) => job.operation === 'EXPORT');
+        if (exports.length === 0) continue;
+        const cancelled = await admin.call('CLUSTER', 'CANCELSLOTMIGRATIONS').then(
+          () => true,
+          (error: Error) => {
+            if (/No migrations ongoing/i.test(error.message)) return false;
+            throw error;
+          },
+        );
+        if (cancelled) {
+          const states = exports.map((job) => job.state).join(', ');
+          said.push(`${address}: cancelled the slot migration a dead run left in flight (${states})`);
+        }
       }
-    }
-    const deadline = Date.now() + CANCEL_SETTLE_MS;
-    for (const { address, admin } of nodes) {
-      while ((await unfinished(admin)).length > 0) {
-        if (Date.now() > deadline) throw new Error(`${address} still migrates a slot after its cancel`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      const deadline = Date.now() + CANCEL_SETTLE_MS;
+      for (const { address, admin } of nodes) {
+        while ((await unfinished(admin)).length > 0) {
+          if (Date.now() > deadline) throw new Error(`${address} still migrates a slot after its cancel`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
       }
-    }
-    for (const { address, admin } of nodes) {
-      const removed = await removeQueueKeys(admin);
-      if (removed > 0) said.push(`${address}: removed ${removed} queue key(s) a dead run left`);
-    }
-    return said;
-  });
+      for (const { address, admin } of nodes) {
+        const removed = await removeQueueKeys(admin);
+        if (removed > 0) said.push(`${address}: removed ${removed} queue key(s) a dead run left`);
+      }
+      return said;
+    },
+    waitMs,
+  );
 }

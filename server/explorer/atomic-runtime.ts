@@ -5,7 +5,7 @@
 
 import nodeCluster from 'node:cluster';
 import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
-import { atomicClusterOfPrimary } from './atomic-shared.ts';
+import { atomicClusterIfUp, atomicClusterOfPrimary } from './atomic-shared.ts';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, startCluster, type NodeAddress, type SandboxCluster } from '../sandbox/cluster.ts';
 import { nodeConnections } from './node-connections.ts';
@@ -17,7 +17,15 @@ import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
-import { ATOMIC_RETRY_START_MS, HEALTH_PING_MS, MAXMEMORY } from '../settings/bounds.ts';
+import {
+  ATOMIC_RETRY_START_MS,
+  ATOMIC_START_WAIT_MS,
+  CLEANUP_RETRY_FIRST_MS,
+  CLEANUP_RETRY_MOST_MS,
+  CLEANUP_TURN_WAIT_MS,
+  HEALTH_PING_MS,
+  MAXMEMORY,
+} from '../settings/bounds.ts';
 
 export interface AtomicRuntime {
   /** The server version the nodes report (INFO server), e.g. 9.1.2. */
@@ -182,9 +190,12 @@ export interface AtomicStatus {
 /**
  * What the atomic half can say now, without starting anything: once its cluster is up, each node's
  * own `cluster_state` (CLUSTER INFO, within a second each): `down` while a node does not answer,
- * `degraded` while one says anything but ok, else `up`.
+ * `degraded` while one says anything but ok, else `up`. A worker that has run nothing atomic yet reads
+ * the same servers: its primary says whether the cluster runs, and the worker connects to it, so every
+ * process answers from the servers, not from its own past.
  */
 export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promise<AtomicStatus> {
+  if (!held.started && nodeCluster.isWorker) await adoptPrimaryCluster(env);
   if (held.started) {
     const settled = await Promise.race([
       held.started,
@@ -198,6 +209,44 @@ export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promis
   if (build.state === 'absent') return { state: 'absent', message: `not available: ${build.why}` };
   if (held.failure) return { state: 'absent', message: `not available: ${held.failure}` };
   return { state: 'starting', message: 'Valkey 9.1 is built; its cluster starts on first use' };
+}
+
+/** When this worker last heard its primary's cluster was not running: asked again a second later. */
+let notRunningAt = 0;
+
+/** In a worker: connects to the primary's Valkey 9 cluster if it runs (never starting it). */
+async function adoptPrimaryCluster(env: NodeJS.ProcessEnv): Promise<void> {
+  if (Date.now() - notRunningAt < HEALTH_PING_MS) return;
+  const build = valkey9Build(env);
+  if (build.state !== 'ready') return;
+  const running = await atomicClusterIfUp();
+  if (held.started) return; // a run connected meanwhile
+  if (!running) return void (notRunningAt = Date.now());
+  const started = connect(running, build.version, async () => {}).catch((error: Error) => {
+    if (held.started === started) held.started = undefined;
+    throw error;
+  });
+  held.started = started;
+  // Connecting takes a few round trips: this status waits for them (bounded), not "starting".
+  await Promise.race([started, new Promise((resolve) => setTimeout(resolve, ATOMIC_START_WAIT_MS))]).catch(
+    () => {},
+  );
+}
+
+/**
+ * In a worker, before it serves: connected to its primary's Valkey 9 cluster if that runs (a worker
+ * restarted after a kill, or started once the cluster was up), so its first status reads the servers.
+ */
+export function adoptAtomicCluster(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return nodeCluster.isWorker ? adoptPrimaryCluster(env) : Promise.resolve();
+}
+
+/** In the primary: its Valkey 9 cluster if it is up now, else null (nothing is started). */
+export async function runningAtomicCluster(): Promise<AtomicCluster | null> {
+  const started = held.started;
+  if (!started) return null;
+  const settled = await Promise.race([started, Promise.resolve(null)]).catch(() => null);
+  return settled?.sandbox ?? null;
 }
 
 async function nodesStatus(runtime: AtomicRuntime): Promise<AtomicStatus> {
@@ -233,12 +282,26 @@ export function warmAtomicRuntime(env: NodeJS.ProcessEnv = process.env): void {
 
 /**
  * After a process that ran on this site's Valkey 9 cluster died (a worker of WORKERS=n), in the primary
- * that started the cluster: what its run left in flight is cancelled and its keys removed (lines for the
- * log). Nothing to do while the cluster is not up.
+ * that started the cluster: what its run left in flight is cancelled and its keys removed, in a turn of
+ * its own in the atomic runs' line, however long that line is; refused or failed (a node restarting),
+ * it is tried again until done, or until the cluster is stopped. Each thing done, and each try that
+ * failed, is a line for `say` (the log). Nothing to do while the cluster is not up.
  */
-export async function clearAfterDeadProcess(): Promise<string[]> {
-  const runtime = await held.started?.catch(() => null);
-  return runtime ? clearAtomicLeftovers(runtime, ATOMIC_RUN_LOCK) : [];
+export async function clearAfterDeadProcess(say: (line: string) => void): Promise<void> {
+  const started = held.started;
+  const runtime = await started?.catch(() => null);
+  if (!runtime) return;
+  for (let tries = 1; held.started === started; tries += 1) {
+    try {
+      const lines = await clearAtomicLeftovers(runtime, ATOMIC_RUN_LOCK, CLEANUP_TURN_WAIT_MS);
+      lines.forEach(say);
+      return say(`clean-up done (try ${tries})`);
+    } catch (error) {
+      const pause = Math.min(CLEANUP_RETRY_FIRST_MS * 2 ** (tries - 1), CLEANUP_RETRY_MOST_MS);
+      say(`clean-up try ${tries} failed (${(error as Error).message}); trying again in ${pause} ms`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }
 
 /** The primary's Valkey 9 cluster as its workers reach it, started if it is not yet (atomic-shared.ts). */

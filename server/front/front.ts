@@ -1,14 +1,16 @@
 // Our own HTTP server in front of Astro's handler: it holds the limits that keep one client from
 // locking everyone out — connection caps (per address and overall, below the file limit), short header,
-// body and keep-alive timeouts — the one rate limiter in front of every route that starts work on the
-// sandbox, the JSON API (handed past Astro: a run's answer is all the request is for), the JSON answers
-// for what Astro cannot take (TRACE, the image endpoint), compression, and the headers of a public site
+// body and keep-alive timeouts, a pace every request body keeps — the rate limiter's budgets in front of
+// every API route and island (runs, reads of the catalogue, the status: routes.ts), the JSON API (handed
+// past Astro: a run's answer is all the request is for), the JSON answers for what Astro cannot take
+// (TRACE, CONNECT, the image endpoint), compression, and the headers of a public site
 // (security-headers.ts) on every answer, whoever writes it.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { methodNotAllowed, refusal, refusalSaying } from '../api/answer.ts';
-import { isImagePath, startsWork } from '../api/routes.ts';
+import { budgetOf, isImagePath, type Budget } from '../api/routes.ts';
 import { logLimited } from '../log.ts';
 import { projectRoot } from '../project-root.ts';
 import { canonicalPath, PathError } from './canonical-path.ts';
@@ -16,12 +18,16 @@ import { observed } from '../observe/access-log.ts';
 import { observeShed } from '../observe/metrics.ts';
 import { setCachePolicy } from './cache-policy.ts';
 import { compressResponse } from './compress.ts';
+import { paceBodies } from './body-pace.ts';
 import { capConnections } from './connection-cap.ts';
+import { isExpectedAbort } from './expected-abort.ts';
 import { isHealthPath, serveHealth } from './health.ts';
 import { normalize, peerOf } from './peer.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { fromAbsoluteForm } from './request-target.ts';
 import { siteHeaders } from './security-headers.ts';
 import type { FrontSettings } from '../settings/environment.ts';
+import { CONSOLE_LIMITS } from '../contract/limits.ts';
 import { writeAnswer } from './write-answer.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => unknown;
@@ -38,7 +44,10 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 
 export function createFront(handler: Handler, api: Api, settings: FrontSettings): Server {
   const logAddresses = settings.logAddresses ?? 'none';
-  const limiter = new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
+  // One bucket per budget and client, each of the same size: a monitor's status checks draw nothing
+  // from the reader's runs, nor a catalogue flood from either.
+  const budget = () => new RateLimiter({ burst: settings.burst, perSecond: settings.ratePerSecond });
+  const limiters: Record<Budget, RateLimiter> = { runs: budget(), reads: budget(), status: budget() };
   const trusted = (address: string | undefined) =>
     settings.trustProxy.includes(address?.replace(/^::ffff:/, '') ?? '');
 
@@ -49,6 +58,12 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     // First of all, so that every answer below carries them: writeHead merges what was set here.
     for (const [name, value] of headers) response.setHeader(name, value);
+    // An absolute-form target is its path from here on, the access log's included.
+    const absolute = fromAbsoluteForm(request.url ?? '/');
+    if (absolute) {
+      request.url = absolute.path;
+      request.headers.host = absolute.host;
+    }
     const target = request.url ?? '/';
     const path = target.split('?', 1)[0]!;
     // Every request is one line of the access log, and every failure it logs names its id.
@@ -86,10 +101,14 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     if (isImagePath(path)) {
       return writeAnswer(request, response, refusal('NOT_FOUND', {}, { variant: 'image' }));
     }
-    if (startsWork(method, path)) {
-      const wait = limiter.take(peerOf(request, settings.trustProxy));
+    const drawsOn = budgetOf(method, path);
+    if (drawsOn) {
+      const wait = limiters[drawsOn].take(peerOf(request, settings.trustProxy));
       if (wait > 0) {
-        const headers = { 'retry-after': String(wait) };
+        // The connection goes with the refusal: a client pipelining past its budget (32 connections of
+        // 50 catalogue reads each) was otherwise answered 12,000 refusals a second, which cost every
+        // reader its CPU; now each refusal costs it a new connection.
+        const headers = { 'retry-after': String(wait), connection: 'close' };
         return writeAnswer(request, response, refusal('RATE_LIMITED', { seconds: wait }, { headers }));
       }
     }
@@ -106,6 +125,10 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
           : handler(request, response),
       )
       .catch((error: unknown) => {
+        if (isExpectedAbort(error)) {
+          logLimited('request abandoned', `${method} ${path}: ${(error as Error).message}`);
+          return void response.destroy();
+        }
         logLimited('request failed', `${method} ${path}`, error);
         if (!response.headersSent)
           writeAnswer(request, response, refusal('INTERNAL', {}, { variant: 'front' }));
@@ -134,17 +157,43 @@ export function createFront(handler: Handler, api: Api, settings: FrontSettings)
     addressOf: (socket) => (trusted(socket.remoteAddress) ? null : normalize(socket.remoteAddress)),
   });
   observeShed(caps.shed);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    // Not logged: a malformed or abandoned request is the client's business, and a flood of them is
-    // exactly what must not reach the log.
-    const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+  /** Answers `status` on a raw socket and closes it: for what never reaches a ServerResponse. */
+  const closeWith = (socket: Duplex, status: string, head = '', body = '') => {
     if (socket.writable && !socket.destroyed) {
-      socket.end(`HTTP/1.1 ${status}\r\n${rawHeaders}connection: close\r\ncontent-length: 0\r\n\r\n`);
+      const length = Buffer.byteLength(body);
+      socket.end(
+        `HTTP/1.1 ${status}\r\n${rawHeaders}${head}connection: close\r\ncontent-length: ${length}\r\n\r\n${body}`,
+      );
       // end() alone can leave the descriptor open under a flood (the paused socket never reads the
       // peer's FIN): a slowloris must not keep its connections after the timeout.
       setTimeout(() => socket.destroy(), 500).unref();
     } else socket.destroy();
+  };
+  // A body slower than its pace: 408, and the connection closed (a ServerResponse, if any, is dropped).
+  paceBodies(
+    server,
+    {
+      graceMs: settings.bodyGraceMs,
+      bytesPerSecond: settings.bodyBytesPerSecond,
+      mostMs: settings.requestTimeoutMs,
+      unknownBytes: CONSOLE_LIMITS.bodyBytes,
+    },
+    (socket) => closeWith(socket, '408 Request Timeout'),
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Not logged: a malformed or abandoned request is the client's business, and a flood of them is
+    // exactly what must not reach the log.
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    closeWith(socket, timedOut ? '408 Request Timeout' : '400 Bad Request');
+  });
+  // CONNECT (a proxy's tunnel) never reaches the request handler: Node closes it unanswered unless told.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const takes = `this site answers ${[...METHODS].join(', ')}`;
+    const answer = methodNotAllowed('CONNECT', [...METHODS], takes);
+    const head = Object.entries({ 'content-type': 'application/json; charset=utf-8', ...answer.headers })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    closeWith(socket, '405 Method Not Allowed', head, JSON.stringify(answer.body));
   });
   return server;
 }

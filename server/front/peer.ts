@@ -7,7 +7,10 @@ import type { IncomingMessage } from 'node:http';
 export function normalize(address: string | undefined): string {
   if (!address) return 'unknown';
   const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
-  // One IPv6 host usually holds a whole /64: count the /64, not each address in it.
+  // One IPv6 host holds a whole /64 (SLAAC needs it): count the /64, not each address in it. Not the
+  // /56 a home line is often given: carriers hand each phone a /64 of a shared pool, so a /56 could be
+  // 256 readers on one share. An attacker's /56 is 256 addresses to the caps, and the overall cap sheds
+  // from the address holding most (connection-cap.ts), so many of them cannot keep a reader out.
   if (plain.includes(':')) return plain.split(':').slice(0, 4).join(':') + '::/64';
   return plain;
 }

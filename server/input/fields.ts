@@ -16,10 +16,12 @@ export class InputError extends Error {
 
 export type Body = Record<string, unknown>;
 
+/** What was found, in words: "a number", "an object", "nothing" (never "a undefined"). */
 function kind(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing (the field is missing)';
   if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** The body must be a JSON object holding only `allowed` fields. */

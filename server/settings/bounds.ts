@@ -94,3 +94,12 @@ export const MAXMEMORY = {
 
 /** Descriptors kept back from HTTP sockets for what is not one: Valkey connections, files, the runtime. */
 export const RESERVED_DESCRIPTORS = 1024;
+
+/**
+ * A dead worker's clean-up on the Valkey 9.1 cluster takes its own turn in the atomic runs' line and
+ * waits this long for it (behind any line a site holds: 12 runs of a few seconds each), and is tried
+ * again until done: after the first pause, doubled each failed try up to the most.
+ */
+export const CLEANUP_TURN_WAIT_MS = 120_000;
+export const CLEANUP_RETRY_FIRST_MS = 1000;
+export const CLEANUP_RETRY_MOST_MS = 10_000;

@@ -20,7 +20,19 @@ export const DEFAULTS = {
   REQUEST_TIMEOUT_MS: 15_000,
   /** An idle keep-alive connection is closed after this. */
   KEEP_ALIVE_TIMEOUT_MS: 5_000,
-  /** Runs (API calls, server islands) one client may start at once, then EXPLORER_RATE a second. */
+  /**
+   * A request body's pace: this long to start, then this many bytes a second, so a body of n bytes is
+   * whole within BODY_GRACE_MS + n ÷ BODY_BYTES_PER_S (never past REQUEST_TIMEOUT_MS). Our bodies are
+   * a few KB (4 KB for a run, 50 KB for the console): a reader on the slowest mobile link sends one in a
+   * second or two, and a slow-body flood (a byte every few seconds) gives its places back within a few
+   * seconds instead of the whole request timeout.
+   */
+  BODY_GRACE_MS: 2000,
+  BODY_BYTES_PER_S: 2048,
+  /**
+   * Runs (API calls, server islands) one client may start at once, then EXPLORER_RATE a second; reads
+   * of the catalogue and status checks have a budget each of the same size (server/api/routes.ts).
+   */
   EXPLORER_BURST: 30,
   EXPLORER_RATE: 5,
   /** A run is ended (its commands cancelled, its keyspace flushed and given back) after this long. */
@@ -62,6 +74,9 @@ export interface FrontSettings {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
+  /** A request body's time to start, then the bytes a second it must keep. */
+  bodyGraceMs: number;
+  bodyBytesPerSecond: number;
   /** Runs (API calls, server islands) a client may start at once, then `ratePerSecond`. */
   burst: number;
   ratePerSecond: number;
@@ -106,6 +121,8 @@ export function frontSettings(env: Env = process.env, workers = 1): FrontSetting
     headersTimeoutMs: positive(env, 'HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: positive(env, 'REQUEST_TIMEOUT_MS'),
     keepAliveTimeoutMs: positive(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+    bodyGraceMs: positive(env, 'BODY_GRACE_MS'),
+    bodyBytesPerSecond: positive(env, 'BODY_BYTES_PER_S'),
     burst: share(positive(env, 'EXPLORER_BURST')),
     ratePerSecond: positive(env, 'EXPLORER_RATE') / workers,
     trustProxy: (env.TRUST_PROXY ?? '')

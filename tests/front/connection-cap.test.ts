@@ -17,7 +17,12 @@ const CAP = 4;
 let site: Site;
 const sockets: Socket[] = [];
 before(async () => {
-  site = await startSite({ MAX_CONNECTIONS_PER_ADDRESS: String(CAP), KEEP_ALIVE_TIMEOUT_MS: '300' });
+  // BODY_GRACE_MS: bodies that never come are held here (the pace is body-pace.test.ts's).
+  site = await startSite({
+    MAX_CONNECTIONS_PER_ADDRESS: String(CAP),
+    KEEP_ALIVE_TIMEOUT_MS: '300',
+    BODY_GRACE_MS: '14000',
+  });
 });
 after(() =>
   boundedTeardown(async () => {

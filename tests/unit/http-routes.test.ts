@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { methodNotAllowed, refusal, routeMethodNotAllowed } from '../../server/api/answer.ts';
-import { apiRoute, isApiPath, isImagePath, startsWork } from '../../server/api/routes.ts';
+import { apiRoute, isApiPath, isImagePath, budgetOf } from '../../server/api/routes.ts';
 
 describe('the route table', () => {
   it('names the API’s paths, a trailing slash the same path', () => {
@@ -24,18 +24,18 @@ describe('the route table', () => {
     assert.ok(isImagePath('/_image') && isImagePath('/_image/x') && !isImagePath('/_imagex'));
   });
 
-  it('counts every run, island and status check; only reading the catalogue is free', () => {
-    assert.equal(startsWork('GET', '/api/experiments'), false);
-    assert.equal(startsWork('HEAD', '/api/experiments/'), false);
-    assert.equal(startsWork('POST', '/api/experiments'), true, 'a 405 of the catalogue is counted');
+  it('counts every API call and island: runs on one budget, the catalogue and the status each on their own', () => {
+    assert.equal(budgetOf('GET', '/api/experiments'), 'reads', 'the catalogue costs CPU: counted apart');
+    assert.equal(budgetOf('HEAD', '/api/experiments/'), 'reads');
+    assert.equal(budgetOf('POST', '/api/experiments'), 'runs', 'a 405 of the catalogue is counted');
     for (const method of ['POST', 'GET', 'PUT'])
-      assert.equal(startsWork(method, '/api/experiments/keys'), true);
-    assert.equal(startsWork('GET', '/api/sandbox'), true);
-    assert.equal(startsWork('GET', '/api/nope'), true);
-    assert.equal(startsWork('GET', '/api'), true);
-    assert.equal(startsWork('GET', '/_server-islands/Live'), true);
-    assert.equal(startsWork('GET', '/'), false);
-    assert.equal(startsWork('POST', '/course/'), false);
+      assert.equal(budgetOf(method, '/api/experiments/keys'), 'runs');
+    assert.equal(budgetOf('GET', '/api/sandbox'), 'status', 'the status has a budget of its own');
+    assert.equal(budgetOf('GET', '/api/nope'), 'runs');
+    assert.equal(budgetOf('GET', '/api'), 'runs');
+    assert.equal(budgetOf('GET', '/_server-islands/Live'), 'runs');
+    assert.equal(budgetOf('GET', '/'), null);
+    assert.equal(budgetOf('POST', '/course/'), null);
   });
 });
 

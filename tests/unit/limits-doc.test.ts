@@ -50,7 +50,14 @@ const ROWS: Record<string, number[]> = {
   'time to send the request headers': [s(DEFAULTS.HEADERS_TIMEOUT_MS)],
   'time to send the whole request': [s(DEFAULTS.REQUEST_TIMEOUT_MS)],
   'idle keep-alive connection': [s(DEFAULTS.KEEP_ALIVE_TIMEOUT_MS)],
-  'runs a client may start: every `/api/` call but the catalogue, every server island': [
+  "a request body's pace": [
+    s(DEFAULTS.BODY_GRACE_MS),
+    DEFAULTS.BODY_BYTES_PER_S,
+    4,
+    s(DEFAULTS.BODY_GRACE_MS) + 4096 / DEFAULTS.BODY_BYTES_PER_S,
+    s(DEFAULTS.REQUEST_TIMEOUT_MS),
+  ],
+  'what a client may ask: every `/api/` call, every server island': [
     DEFAULTS.EXPLORER_BURST,
     DEFAULTS.EXPLORER_RATE,
   ],

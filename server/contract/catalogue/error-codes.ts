@@ -310,8 +310,8 @@ const ROWS = [
     {
       code: 'RATE_LIMITED',
       status: 429,
-      when: 'a client started more runs than its burst allows; `retry-after` says when to come back',
-      text: 'too many runs from you; try again in <seconds> s',
+      when: 'a client asked more than its budget allows (runs, reads of the catalogue and status checks each have their own); `retry-after` says when to come back, and the connection closes with it',
+      text: 'too many requests from you; try again in <seconds> s',
     },
     {
       code: 'CONTENT_TYPE',
