@@ -4,10 +4,14 @@
 // beside): the move's time (moveMs), the worker's longest stretch without a served claim, its claims
 // by outcome, whether it gave up, the answer's time after the move's last phase, the click's wall time,
 // and the site's CPU per click (this process: the worker included) beside Valkey's (its servers).
-// Figures only; the tests hold the behaviour. Run: npm run bench:reshard [runs] (default 3)
+// Then, per size, the worker's longest wait in both modes side by side, and whether every key-by-key
+// run waited longer than every atomic one: the figure behind the size the page runs by default. The
+// machine's load average is printed before and after (other work on the machine stretches the waits).
+// Figures only; the tests hold the behaviour. Run: npm run bench:reshard [runs] (default 10)
 
 import { subscribe } from 'node:diagnostics_channel';
 import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { processTreeOf } from '../tests/support/processes.ts';
@@ -20,7 +24,7 @@ import {
 } from '../server/contract/experiments/migration.ts';
 import type { MoveTimed } from '../server/experiments/migration/clock.ts';
 
-const RUNS = Number(process.argv[2] ?? 3);
+const RUNS = Number(process.argv[2] ?? 10);
 const ONLY = process.env.RESHARD_BENCH_ONLY?.split(',');
 const sandbox = await startSandbox({ databases: 32 });
 process.env.VALKEY_URL = sandbox.standalone.url;
@@ -83,7 +87,13 @@ const figure = (values: number[]) =>
 
 try {
   if (!ONLY || ONLY.some((only) => only.startsWith('atomic'))) await atomicRuntime();
-  console.log(`reshard clicks, ${RUNS} per mode and size (median, min–max), one process, own sandbox\n`);
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ');
+  console.log(`reshard clicks, ${RUNS} per mode and size (median, min–max), one process, own sandbox`);
+  console.log(`load average before: ${load()} (${cpus().length} cores)\n`);
+  const waits = new Map<string, number[]>();
   console.log(
     'mode    jobs    moveMs         worker waited   claims (served/retry/redirected/refused)  gave up  after last phase  wall ms        site CPU ms   valkey CPU ms',
   );
@@ -99,6 +109,10 @@ try {
         );
       const outcomes = `${kinds('served')}/${kinds('retry')}/${kinds('redirected')}/${kinds('refused')}`;
       const gaveUp = clicks.filter((c) => c.result.worker.gaveUp).length;
+      waits.set(
+        `${mode}:${size}`,
+        clicks.map((c) => c.result.worker.longestWaitMs),
+      );
       console.log(
         [
           mode.padEnd(7),
@@ -115,6 +129,17 @@ try {
       );
     }
   }
+  console.log(`\nthe worker's longest wait, ms (median, min–max of ${RUNS})`);
+  for (const size of MIGRATION_SIZES) {
+    const keys = waits.get(`keys:${size}`);
+    const atomic = waits.get(`atomic:${size}`);
+    if (!keys || !atomic) continue;
+    const apart = Math.min(...keys) > Math.max(...atomic);
+    console.log(
+      `${size.toLocaleString('en').padStart(6)} jobs: key by key ${figure(keys)}, atomic ${figure(atomic)}: ${apart ? 'every key-by-key run waited longer than every atomic one' : 'the ranges overlap'}`,
+    );
+  }
+  console.log(`load average after: ${load()}`);
 } catch (error) {
   console.error(`the bench stopped: ${(error as Error).stack}`);
   process.exitCode = 1;

@@ -12,7 +12,7 @@ import { startSite, type Site } from '../../scripts/site.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { atomicUp } from '../support/sandbox-up.ts';
 import { openPage, useBrowser, reachExplorer } from '../support/site.ts';
-import { ATOMIC_PHASES } from '../support/migration-timeline.ts';
+import { assertPhaseCounts, ATOMIC_PHASES } from '../support/migration-timeline.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
 
@@ -52,6 +52,13 @@ describe('mode atomic on Valkey 9.1', { skip }, () => {
       assert.deepEqual(probe.reply, { error: `MOVED 105 ${r.target}` });
     }
     assert.equal(r.atomic.keys.together, true);
+    // every phase's counts: the queue on the source, then all of it on the target, then back
+    assertPhaseCounts(r, 1000);
+    assert.equal(r.phases[0].keysByNode[r.source], r.atomic.keys.before);
+    assert.equal(r.phases[2].keysByNode[r.target], r.atomic.keys.after);
+    const moving = r.phases[1].repliesByNode[r.source];
+    assert.ok(moving.served + moving.refused >= r.phases[1].probes.length, JSON.stringify(moving));
+    assert.equal(r.phases[1].repliesByNode[r.source].redirected, r.phases[1].probes.length);
     assert.equal(r.clean, true);
     assert.equal(r.leftBehind, 0);
     const status2 = await (await fetch(`${explorer.site.url}/api/sandbox`)).json();

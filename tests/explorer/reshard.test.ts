@@ -21,7 +21,7 @@ import { SLOT_RANGES } from '../../server/contract/slot-ranges.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
-import { assertTimeline, KEYS_MODE_PHASES } from '../support/migration-timeline.ts';
+import { assertPhaseCounts, assertTimeline, KEYS_MODE_PHASES } from '../support/migration-timeline.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '1000', EXPLORER_RATE: '1000' });
 const TRYAGAIN = { error: 'TRYAGAIN Multiple keys request during rehashing of slot' };
@@ -119,6 +119,7 @@ function holdToTheTable(r: MigrationResult, size = 1000) {
   );
   assert.equal(r.mode, 'keys');
   assertTimeline(r);
+  assertPhaseCounts(r, size);
   holdWorker(r, size);
   assert.equal(r.jobCount, size);
   assert.match(r.server, /^\d+\.\d+\.\d+$/);
@@ -185,8 +186,14 @@ function holdToTheTable(r: MigrationResult, size = 1000) {
     'a node that does not serve the slot says MOVED, never ASK',
   );
 
+  // The queue split: one row on the target, counted there; the rest still on the source.
+  assert.equal(split.keysByNode[target], 1);
+  assert.ok(split.keysByNode[source]! >= size - 1, JSON.stringify(split.keysByNode));
+
   // Every key moved, the slot not yet flipped: all missing on the source → ASK; TRYAGAIN on the target.
   const all = phase('moved');
+  assert.equal(all.keysByNode[source], 0);
+  assert.ok(all.keysByNode[target]! >= size, JSON.stringify(all.keysByNode));
   assert.deepEqual(all.keys.source, []);
   for (const key of [`emq:{${r.queue}}:pending`, ...rows]) assert.ok(all.keys.target.includes(key), key);
   assert.deepEqual(probeOf(all, 'the pending set, on the owner').reply, { error: `ASK ${slot} ${target}` });
@@ -194,6 +201,11 @@ function holdToTheTable(r: MigrationResult, size = 1000) {
   assertHead(probeOf(all, 'on the target, after ASKING').reply);
   assert.deepEqual(probeOf(all, 'the scripted claim on the owner').reply, { error: `ASK ${slot} ${target}` });
   assert.deepEqual(probeOf(all, 'the scripted claim on the target, after ASKING').reply, TRYAGAIN);
+  // After ASKING the importing target serves a single-key call (the ZRANGE above), and a multi-key call
+  // only when all its keys are there: the claim, whose row base never is, gets TRYAGAIN when some of its
+  // keys are there (moved) and when none are (split) — as the page's list of phases says (MovePhases).
+  assert.ok(probeOf(all, 'on the target, after ASKING').asking);
+  assert.ok(probeOf(split, 'the scripted claim on the target, after ASKING').asking);
 
   // The flip: NODE on every node, the target first; then the claim is served by the new owner.
   const owner = phase('owner');
@@ -232,6 +244,16 @@ describe('reshard', () => {
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body.result.slot, 105);
     holdToTheTable(body.result);
+    // the page says of phase moved what the replies above hold, and not that any call is served after ASKING
+    const page = await (
+      await fetch(`${explorer.site.url}/protocol/the-owned-keyspace/hashtag-and-slot/`)
+    ).text();
+    const moved = /<li><code>moved<\/code>:([^<]*)<\/li>/.exec(page)?.[1] ?? '';
+    assert.match(
+      moved,
+      /After ASKING the target serves a single-key call, and a multi-key call only when all its keys are there; otherwise it answers TRYAGAIN Multiple keys request during rehashing of slot/,
+    );
+    assert.doesNotMatch(moved, /serves a call sent after ASKING/);
     await assertClusterClean();
     assert.deepEqual(await explorer.allKeys(), []);
   });

@@ -85,6 +85,17 @@ export interface MigrationPhase {
   open: Array<{ node: string; state: 'migrating' | 'importing' }>;
   /** The queue's keys on each side, read live (the site's own keys never shown). */
   keys: { source: string[]; target: string[] };
+  /**
+   * How many keys of the queue each node holds in this phase, by address: read from every node with
+   * CLUSTER COUNTKEYSINSLOT (the run's slot holds the queue's keys alone), so a queue of thousands is seen
+   * leaving one node and arriving on the other.
+   */
+  keysByNode: Record<string, number>;
+  /**
+   * The phase's replies counted by kind, per node asked (every node listed, 0 where none): a probe the
+   * atomic mode sent again and again counts each reply, e.g. served 11 and redirected 1.
+   */
+  repliesByNode: Record<string, ReplyCounts>;
   /** The migration commands sent since the previous phase, in order. */
   steps: MigrationCommand[];
   probes: MigrationProbe[];
@@ -159,6 +170,12 @@ export interface MigrationResult {
  * (TRYAGAIN). A badge shows this word, never the reply's own first word again.
  */
 export type ReplyKind = 'served' | 'refused' | 'redirected' | 'retry';
+
+/** Every kind of reply, in the order a reader meets them in a move. */
+export const REPLY_KINDS: readonly ReplyKind[] = ['served', 'refused', 'retry', 'redirected'];
+
+/** How many replies of each kind. */
+export type ReplyCounts = Record<ReplyKind, number>;
 
 export function replyKind(reply: ProbeReply): ReplyKind {
   if (!isErrorReply(reply)) return 'served';

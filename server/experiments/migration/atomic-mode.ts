@@ -35,6 +35,7 @@ import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere, dropQueueInServer } from './clean-queue.ts';
 import { startWorker, WORKER_PAUSE_MS, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
+import { keysByNode, repliesByNode } from './phase-counts.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 
 const LOCK = ATOMIC_RUN_LOCK;
@@ -350,6 +351,8 @@ export async function runAtomicReshard(
         stableProbes.push(await ask(runtime, source.address, label, command));
       }
       stableProbes.push(await ask(runtime, source.address, 'the module’s enqueue', list[3]!.command));
+      const counted = () => keysByNode(everyone, (address) => runtime.clusterAdminNode(address), n);
+      const stableCounts = await counted();
       phases.push({
         name: 'stable',
         summary: `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
@@ -357,6 +360,8 @@ export async function runAtomicReshard(
         owner: source.address,
         open: [],
         keys: await keysNow(),
+        keysByNode: stableCounts,
+        repliesByNode: repliesByNode(everyone, stableProbes),
         steps: [],
         probes: stableProbes,
       });
@@ -368,8 +373,12 @@ export async function runAtomicReshard(
         startWorker(runtime.cluster, queue),
       );
       let moving: MigrationProbe[] = [];
+      // Each node's count while the copy is under way: read once the probes have had their first answers.
+      let midMove: Record<string, number> = stableCounts;
       const move = await migrateAtomically(run, source, target, async (state) => {
-        moving = await probeWhileMoving(run, source, list, state);
+        const probing = probeWhileMoving(run, source, list, state);
+        midMove = await counted();
+        moving = await probing;
       });
       // The move is over: the worker claims on until the new owner serves it, then stops.
       const working = worker.stop({ untilServed: true });
@@ -383,22 +392,29 @@ export async function runAtomicReshard(
         open: [],
         // As the command went out: the copy arriving on the target is not a client's to see until the end.
         keys: phases[0]!.keys,
+        keysByNode: midMove,
+        repliesByNode: repliesByNode(everyone, moving),
         steps: [move.step],
         probes: moving,
       });
+      const ownerKeys = await keysNow();
+      const ownerCounts = await counted();
+      const ownerProbes = [
+        await ask(runtime, target.address, 'the scripted claim on the new owner', evalWords(claim)),
+        await ask(runtime, source.address, 'the former owner redirects', evalWords(claim)),
+        await ask(runtime, target.address, 'the module, reached on the new owner', list[3]!.command),
+      ];
       phases.push({
         name: 'owner',
         summary: `every node names ${target.name} the owner of slot ${n}, ${move.ms} ms after MIGRATESLOTS`,
         atMs: move.endedAt,
         owner: target.address,
         open: [],
-        keys: await keysNow(),
+        keys: ownerKeys,
+        keysByNode: ownerCounts,
+        repliesByNode: repliesByNode(everyone, ownerProbes),
         steps: [],
-        probes: [
-          await ask(runtime, target.address, 'the scripted claim on the new owner', evalWords(claim)),
-          await ask(runtime, source.address, 'the former owner redirects', evalWords(claim)),
-          await ask(runtime, target.address, 'the module, reached on the new owner', list[3]!.command),
-        ],
+        probes: ownerProbes,
       });
 
       const worked = await working;
@@ -411,6 +427,8 @@ export async function runAtomicReshard(
         owner: source.address,
         open: [],
         keys: await keysNow(),
+        keysByNode: await counted(),
+        repliesByNode: repliesByNode(everyone, []),
         steps: [back.step],
         probes: [],
       });

@@ -34,6 +34,7 @@ import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere } from './clean-queue.ts';
 import { startWorker, workerTimeline, type Worker } from './worker.ts';
+import { keysByNode, repliesByNode } from './phase-counts.ts';
 
 /** Keys per MIGRATE once the queue is split: 20,000 jobs in about 20 commands. */
 const MIGRATE_BATCH = 1000;
@@ -115,7 +116,12 @@ export async function runKeysMigration(
       probes: () => Promise<MigrationProbe[]>,
     ) => {
       const atMs = stamp();
-      const [onSource, onTarget] = await Promise.all([keysOn(source.address), keysOn(target.address)]);
+      const [onSource, onTarget, counted] = await Promise.all([
+        keysOn(source.address),
+        keysOn(target.address),
+        keysByNode(nodes, admin, n),
+      ]);
+      const asked = await probes();
       phases.push({
         name,
         summary,
@@ -123,8 +129,10 @@ export async function runKeysMigration(
         owner,
         open,
         keys: { source: onSource, target: onTarget },
+        keysByNode: counted,
+        repliesByNode: repliesByNode(nodes, asked),
         steps,
-        probes: await probes(),
+        probes: asked,
       });
       steps = [];
     };

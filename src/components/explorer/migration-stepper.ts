@@ -1,12 +1,15 @@
 // The migration as a stepper: one phase at a time — its name, when it happened (the server's atMs), a
-// drawing of the cluster in that phase (the nodes, the slot's owner, IMPORTING/MIGRATING, the queue's keys
-// on their side, each probe an arrow from the client to the node asked, marked with its reply's kind in
-// colour and in a word), and under it the probes as a compact table, each reply as redis-cli prints it;
+// drawing of the cluster in that phase (the nodes, the slot's owner, IMPORTING/MIGRATING, how many keys of
+// the queue each node holds, and per node one arrow per kind of reply it sent, marked with how many, in
+// colour and in words; a legend under it), and under it the probes as a compact table, each reply as
+// redis-cli prints it;
 // every command in full on demand. One view for both modes. Markup only (the controls are
 // stepper-controls.ts). Free of Node and DOM APIs.
 
 import {
+  REPLY_KINDS,
   replyKind,
+  type ReplyCounts,
   type MigrationPhase,
   type MigrationProbe,
   type MigrationResult,
@@ -35,8 +38,9 @@ function shortCommand(command: string[]): string {
 }
 
 /** When, in whole milliseconds since the move began (the server measures fractions; the page need not). */
-export const ms = (value: number) => Math.round(value).toLocaleString('en');
-const when = (atMs: number | undefined) =>
+export const ms = (value: number) => (Math.round(value) || 0).toLocaleString('en'); // never "-0"
+/** When a phase or probe happened, in words: `12 ms before the move`, `+104 ms`. */
+export const when = (atMs: number | undefined) =>
   atMs === undefined ? '' : atMs < 0 ? `${ms(-atMs)} ms before the move` : `+${ms(atMs)} ms`;
 
 export const modeTitle = (mode: string) =>
@@ -61,68 +65,117 @@ function nodeName(r: MigrationResult, address: string): string {
   return r.nodes[nodeIndex(r, address)]?.name ?? address;
 }
 
-/** What a key is within its queue: its part after the hashtag (`pending`, `job:JOB…`). */
-const keyPart = (key: string) => key.slice(key.indexOf('}:') + 2) || key;
+/** A count as the page writes numbers: 20,003. */
+const count = (n: number) => n.toLocaleString('en');
+const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
 
-const W = 300;
-const CLIENT_R = 50;
-const NODE_L = 150;
-const ROW = 15;
+/** A node's replies in a phase as words: `11 served, 1 redirected` (the kinds it sent, in move order). */
+export function repliesWords(counts: ReplyCounts | undefined): string {
+  const said = REPLY_KINDS.filter((kind) => (counts?.[kind] ?? 0) > 0).map(
+    (kind) => `${count(counts![kind])} ${kind}`,
+  );
+  return said.length === 0 ? 'no reply' : said.join(', ');
+}
+
+/** The most keys any node held in any phase of the run: the full length of every node's bar. */
+function mostKeys(r: MigrationResult): number {
+  return Math.max(1, ...r.phases.flatMap((phase) => Object.values(phase.keysByNode ?? {})));
+}
 
 /**
- * The cluster in one phase, drawn: the client on the left, the nodes stacked on the right, each probe a
- * row of its own — an arrow from the client to the node asked, its number and reply kind written on it.
+ * The drawing's text alternative: the owner and open states, every node's keys and every node's replies
+ * by kind — the same counts the drawing draws, in words.
  */
-export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtml {
-  const probes = phase.probes.map((p, j) => ({ p, j, at: Math.max(0, nodeIndex(r, p.node)) }));
-  let y = 4;
-  const boxes: SafeHtml[] = [];
-  const arrows: SafeHtml[] = [];
-  r.nodes.forEach((node, i) => {
-    const mine = probes.filter((q) => q.at === i);
-    const height = Math.max(74, mine.length * ROW + 14);
-    const owns = node.address === phase.owner;
-    const open = phase.open.find((o) => o.node === node.address);
-    const keys = keysOn(r, phase, node.address);
-    const shown = keys.slice(0, 2).map(keyPart).join(', ');
-    const more = keys.length > 2 ? ` +${keys.length - 2}` : '';
-    const lines = [
-      owns ? `owns slot ${r.slot}` : '',
-      keys.length === 0
-        ? 'no key of the queue'
-        : `${keys.length} key${keys.length === 1 ? '' : 's'} of the queue`,
-    ];
-    const tx = NODE_L + 6;
-    boxes.push(markup`<g class="xp-draw-node" data-node="${i + 1}" data-owner="${String(owns)}"${open && markup` data-open="${open.state}"`}>
-  <rect class="xp-box xp-box-${(i % 3) + 1}${owns && ' is-owner'}" x="${NODE_L}" y="${y}" width="${W - NODE_L - 4}" height="${height}" rx="5" />
-  <text class="xp-draw-name" x="${tx}" y="${y + 15}">${node.name}</text>
-  <text class="xp-draw-small" x="${tx}" y="${y + 28}">${node.address}</text>
-  <text class="xp-draw-state" x="${tx}" y="${y + 42}">${lines[0]}${open && markup`<tspan class="xp-draw-open">${owns ? ' · ' : ''}${open.state.toUpperCase()}</tspan>`}</text>
-  <text class="xp-draw-small" x="${tx}" y="${y + 56}">${lines[1]}</text>
-  ${shown && markup`<text class="xp-draw-key" x="${tx}" y="${y + 69}">${shown.length > 22 ? `${shown.slice(0, 21)}…` : shown}${more}</text>`}
-</g>`);
-    mine.forEach((q, k) => {
-      const ay = y + 12 + k * ROW;
-      const kind = replyKind(q.p.reply);
-      arrows.push(
-        markup`<g class="xp-arrow xp-arrow-${kind}" data-kind="${kind}"><line x1="${CLIENT_R}" y1="${ay}" x2="${NODE_L - 6}" y2="${ay}" /><path d="M${NODE_L - 1} ${ay}l-7 -3.5v7z" /><text class="xp-chip" x="${CLIENT_R + 6}" y="${ay - 2.5}">${q.j + 1} ${kind}</text></g>`,
-      );
-    });
-    y += height + 6;
-  });
-  const height = y;
-  const described = [
+export function phaseWords(r: MigrationResult, phase: MigrationPhase): string {
+  const keys = r.nodes.map((node) => `${count(phase.keysByNode?.[node.address] ?? 0)} on ${node.name}`);
+  const replies = r.nodes
+    .filter((node) => repliesWords(phase.repliesByNode?.[node.address]) !== 'no reply')
+    .map((node) => `${node.name}: ${repliesWords(phase.repliesByNode?.[node.address])}`);
+  return [
     `${phase.name}: ${nodeName(r, phase.owner)} owns slot ${r.slot}`,
     ...phase.open.map((o) => `${nodeName(r, o.node)} ${o.state.toUpperCase()}`),
-    `keys of the queue: ${phase.keys.source.length} on ${nodeName(r, r.source)}, ${phase.keys.target.length} on ${nodeName(r, r.target)}`,
-    ...phase.probes.map((p, j) => `probe ${j + 1} to ${nodeName(r, p.node)}: ${replyKind(p.reply)}`),
+    `keys of the queue: ${keys.join(', ')}`,
+    `replies: ${replies.length === 0 ? 'none in this phase' : replies.join('; ')}`,
   ].join('; ');
-  return markup`<svg class="xp-draw" viewBox="0 0 ${W} ${height}" role="img" aria-label="${described}" data-drawing>
-  <rect class="xp-box xp-box-client" x="4" y="4" width="${CLIENT_R - 4}" height="${height - 8}" rx="5" />
-  <text class="xp-draw-name is-client" x="${(CLIENT_R + 4) / 2}" y="${height / 2}">client</text>
+}
+
+const W = 300;
+const CARD_L = 126;
+const PAD = 8;
+const LINE = 16;
+const ARROW_ROW = 18;
+
+/**
+ * The cluster in one phase, drawn: the client a line on the left, the nodes stacked on the right. Each node's
+ * card says who owns the slot, which side has it open, and how many keys of the queue the node holds —
+ * in figures and as a bar, so the bulk of the queue is seen leaving one node and arriving on the other.
+ * From the client to each node asked, one arrow per kind of reply the node sent, marked with how many:
+ * a call served 11 times and then redirected once is "11 served" and "1 redirected". Every count comes
+ * from the answer's `keysByNode` and `repliesByNode`, and the drawing's name says the same in words.
+ */
+export function phaseDrawing(r: MigrationResult, phase: MigrationPhase): SafeHtml {
+  const most = mostKeys(r);
+  let y = 4;
+  const cards: SafeHtml[] = [];
+  r.nodes.forEach((node, i) => {
+    const owns = node.address === phase.owner;
+    const open = phase.open.find((o) => o.node === node.address);
+    const keys = phase.keysByNode?.[node.address] ?? 0;
+    const replies = phase.repliesByNode?.[node.address];
+    const kinds = REPLY_KINDS.filter((kind) => (replies?.[kind] ?? 0) > 0);
+    const tx = CARD_L + PAD;
+    const lines: SafeHtml[] = [
+      markup`<text class="xp-draw-name" x="${tx}" y="${y + 18}">${node.name}</text>`,
+      markup`<text class="xp-draw-small" x="${tx}" y="${y + 18 + LINE}">${node.address}</text>`,
+    ];
+    let at = y + 18 + LINE;
+    if (owns)
+      lines.push(
+        markup`<text class="xp-draw-state" x="${tx}" y="${(at += LINE)}">owns slot ${r.slot}</text>`,
+      );
+    if (open)
+      lines.push(
+        markup`<text class="xp-draw-open" x="${tx}" y="${(at += LINE)}">${open.state.toUpperCase()}</text>`,
+      );
+    // on two lines, so that "20,003 keys" stands out and the card stays narrow
+    at += LINE + 1;
+    lines.push(
+      keys === 0
+        ? markup`<text class="xp-draw-keys" x="${tx}" y="${at}" data-keys="0">no key of the queue</text>`
+        : markup`<text class="xp-draw-keys" x="${tx}" y="${at}" data-keys="${keys}"><tspan class="xp-draw-count">${plural(keys, 'key')} </tspan><tspan x="${tx}" dy="${LINE}">of the queue</tspan></text>`,
+    );
+    if (keys > 0) at += LINE;
+    // the bar: the node's share of the most keys any node held (none drawn for a node without any)
+    const barY = at + 6;
+    const barW = W - 4 - tx - PAD;
+    if (keys > 0)
+      lines.push(
+        markup`<rect class="xp-draw-track" x="${tx}" y="${barY}" width="${barW}" height="7" rx="2" /><rect class="xp-draw-bar" x="${tx}" y="${barY}" width="${Math.max(2, (keys / most) * barW).toFixed(1)}" height="7" rx="2" />`,
+      );
+    const bottom = keys > 0 ? barY + 7 : at;
+    const height = Math.max(bottom + PAD - y, kinds.length * ARROW_ROW + PAD * 2);
+    const arrows = kinds.map((kind, k) => {
+      const ay = y + PAD + 10 + k * ARROW_ROW;
+      const n = replies![kind];
+      return markup`<g class="xp-arrow xp-arrow-${kind}" data-kind="${kind}" data-count="${n}"><line x1="8" y1="${ay}" x2="${CARD_L - 7}" y2="${ay}" /><path d="M${CARD_L - 1} ${ay}l-7 -3.5v7z" /><text class="xp-chip" x="10" y="${ay - 3}">${count(n)} ${kind}</text></g>`;
+    });
+    cards.push(markup`<g class="xp-draw-node" data-node="${i + 1}" data-owner="${String(owns)}" data-keys="${keys}"${open && markup` data-open="${open.state}"`}>
+  <rect class="xp-box xp-box-${(i % 3) + 1}${owns && ' is-owner'}" x="${CARD_L}" y="${y}" width="${W - CARD_L - 4}" height="${height}" rx="5" />
+  ${lines}
   ${arrows}
-  ${boxes}
+</g>`);
+    y += height + 8;
+  });
+  const height = y;
+  return markup`<svg class="xp-draw" viewBox="0 0 ${W} ${height}" role="img" aria-label="${phaseWords(r, phase)}" data-drawing>
+  <line class="xp-draw-client" x1="5" y1="4" x2="5" y2="${height - 8}" />
+  ${cards}
 </svg>`;
+}
+
+/** What the drawing's marks mean, under it: the arrows count replies, the bars count keys. */
+export function drawingLegend(r: MigrationResult): SafeHtml {
+  return markup`<p class="xp-draw-legend" data-legend>Arrows, from the client (the line on the left) to each node: how many replies of each kind the node sent in this phase — served (a value), refused (an error), retry (<code>TRYAGAIN</code>), redirected (<code>MOVED</code>, <code>ASK</code>). Bars: the queue’s keys on the node (of ${count(mostKeys(r))}), as it counts them.</p>`;
 }
 
 /** A reply as redis-cli prints it: one line in the table, a longer one (an array) whole on demand. */
@@ -177,6 +230,7 @@ export function phaseFrame(r: MigrationResult, index: number): SafeHtml {
   <p class="xp-frame-head"><b>Phase ${index + 1} of ${r.phases.length}: <span data-frame-name>${phase.name}</span></b> <span class="xp-hint" data-frame-at>${when(phase.atMs)}</span></p>
   <p class="xp-frame-summary">${phase.summary}</p>
   ${phaseDrawing(r, phase)}
+  ${drawingLegend(r)}
   ${probeTable(r, phase)}
   ${fullCommands(r, phase)}
 </div>`;

@@ -5,7 +5,8 @@
 // and in the browser.
 
 import type { RouteNode, RouteResult } from '../../../server/contract/experiments/route.ts';
-import { queuePattern, reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import { reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import { queueKeyPins } from './slot-view.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { kindBadge, textKind } from './reply-badge.ts';
 import { slotGrid, type GridMark, type GridNode } from './slot-grid.ts';
@@ -20,10 +21,10 @@ export function gridNodes(nodes: RouteNode[]): GridNode[] {
   }));
 }
 
-/** The queue and the reserve, marked on the map. */
+/** The queue and the reserve, marked on the map (an empty name's keys each on its own slot). */
 export function routeMarks(queue: string, slot: number): GridMark[] {
   return [
-    { label: queuePattern(queue), slot, kind: 'queue' },
+    ...queueKeyPins(queue, slot, 'queue'),
     { label: versionKey(), slot: reserveSlot(), kind: 'reserve' },
   ];
 }

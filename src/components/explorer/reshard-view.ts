@@ -53,14 +53,13 @@ function phaseMap(r: MigrationResult, phase: MigrationPhase): SafeHtml {
       ],
       ' ',
     );
-    // a queue of thousands of jobs: its first keys, and how many more (the count is what the phase shows)
+    // a queue of thousands of jobs: its own keys and first rows by name, and every key counted on the node
     const listed = keys.slice(0, KEYS_LISTED);
-    const list = keys.length
-      ? markup`<ul class="xp-phase-keys">${listed.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>${
-          keys.length > listed.length &&
-          markup`<p class="xp-hint" data-more-keys="${keys.length - listed.length}">and ${(keys.length - listed.length).toLocaleString('en')} more: ${keys.length.toLocaleString('en')} keys of the queue</p>`
-        }`
-      : markup`<p class="xp-hint">no key of the queue</p>`;
+    const counted = phase.keysByNode?.[node.address] ?? keys.length;
+    const list = markup`${
+      listed.length > 0 &&
+      markup`<ul class="xp-phase-keys">${listed.map((k) => markup`<li><code class="xp-key">${k}</code></li>`)}</ul>`
+    }<p class="xp-hint" data-node-keys="${counted}">${counted === 0 ? 'no key of the queue' : `${counted.toLocaleString('en')} key${counted === 1 ? '' : 's'} of the queue on this node`}</p>`;
     return markup`<li class="xp-phase-node${owns && ' is-owner'}" data-node="${i + 1}"><p><span class="xp-swatch xp-node-${i % 3}" aria-hidden="true"></span><span class="xp-node-name">${node.name}</span> <code>${node.address}</code> ${marks}</p>${list}</li>`;
   });
   return markup`<ul class="xp-phase-map" aria-label="the nodes in this phase">${cards}</ul>`;

@@ -1,8 +1,10 @@
 // route and reshard: the slot map follows the queue name as the reader types (the slot from the real
 // keyspace module, the owners from the last layout the cluster reported); "Route it" reads the layout
 // live (CLUSTER SHARDS) and shows what the cluster answered; "Move its slot" and "Move it atomically"
-// run the reshard in either mode at the size picked, each mode's answer a stepper, both modes' workers
-// on one time axis, and the slot map follows the phase the stepper shows (the slot's owner, open states).
+// run the reshard in either mode at the size picked, and "Compare both ways" runs both, one after the
+// other, at the largest size (where the difference shows every time: bench/reshard-sizes.ts); each mode's
+// answer a stepper, both modes' workers on one time axis, and the slot map follows the phase the stepper
+// shows (the slot's owner, open states). While a reshard runs, its buttons are disabled.
 import {
   DEFAULT_MIGRATION_SIZE,
   MIGRATION_SIZES,
@@ -19,7 +21,7 @@ import { reshardColumns, reshardPanel } from './reshard-view.ts';
 import { ownerOf, withSlotOwner, type GridNode } from './slot-grid.ts';
 import { readGrids, showGrid } from './slot-grid-reader.ts';
 import { driveStepper } from './stepper-controls.ts';
-import { workerTimelines } from './worker-timeline.ts';
+import { showTimelines } from './timeline-reader.ts';
 
 type Mode = 'keys' | 'atomic';
 
@@ -80,14 +82,14 @@ export function wireRoute(section: HTMLElement, api: ExperimentApi): void {
    * A reshard in one mode fills that mode's stepper and keeps the other's last answer; the workers of
    * both stand on one time axis above them.
    */
-  const reshard = async (mode: Mode) => {
+  const reshard = async (mode: Mode, jobs?: number) => {
     if (!region.querySelector('[data-reshard-modes]')) show(region, reshardColumns());
     const column = region.querySelector<HTMLElement>(`[data-reshard-mode="${mode}"] [data-column]`)!;
     show(
       column,
       markup`<p class="xp-note">${mode === 'keys' ? 'Moving the slot key by key' : 'Moving the slot atomically'}…</p>`,
     );
-    const picked = MIGRATION_SIZES.find((n) => n === Number(size?.value)) ?? DEFAULT_MIGRATION_SIZE;
+    const picked = MIGRATION_SIZES.find((n) => n === (jobs ?? Number(size?.value))) ?? DEFAULT_MIGRATION_SIZE;
     // the default size is the server's own default: a server that has no sizes yet still answers
     const body = { queue: input.value, mode, ...(picked !== DEFAULT_MIGRATION_SIZE ? { size: picked } : {}) };
     const outcome = await api.run('reshard', body);
@@ -97,11 +99,25 @@ export function wireRoute(section: HTMLElement, api: ExperimentApi): void {
     }
     runs.set(mode, outcome.result);
     show(column, reshardPanel(outcome.result));
-    show(region.querySelector('[data-reshard-timeline]')!, workerTimelines([...runs.values()]) || markup``);
+    showTimelines(region.querySelector<HTMLElement>('[data-reshard-timeline]')!, [...runs.values()]);
     driveStepper(column.querySelector<HTMLElement>('[data-stepper]')!, outcome.result, (index) =>
       drawPhase(outcome.result, index),
     );
     drawPhase(outcome.result, 0);
+  };
+
+  /** While a reshard runs, its buttons are disabled; the one pressed has the focus back after. */
+  const inFlight = async (pressed: HTMLButtonElement | null, work: () => Promise<void>) => {
+    const buttons = [...form.querySelectorAll<HTMLButtonElement>('button[value^="reshard"]')];
+    for (const button of buttons) button.disabled = true;
+    form.setAttribute('aria-busy', 'true');
+    try {
+      await work();
+    } finally {
+      for (const button of buttons) button.disabled = false;
+      form.removeAttribute('aria-busy');
+      if (pressed && document.activeElement === document.body) pressed.focus();
+    }
   };
 
   form.addEventListener('input', (event) => {
@@ -115,8 +131,14 @@ export function wireRoute(section: HTMLElement, api: ExperimentApi): void {
       show(region, queueRefusedView(refused));
       return;
     }
-    if (button === 'reshard' || button === 'reshard-atomic') {
-      await reshard(button === 'reshard' ? 'keys' : 'atomic');
+    if (button === 'reshard' || button === 'reshard-atomic' || button === 'reshard-both') {
+      await inFlight(event.submitter as HTMLButtonElement | null, async () => {
+        if (button !== 'reshard-both') return reshard(button === 'reshard' ? 'keys' : 'atomic');
+        const largest = Math.max(...MIGRATION_SIZES);
+        if (size) size.value = String(largest);
+        await reshard('keys', largest);
+        await reshard('atomic', largest);
+      });
       return;
     }
     show(region, markup`<p class="xp-note">Routing…</p>`);

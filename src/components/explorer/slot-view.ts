@@ -3,7 +3,16 @@
 // request (the island) and in the browser after each run by these same functions. Free of Node and DOM
 // APIs.
 
-import { queuePattern, reserveSlot, versionKey } from '../../../server/contract/keyspace/index.ts';
+import {
+  hashtagRange,
+  queueKey,
+  queueKeys,
+  queuePattern,
+  reserveSlot,
+  slot,
+  utf8,
+  versionKey,
+} from '../../../server/contract/keyspace/index.ts';
 import type { SlotCall } from '../../../server/contract/experiments/cross-slot.ts';
 import { markup, type SafeHtml } from '../../lib/html.ts';
 import { breakable } from './key-text.ts';
@@ -12,14 +21,27 @@ import type { WireReply } from '../../../server/contract/wire/types.ts';
 import { kindBadge, replyBadge, textKind } from './reply-badge.ts';
 import type { GridMark } from './slot-grid.ts';
 
+/**
+ * A queue's pins: one for all its keys (`emq:{q}:*`), as the braces put them on one slot — except for a
+ * queue whose braces hold nothing (the empty name), which has no hashtag: each of its keys is hashed
+ * whole and lands on a slot of its own (`emq:{}:active` on 5857, the row base `emq:{}:job:` on 374), so
+ * each is pinned.
+ */
+export function queueKeyPins(queue: string, queueSlot: number, kind: GridMark['kind']): GridMark[] {
+  if (hashtagRange(utf8(queueKey(queue, 'pending'))).tagged)
+    return [{ slot: queueSlot, label: queuePattern(queue), kind }];
+  const keys = [...queueKeys(queue).map(({ key }) => key), queueKey(queue, 'job:')];
+  return keys.map((key) => ({ slot: slot(key), label: key, kind }));
+}
+
 /** The pins of a queue, the reserve, and (optionally) a second queue. */
 export function queuePins(
   queue: string,
   queueSlot: number,
   other?: { name: string; slot: number },
 ): GridMark[] {
-  const pins: GridMark[] = [{ slot: queueSlot, label: queuePattern(queue), kind: 'queue' }];
-  if (other) pins.push({ slot: other.slot, label: queuePattern(other.name), kind: 'other' });
+  const pins: GridMark[] = queueKeyPins(queue, queueSlot, 'queue');
+  if (other) pins.push(...queueKeyPins(other.name, other.slot, 'other'));
   pins.push({ slot: reserveSlot(), label: versionKey(), kind: 'reserve' });
   return pins;
 }

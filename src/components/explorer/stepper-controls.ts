@@ -5,7 +5,7 @@
 
 import type { MigrationResult } from '../../../server/contract/experiments/migration.ts';
 import { show } from '../../lib/html.ts';
-import { phaseFrame } from './migration-stepper.ts';
+import { phaseFrame, when } from './migration-stepper.ts';
 
 const PLAY_MS = 1500;
 
@@ -36,7 +36,7 @@ export function driveStepper(
     next.disabled = index === last;
     show(frame, phaseFrame(r, index));
     const at = r.phases[index]!.atMs;
-    said.textContent = `Phase ${index + 1} of ${r.phases.length}: ${r.phases[index]!.name}${at === undefined ? '' : `, at ${at} ms`}`;
+    said.textContent = `Phase ${index + 1} of ${r.phases.length}: ${r.phases[index]!.name}${at === undefined ? '' : `, ${when(at)}`}`;
     onPhase(index);
   };
 
