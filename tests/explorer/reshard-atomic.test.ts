@@ -113,12 +113,13 @@ describe('mode atomic without Valkey 9.1', () => {
   it('answers 503 VALKEY9_UNAVAILABLE saying why, and GET /api/sandbox says so', async () => {
     const { status, body } = await post(site!, { queue: 'orders', mode: 'atomic' });
     assert.equal(status, 503);
-    assert.deepEqual(body, {
-      error: {
-        code: 'VALKEY9_UNAVAILABLE',
-        message: `Valkey 9.1 is not available: it is not built (no ${MISSING}; scripts/valkey9.sh builds it)`,
-      },
-    });
+    // A refusal is problem details (RFC 9457), its code and text from the catalogue's row.
+    const detail = `Valkey 9.1 is not available: it is not built (no ${MISSING}; scripts/valkey9.sh builds it)`;
+    const problem = body as { status: number; code: string; detail: string; error: unknown };
+    assert.equal(problem.status, 503);
+    assert.equal(problem.code, 'VALKEY9_UNAVAILABLE');
+    assert.equal(problem.detail, detail);
+    assert.deepEqual(problem.error, { code: 'VALKEY9_UNAVAILABLE', message: detail });
     const sandbox = await (await fetch(`${site!.url}/api/sandbox`)).json();
     assert.equal(sandbox.sandbox, 'up');
     assert.equal(sandbox.atomic.state, 'absent');

@@ -2,8 +2,9 @@
 // queue's slot migrates phase by phase (IMPORTING, MIGRATING, one key at a time, NODE on every node) and
 // every probe's reply is held to PROTOCOL.md §4's table — a key still on the source served, a moved key
 // ASK from the migrating owner only, MOVED from the target without ASKING and from any node that does
-// not serve the slot, the claim (which declares the row base, never a key) TRYAGAIN on both sides, the
-// module reached only once routing lets a call through. After the flip the claim is served by the new
+// not serve the slot, the claim (which declares the row base, never a key) TRYAGAIN on the target after
+// ASKING and on the source while it holds some of its keys (ASK once it holds none), the module reached
+// only once routing lets a call through. After the flip the claim is served by the new
 // owner; the cluster client's claim, sent mid-way, retried and was served there. Other readers' runs
 // go on meanwhile and stay right; afterwards every node agrees, nothing is open, no key is left.
 

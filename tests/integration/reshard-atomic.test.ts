@@ -138,12 +138,13 @@ describe('reshard, atomic mode, without Valkey 9.1', () => {
     const env = { VALKEY9_HOME: join(root, 'missing') };
     const answer = await reshardAnswerWith(env);
     assert.equal(answer.status, 503);
-    assert.deepEqual(answer.body, {
-      error: {
-        code: 'VALKEY9_UNAVAILABLE',
-        message: `Valkey 9.1 is not available: it is not built (no ${env.VALKEY9_HOME}; scripts/valkey9.sh builds it)`,
-      },
-    });
+    // A refusal is problem details (RFC 9457), its code and text from the catalogue's row.
+    const detail = `Valkey 9.1 is not available: it is not built (no ${env.VALKEY9_HOME}; scripts/valkey9.sh builds it)`;
+    const problem = answer.body as { status: number; code: string; detail: string; error: unknown };
+    assert.equal(problem.status, 503);
+    assert.equal(problem.code, 'VALKEY9_UNAVAILABLE');
+    assert.equal(problem.detail, detail);
+    assert.deepEqual(problem.error, { code: 'VALKEY9_UNAVAILABLE', message: detail });
     assert.equal((await atomicStatus(env)).state, 'absent');
   });
 
