@@ -57,8 +57,13 @@ for (const workers of [1, 2]) {
 
     it('the deadline ends it: a run that never finishes keeps it no longer than the run deadline plus 5 s', async (t) => {
       // RUN_DEADLINE_MS=1000: the drain's deadline is 6 s (and the primary's 8 s); a body that never comes
-      // would hold the request for REQUEST_TIMEOUT_MS (15 s), longer than that.
-      const { site, servers } = await upSite({ WORKERS: String(workers), RUN_DEADLINE_MS: '1000' });
+      // would hold the request for REQUEST_TIMEOUT_MS (15 s), longer than that, once its pace allows it
+      // that long (by default a body must be whole within 2 s and is answered 408 then).
+      const { site, servers } = await upSite({
+        WORKERS: String(workers),
+        RUN_DEADLINE_MS: '1000',
+        BODY_GRACE_MS: '15000',
+      });
       try {
         const held = halfSent(`${site.url}/api/experiments/keys`, { queue: 'held' });
         await new Promise((r) => setTimeout(r, 200));
