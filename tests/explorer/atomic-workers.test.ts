@@ -9,15 +9,20 @@
 //   tried again, leaving its keys).
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { LOCK_SLOT } from '../../server/explorer/lock-node.ts';
 import { addressesIn } from '../support/floods.ts';
 import { requestFrom } from '../support/from-address.ts';
+import { workersOf } from '../support/processes.ts';
 import { atomicUp, sandboxUp } from '../support/sandbox-up.ts';
-import { adminClient, queueKeysOn, siteServers, type SiteServer } from '../support/site-servers.ts';
+import {
+  adminClient,
+  ownerOfSlot,
+  queueKeysOn,
+  siteServers,
+  type SiteServer,
+} from '../support/site-servers.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { until } from '../support/until.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
@@ -63,49 +68,7 @@ async function atomicStates(count: number, together = 4): Promise<string[]> {
   return states;
 }
 
-/** The site's worker processes (the primary's children running serve.ts). */
-function workers(): number[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-P', String(site.pid)], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return out
-    .trim()
-    .split('\n')
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('serve.ts');
-      } catch {
-        return false;
-      }
-    });
-}
-
-/** The Valkey 8 cluster node serving `slot`, read from a node's CLUSTER NODES. */
-async function ownerOf(slot: number): Promise<SiteServer> {
-  const eights = siteServers(site.pid).filter((s) => s.version === '8' && s.cluster);
-  for (const server of eights) {
-    const client = adminClient(server);
-    try {
-      const nodes = String(await client.call('CLUSTER', 'NODES').catch(() => ''));
-      for (const line of nodes.split('\n')) {
-        const words = line.split(' ');
-        const port = Number(/:(\d+)@/.exec(words[1] ?? '')?.[1]);
-        const owns = words.slice(8).some((range) => {
-          const [lo, hi = lo] = range.split('-').map(Number);
-          return slot >= lo! && slot <= hi!;
-        });
-        if (owns) return eights.find((s) => s.port === port)!;
-      }
-    } finally {
-      client.disconnect();
-    }
-  }
-  throw new Error(`no Valkey 8 node serves slot ${slot}`);
-}
+const workers = () => workersOf(site.pid);
 
 describe('the atomic half with WORKERS=2', { skip }, () => {
   it('says the same, read from the servers, in every worker, a restarted one included', async () => {
@@ -134,7 +97,8 @@ describe('the atomic half with WORKERS=2', { skip }, () => {
   });
 
   it(`says degraded while the Valkey 8 node holding the site's locks (slot ${LOCK_SLOT}) is frozen`, async () => {
-    const node = await ownerOf(LOCK_SLOT);
+    const eights = siteServers(site.pid).filter((s) => s.version === '8' && s.cluster);
+    const node = await ownerOfSlot(eights, LOCK_SLOT);
     process.kill(node.pid, 'SIGSTOP');
     try {
       await until(

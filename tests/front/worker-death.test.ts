@@ -6,10 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, before, it } from 'node:test';
 import { startSite, type Site } from '../../scripts/site.ts';
+import { workersOf } from '../support/processes.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { until } from '../support/until.ts';
 
@@ -27,26 +27,7 @@ after(() => boundedTeardown(async () => site?.close()));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The site's worker processes (the primary's children running serve.ts). */
-function workers(): number[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-P', String(site.pid)], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return out
-    .trim()
-    .split('\n')
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('serve.ts');
-      } catch {
-        return false;
-      }
-    });
-}
+const workers = () => workersOf(site.pid);
 
 interface Outcome {
   startedAt: number;

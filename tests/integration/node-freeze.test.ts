@@ -6,11 +6,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
+import { queueSlot } from '../../server/contract/keyspace/index.ts';
 import type { Site } from '../../scripts/site.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { alive } from '../support/processes.ts';
-import { adminClient, siteServers, type SiteServer } from '../support/site-servers.ts';
+import { ownerOfSlot, siteServers, type SiteServer } from '../support/site-servers.ts';
 import { until } from '../support/until.ts';
 import { siteWithValkey9, valkey9ForTests } from '../support/valkey9.ts';
 
@@ -73,28 +73,12 @@ async function servedAgain(name: string) {
   await until('the status up again', async () => (await status()).sandbox === 'up', BACK_MS, 250);
 }
 
-/** The Valkey 8 cluster node that owns the slot of `queue`, read from a node's CLUSTER SHARDS. */
-async function ownerOfQueue(queue: string): Promise<SiteServer> {
-  const eights = servers.filter((s) => s.version === '8');
-  const n = slot(queueKey(queue, 'pending'));
-  for (const server of eights) {
-    const client = adminClient(server);
-    try {
-      const nodes = String(await client.call('CLUSTER', 'NODES').catch(() => ''));
-      for (const line of nodes.split('\n')) {
-        const words = line.split(' ');
-        const port = Number(/:(\d+)@/.exec(words[1] ?? '')?.[1]);
-        const owns = words.slice(8).some((range) => {
-          const [lo, hi = lo] = range.split('-').map(Number);
-          return n >= lo! && n <= hi!;
-        });
-        if (owns) return eights.find((s) => s.port === port)!;
-      }
-    } finally {
-      client.disconnect();
-    }
-  }
-  throw new Error(`no cluster node owns slot ${n}`);
+/** The Valkey 8 cluster node that owns the slot of `queue`. */
+function ownerOfQueue(queue: string): Promise<SiteServer> {
+  return ownerOfSlot(
+    servers.filter((s) => s.version === '8'),
+    queueSlot(queue),
+  );
 }
 
 describe('a node frozen for 20 s, then resumed', { skip }, () => {

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Whether a process still runs: the server's own check (server/sandbox/process-runs.ts). */
 export { processRuns as alive } from '../../server/sandbox/process-runs.ts';
 
-/** The valkey-servers `parent` started (its children). */
-export function serversOf(parent: number): number[] {
+/** The children of `parent` whose command line `matches`. */
+function childrenOf(parent: number, matches: (cmdline: string) => boolean): number[] {
   let out = '';
   try {
     out = execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' });
@@ -22,11 +22,21 @@ export function serversOf(parent: number): number[] {
     .map(Number)
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('valkey-server');
+        return matches(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false;
       }
     });
+}
+
+/** The valkey-servers `parent` started (its children). */
+export function serversOf(parent: number): number[] {
+  return childrenOf(parent, (cmdline) => cmdline.startsWith('valkey-server'));
+}
+
+/** A site's worker processes: its primary's children running serve.ts. */
+export function workersOf(primary: number): number[] {
+  return childrenOf(primary, (cmdline) => cmdline.includes('serve.ts'));
 }
 
 export interface ProcessEntry {

@@ -102,3 +102,25 @@ export async function queueKeysOn(client: Valkey): Promise<number> {
   for await (const keys of queueKeyBatches(client)) count += keys.length;
   return count;
 }
+
+/** Which of `nodes` (one cluster's) serves `slot`, read from a node's CLUSTER NODES. */
+export async function ownerOfSlot(nodes: SiteServer[], slot: number): Promise<SiteServer> {
+  for (const server of nodes) {
+    const client = adminClient(server);
+    try {
+      const table = String(await client.call('CLUSTER', 'NODES').catch(() => ''));
+      for (const line of table.split('\n')) {
+        const words = line.split(' ');
+        const port = Number(/:(\d+)@/.exec(words[1] ?? '')?.[1]);
+        const owns = words.slice(8).some((range) => {
+          const [lo, hi = lo] = range.split('-').map(Number);
+          return slot >= lo! && slot <= hi!;
+        });
+        if (owns) return nodes.find((s) => s.port === port)!;
+      }
+    } finally {
+      client.disconnect();
+    }
+  }
+  throw new Error(`no node serves slot ${slot}`);
+}
