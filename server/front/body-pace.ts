@@ -4,7 +4,7 @@
 // from when the headers are whole until the body is (`end`), whether or not the site reads it: a body
 // the site answered without reading (a 429, a 404) must still come whole before the connection is kept.
 
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface BodyPace {
@@ -35,13 +35,16 @@ export function bodyAllowanceMs(request: IncomingMessage, pace: BodyPace): numbe
 /** Holds every body `server` reads to `pace`; a body too slow has its connection closed by `close`. */
 export function paceBodies(server: Server, pace: BodyPace, close: (socket: Socket) => void): void {
   // Before the site's own handler, which may answer (and so finish) at once.
-  server.prependListener('request', (request: IncomingMessage) => {
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     if (!hasBody(request) || request.complete) return;
     const socket = request.socket;
     const timer = setTimeout(
       () => {
         done();
-        if (!request.complete && !socket.destroyed) close(socket);
+        if (request.complete || socket.destroyed) return;
+        // The 408 goes out on the socket itself; the response says it too, so the access log does.
+        if (!response.headersSent) response.statusCode = 408;
+        close(socket);
       },
       bodyAllowanceMs(request, pace),
     );

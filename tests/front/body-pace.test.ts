@@ -55,5 +55,15 @@ describe('a request body’s pace', () => {
     // One line (the log's own format: a JSON line), naming the request and that it was abandoned.
     assert.match(log, /request abandoned[^\n]*POST \/api\/experiments\/keys: aborted[^\n]*\n/);
     assert.doesNotMatch(log, /request failed|"stack"|\n\s+at /, 'no stack, no failure');
+    // The access log's line for it says the 408 the reader got.
+    const access = log
+      .split('\n')
+      .filter((line) => line.startsWith('{"'))
+      .map((line) => JSON.parse(line) as { path?: string; status?: number; aborted?: boolean })
+      .filter((entry) => entry.path === '/api/experiments/keys' && entry.aborted);
+    assert.deepEqual(
+      access.map((entry) => entry.status),
+      [408],
+    );
   });
 });
