@@ -19,6 +19,7 @@ import {
 import {
   atomicClusterForWorkers,
   adoptAtomicCluster,
+  atomicServers,
   clearAfterDeadProcess,
   closeAtomicRuntime,
   runningAtomicCluster,
@@ -152,7 +153,7 @@ if (cluster.isPrimary && workers > 1) {
   if (metrics) await serveMetrics(metrics, false);
   const runtime = await explorerOrExit();
   started = runtime;
-  observeServers(runtime.servers);
+  observeServers(async () => [...(await runtime.servers()), ...(await atomicServers())]);
   const up = await runtime.health();
   // The Valkey 9.1 cluster (the reshard's atomic mode) starts in the background once it is built (with
   // several workers, the primary's); with VALKEY9_AT_START=0, on the first atomic run instead.

@@ -258,6 +258,33 @@ async function nodesStatus(runtime: AtomicRuntime): Promise<AtomicStatus> {
   return { state, message: `Valkey ${version}: ${problems.join('; ')}`, version };
 }
 
+/**
+ * Each Valkey 9.1 node and whether it answers a PING within HEALTH_PING_MS (the metrics'
+ * `emq_server_up`); none while this process has no running cluster to ask (not started, or starting).
+ */
+export async function atomicServers(): Promise<
+  Array<{ server: string; role: 'atomic-cluster'; up: boolean }>
+> {
+  const runtime = held.started
+    ? await Promise.race([
+        held.started,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
+      ]).catch(() => null)
+    : null;
+  if (!runtime) return [];
+  return Promise.all(
+    runtime.sandbox.seeds.map(async ({ host, port }) => {
+      const server = `${host}:${port}`;
+      const answer = runtime.clusterAdminNode(server).ping();
+      const up = await settledWithin(HEALTH_PING_MS, () => new Error('no answer'), answer).then(
+        () => true,
+        () => false,
+      );
+      return { server, role: 'atomic-cluster' as const, up };
+    }),
+  );
+}
+
 /** While the build runs, look every few seconds and start the cluster as soon as it is ready. */
 export function watchBuild(env: NodeJS.ProcessEnv = process.env): void {
   if (held.watching || held.started) return;

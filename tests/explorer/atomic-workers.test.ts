@@ -11,9 +11,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
+import { freePort } from '../../server/sandbox/free-port.ts';
 import { LOCK_SLOT } from '../../server/explorer/lock-node.ts';
 import { addressesIn } from '../support/floods.ts';
 import { requestFrom } from '../support/from-address.ts';
+import { parsePrometheusText } from '../support/prometheus-text.ts';
 import { workersOf } from '../support/processes.ts';
 import { atomicUp, sandboxUp } from '../support/sandbox-up.ts';
 import {
@@ -30,10 +32,13 @@ import { valkey9ForTests } from '../support/valkey9.ts';
 const { skip } = await valkey9ForTests();
 
 let site: Site;
+let metricsPort: number;
 before(async () => {
   if (skip) return;
+  metricsPort = await freePort();
   site = await startSiteWithOwnSandbox({
     WORKERS: '2',
+    METRICS_PORT: String(metricsPort),
     VALKEY9_AT_START: '1',
     EXPLORER_BURST: '1000',
     EXPLORER_RATE: '1000',
@@ -94,6 +99,24 @@ describe('the atomic half with WORKERS=2', { skip }, () => {
       [],
       'every status up after a worker restarted',
     );
+  });
+
+  it('counts each Valkey 9.1 node in emq_server_up, up, beside the Valkey 8 servers', async () => {
+    const answer = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(answer.status, 200);
+    const up = parsePrometheusText(await answer.text()).find((f) => f.name === 'emq_server_up')!;
+    const nines = siteServers(site.pid).filter((s) => s.version !== '8');
+    const atomic = up.metrics.filter((m) => m.labels?.role === 'atomic-cluster');
+    assert.deepEqual(
+      atomic.map((m) => m.labels?.server).sort(),
+      nines.map((s) => `127.0.0.1:${s.port}`).sort(),
+      'every Valkey 9.1 node, by its address',
+    );
+    assert.ok(
+      atomic.every((m) => m.value === '1'),
+      JSON.stringify(atomic),
+    );
+    assert.equal(up.metrics.length - atomic.length, 4, 'the standalone and three Valkey 8 cluster nodes');
   });
 
   it(`says degraded while the Valkey 8 node holding the site's locks (slot ${LOCK_SLOT}) is frozen`, async () => {
