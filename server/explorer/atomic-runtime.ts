@@ -17,6 +17,7 @@ import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
+import { answersPing } from './answers-ping.ts';
 import {
   ATOMIC_RETRY_START_MS,
   ATOMIC_START_WAIT_MS,
@@ -275,12 +276,11 @@ export async function atomicServers(): Promise<
   return Promise.all(
     runtime.sandbox.seeds.map(async ({ host, port }) => {
       const server = `${host}:${port}`;
-      const answer = runtime.clusterAdminNode(server).ping();
-      const up = await settledWithin(HEALTH_PING_MS, () => new Error('no answer'), answer).then(
-        () => true,
-        () => false,
-      );
-      return { server, role: 'atomic-cluster' as const, up };
+      return {
+        server,
+        role: 'atomic-cluster' as const,
+        up: await answersPing(runtime.clusterAdminNode(server)),
+      };
     }),
   );
 }

@@ -14,19 +14,14 @@ import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } fro
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
+import { answersPing } from './answers-ping.ts';
 import { RunLocks } from './run-lock.ts';
 import { watchCluster } from './cluster-watch.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
 import { describeOffer, readKeyspaceOffer, StartRefusedError } from '../sandbox/standalone-offer.ts';
 import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
-import {
-  ADMIN_CONNECT_MS,
-  HEALTH_PING_MS,
-  MAX_KEYSPACES,
-  reconnectAfter,
-  START_BUDGET_MS,
-} from '../settings/bounds.ts';
+import { ADMIN_CONNECT_MS, MAX_KEYSPACES, reconnectAfter, START_BUDGET_MS } from '../settings/bounds.ts';
 import { runSettings } from '../settings/environment.ts';
 
 /** A run's deadline, and how long past it a lease may outlive a run whose process died. */
@@ -102,17 +97,6 @@ function addressOf(url: string): string {
  * is now; `installed` settles with the first install (whether the server has the native module), or
  * fails with the first refusal (an admin the server does not allow to create the account).
  */
-/** Whether `client` answers a PING within HEALTH_PING_MS. */
-function ping(client: Valkey): Promise<boolean> {
-  return Promise.race([
-    client.ping().then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((r) => setTimeout(() => r(false), HEALTH_PING_MS)),
-  ]);
-}
-
 function adminFor(url: string, password: string) {
   const admin = new Valkey(url, {
     maxRetriesPerRequest: 0,
@@ -317,14 +301,14 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
           admins.map(async ({ admin }, i) => ({
             server: `${admin.options.host}:${admin.options.port}`,
             role: i === 0 ? 'standalone' : 'cluster',
-            up: admin.status === 'ready' && (await ping(admin)),
+            up: admin.status === 'ready' && (await answersPing(admin)),
           })),
         ),
       health: async () => {
         // Up only while a run would be served: every admin connection has put the account and the
         // scripts back since its last reconnect, and the pool and the cluster client are connected.
         if (!serving()) return false;
-        const answers = await Promise.all(admins.map(({ admin }) => ping(admin))).catch(() => [false]);
+        const answers = await Promise.all(admins.map(({ admin }) => answersPing(admin))).catch(() => [false]);
         return answers.every(Boolean);
       },
       close: async () => {
