@@ -20,7 +20,8 @@ import {
 import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
 import { RunLocks } from '../explorer/run-lock.ts';
 import { inReaderShare } from '../explorer/reader-share.ts';
-import { runKeysMigration, type MigrationGrant } from './migration/keys-mode.ts';
+import { runKeysMigration } from './migration/keys-mode.ts';
+import type { MigrationGrant } from './migration/on-cluster.ts';
 import { runAtomicReshard } from './migration/atomic-mode.ts';
 
 export interface ReshardInput {

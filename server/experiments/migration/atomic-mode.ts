@@ -7,21 +7,19 @@
 // throughout and each state it passes through is kept. A cluster client's claims, sent meanwhile, show
 // what a client meets. Then the slot is moved back the same way and the queue deleted. The answer has the
 // keys mode's shape (contract/experiments/migration.ts). One run at a time on the Valkey 9 cluster.
+// The phases, in the order the page shows them, are the steps below (phase-walk.ts walks them).
 
 import { callFor } from '../../contract/calls.ts';
 import { scriptFor } from '../../executors/scripts.ts';
-import { isReplyError } from '../../executors/wire-error.ts';
 import type { Call } from '../../contract/transitions.ts';
-import { jobKey, mintJobId, queueKeys, queuePrefix, queueSlot } from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../../sandbox/cluster-topology.ts';
 import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   isErrorReply,
   type ClientRetries,
-  type MigrationCommand,
   type MigrationNode,
-  type MigrationPhase,
   type MigrationProbe,
   type MigrationResult,
   type ProbeReply,
@@ -29,16 +27,16 @@ import {
 } from '../../contract/experiments/migration.ts';
 import { evalWords, nativeWords } from './call-words.ts';
 import { migrationAnswer, planMove } from './plan.ts';
-import { asProbeReply } from './probe.ts';
-import { sinceMoveStart, stamp, tenths } from './clock.ts';
+import { asProbeReply, probe } from './probe.ts';
+import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { cleanQueueEverywhere, dropQueueInServer } from './clean-queue.ts';
-import { startWorker, WORKER_PAUSE_MS, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
+import { cleanQueueEverywhere } from './clean-queue.ts';
+import { startWorker, WORKER_PAUSE_MS, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
-import { keysByNode, repliesByNode } from './phase-counts.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
+import { atomicCluster, type MigrationCluster } from './on-cluster.ts';
+import { PhaseWalk, type ProbeAsk } from './phase-walk.ts';
 
-const LOCK = ATOMIC_RUN_LOCK;
 /**
  * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
  * redirection is seen within a few ms, without a round trip after round trip for the whole move.
@@ -47,59 +45,40 @@ const PROBE_PAUSE_MS = WORKER_PAUSE_MS;
 const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
-interface Runner {
-  runtime: AtomicRuntime;
-  slot: number;
-  everyone: ShardNode[];
-}
-
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Sends `command` as the reader to one node on a plain connection; an error reply is the answer. */
-async function ask(
-  runtime: AtomicRuntime,
-  node: string,
-  label: string,
-  command: string[],
-): Promise<MigrationProbe> {
-  const atMs = stamp();
-  let reply: ProbeReply;
-  try {
-    reply = asProbeReply(await runtime.clusterNode(node).call(command[0]!, ...command.slice(1)));
-  } catch (error) {
-    if (!isReplyError(error)) throw error;
-    reply = { error: error.message };
-  }
-  return { label, command, node, reply, atMs };
+/** One atomic move of the run's slot, on `on`, from `source` to `target`. */
+interface Move {
+  on: MigrationCluster;
+  slot: number;
+  everyone: ShardNode[];
+  source: MigrationNode;
+  target: MigrationNode;
 }
 
-async function countIn(runtime: AtomicRuntime, node: string, n: number): Promise<number> {
-  return Number(await runtime.clusterAdminNode(node).call('CLUSTER', 'COUNTKEYSINSLOT', n));
+/** What an atomic move measured: each migration state when first seen, and when it began and ended. */
+interface Moved {
+  states: SlotMigrationState[];
+  ms: number;
+  startedAt: number;
+  endedAt: number;
 }
 
-/** The source deletes a slot it gave away in the background: its count once that is done (or 2 s). */
-async function drained(runtime: AtomicRuntime, node: string, n: number): Promise<number> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    const left = await countIn(runtime, node, n);
-    if (left === 0 || Date.now() > deadline) return left;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** What the probes sent during a move can read of it: whether the watching is over, and how it ended. */
+interface MoveState {
+  over(): boolean;
+  succeeded(): boolean;
 }
 
-/** The queue's keys other than its rows (twenty thousand rows are counted, not listed). */
-async function namedKeys(runtime: AtomicRuntime, node: string, queue: string): Promise<string[]> {
-  const admin = runtime.clusterAdminNode(node);
-  const fixed = queueKeys(queue).map(({ key }) => key);
-  // A node that no longer serves the slot answers MOVED to EXISTS: it holds none of them.
-  const found = await Promise.all(fixed.map((key) => admin.exists(key).catch(() => 0)));
-  return fixed.filter((_, i) => found[i] === 1);
+async function countIn(on: MigrationCluster, node: string, n: number): Promise<number> {
+  return Number(await on.admin(node).call('CLUSTER', 'COUNTKEYSINSLOT', n));
 }
 
 /** The migration jobs a node reports, each as its fields. */
-async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<Record<string, string>>> {
-  const reply = (await runtime.clusterAdminNode(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
+async function migrations(on: MigrationCluster, node: string): Promise<Array<Record<string, string>>> {
+  const reply = (await on.admin(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
   return reply.map((flat) => {
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
@@ -107,48 +86,30 @@ async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<R
   });
 }
 
-/** What the probes sent during a move can read of it: the export's end, and the watching's end. */
-interface MoveState {
-  /** The watching is over: the export succeeded, or the move failed. */
-  over(): boolean;
-  /** The export reported success. */
-  succeeded(): boolean;
-}
-
 /**
- * Sends MIGRATESLOTS for the run's slot from `source` to `target`, reads both nodes' migration jobs
- * until the export ends (keeping each new state), and meanwhile runs `during` against the source.
- * Resolves once every node names the target.
+ * Sends MIGRATESLOTS for the slot (recorded), reads both nodes' migration jobs until the export ends
+ * (keeping each new state), and meanwhile runs `during` against the source. Resolves once every node
+ * names the target.
  */
 async function migrateAtomically(
-  run: Runner,
-  source: MigrationNode,
-  target: MigrationNode,
+  { on, slot: n, everyone, source, target }: Move,
+  record: PhaseWalk['record'],
   during?: (move: MoveState) => Promise<void>,
-): Promise<{
-  step: MigrationCommand;
-  states: SlotMigrationState[];
-  ms: number;
-  startedAt: number;
-  endedAt: number;
-}> {
-  const { runtime, slot: n } = run;
-  const known = new Set((await migrations(runtime, source.address)).map((job) => job.name));
+): Promise<Moved> {
+  const known = new Set((await migrations(on, source.address)).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
   const started = stamp();
-  const reply = asProbeReply(
-    await runtime.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)),
-  );
+  const reply = await on.admin(source.address).call(command[0]!, ...command.slice(1));
+  record({ node: source.address, command, reply, sentAt: started });
   const states: SlotMigrationState[] = [];
   const seen = new Set<string>();
   let exportState = '';
   let job = '';
-  const finished = () => FINISHED.has(exportState);
   const watching = (async () => {
-    while (!finished()) {
+    while (!FINISHED.has(exportState)) {
       if (stamp() - started > ATOMIC_MOVE_DEADLINE_MS) {
-        await runtime
-          .clusterAdminNode(source.address)
+        await on
+          .admin(source.address)
           .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
           .catch(() => {});
         throw new Error(
@@ -156,12 +117,11 @@ async function migrateAtomically(
         );
       }
       for (const node of [source, target]) {
-        for (const entry of await migrations(runtime, node.address)) {
+        for (const entry of await migrations(on, node.address)) {
           if (node === source && known.has(entry.name ?? '')) continue;
           if (node === source) job ||= entry.name ?? '';
           if (!job || entry.name !== job) continue;
-          const operation = entry.operation ?? '';
-          const state = entry.state ?? '';
+          const { operation = '', state = '' } = entry;
           if (!seen.has(`${node.address} ${operation} ${state}`)) {
             seen.add(`${node.address} ${operation} ${state}`);
             states.push({ atMs: tenths(stamp() - started), node: node.address, operation, state });
@@ -169,7 +129,7 @@ async function migrateAtomically(
           if (node === source) exportState = state;
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await pause(5);
     }
     if (exportState !== 'success') throw new Error(`the atomic move of slot ${n} ended ${exportState}`);
   })();
@@ -184,61 +144,49 @@ async function migrateAtomically(
   ]);
   if (watchedOutcome.status === 'rejected') throw watchedOutcome.reason;
   if (duringOutcome.status === 'rejected') throw duringOutcome.reason;
-  await waitOwner(run, target);
-  const endedAt = stamp();
-  return {
-    step: { node: source.address, command, reply, atMs: started },
-    states,
-    ms: tenths(endedAt - started),
-    startedAt: started,
-    endedAt,
-  };
-}
-
-async function waitOwner(run: Runner, owner: MigrationNode): Promise<void> {
+  // Every node names the target, or the move failed.
   const deadline = Date.now() + 5000;
   for (;;) {
-    const views = await Promise.all(
-      run.everyone.map((node) => readShards(run.runtime.clusterAdminNode(node.address))),
-    );
-    if (views.every((shards) => ownerOf(shards, run.slot)?.id === owner.id)) return;
+    const views = await Promise.all(everyone.map((node) => readShards(on.admin(node.address))));
+    if (views.every((shards) => ownerOf(shards, n)?.id === target.id)) break;
     if (Date.now() > deadline)
-      throw new Error(`the nodes never agreed that ${owner.address} owns slot ${run.slot}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+      throw new Error(`the nodes never agreed that ${target.address} owns slot ${n}`);
+    await pause(5);
   }
+  const endedAt = stamp();
+  return { states, ms: tenths(endedAt - started), startedAt: started, endedAt };
 }
 
 /** Each probe sent to the source over and over while the slot moves, until it answers a redirection. */
 async function probeWhileMoving(
-  run: Runner,
-  source: MigrationNode,
-  list: Array<{ label: string; command: string[] }>,
+  on: MigrationCluster,
+  list: ProbeAsk[],
   move: MoveState,
 ): Promise<MigrationProbe[]> {
-  const results: MigrationProbe[] = list.map(({ label, command }) => ({
+  const results: MigrationProbe[] = list.map(({ node, label, command }) => ({
     label,
     command,
-    node: source.address,
+    node,
     reply: null,
     served: 0,
     atMs: 0,
   }));
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
-  while (Date.now() < deadline && results.some((probe) => !redirected(probe.reply))) {
+  while (Date.now() < deadline && results.some((asked) => !redirected(asked.reply))) {
     // A move that failed never redirects them: stop with it.
     if (move.over() && !move.succeeded()) break;
-    for (const probe of results) {
-      if (redirected(probe.reply)) continue;
-      const { reply, atMs } = await ask(run.runtime, source.address, probe.label, probe.command);
-      if (!redirected(reply)) probe.served! += 1;
+    for (const asked of results) {
+      if (redirected(asked.reply)) continue;
+      const { reply, atMs } = await probe(on.reader(asked.node), asked.node, asked.label, asked.command);
+      if (!redirected(reply)) asked.served! += 1;
       // On the time axis where it was first sent: the round-robin keeps the list's order.
-      if (probe.firstReply === undefined) {
-        probe.firstReply = reply;
-        probe.atMs = atMs;
+      if (asked.firstReply === undefined) {
+        asked.firstReply = reply;
+        asked.atMs = atMs;
       }
-      probe.reply = reply;
+      asked.reply = reply;
     }
-    await new Promise((resolve) => setTimeout(resolve, PROBE_PAUSE_MS));
+    await pause(PROBE_PAUSE_MS);
   }
   return results;
 }
@@ -263,33 +211,14 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
   return { command: evalWords(claim), wire, reply: (moved ?? run.calls.at(-1))?.reply ?? null };
 }
 
-/** Deletes every key of the queue from the slot's owner, in batches; answers how many outlived it. */
-export async function cleanQueue(runtime: AtomicRuntime, queue: string, n: number): Promise<number> {
-  const owner = ownerOf(await readShards(runtime.clusterAdmin), n);
-  if (!owner) return 0;
-  const admin = runtime.clusterAdminNode(owner.address);
-  const prefix = queuePrefix(queue);
-  const ours = async () =>
-    ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).filter((key) =>
-      key.startsWith(prefix),
-    );
-  await dropQueueInServer(admin, queue);
-  for (let round = 0; round < 100; round += 1) {
-    const keys = await ours();
-    if (keys.length === 0) return 0;
-    await admin.unlink(...keys);
-  }
-  return (await ours()).length;
-}
-
 /** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
-async function settle(runtime: AtomicRuntime, everyone: ShardNode[]): Promise<boolean> {
+async function settle(on: MigrationCluster, everyone: ShardNode[]): Promise<boolean> {
   let clean = true;
   for (const node of everyone) {
-    const running = (await migrations(runtime, node.address)).some((job) => !FINISHED.has(job.state ?? ''));
+    const running = (await migrations(on, node.address)).some((job) => !FINISHED.has(job.state ?? ''));
     if (running) {
       clean = false;
-      await runtime.clusterAdminNode(node.address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
+      await on.admin(node.address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
     }
   }
   return clean;
@@ -299,169 +228,144 @@ export async function runAtomicReshard(
   runtime: AtomicRuntime,
   input: { queue: string; size?: number },
 ): Promise<MigrationResult> {
+  const on = atomicCluster(runtime);
   const { queue } = input;
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = queueSlot(queue);
-  return runtime.locks.line.with(LOCK, async () => {
-    await settle(runtime, await readShards(runtime.clusterAdmin));
-    const everyone = await readShards(runtime.clusterAdmin);
+  return runtime.locks.line.with(ATOMIC_RUN_LOCK, async () => {
+    await settle(on, await on.shards());
+    const everyone = await on.shards();
     const owner = ownerOf(everyone, n);
     if (!owner) throw new Error(`no node of the Valkey 9 cluster serves slot ${n}`);
     const plan = planMove(queue, n, everyone, owner.id);
     const { source, target } = plan;
-    const run: Runner = { runtime, slot: n, everyone };
-    await cleanQueue(runtime, queue, n);
+    // Every key of the queue deleted from the slot's owner; answers how many outlived it.
+    const cleanQueue = async () => {
+      const now = ownerOf(await on.shards(), n);
+      return now ? cleanQueueEverywhere([on.admin(now.address)], queue, n) : 0;
+    };
+    await cleanQueue();
     // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
     // supervisor comes back without them).
     for (const node of [source, target]) {
       for (const transition of ['enqueue', 'claim'] as const) {
-        await runtime.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
+        await on.admin(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
       }
     }
     // The queue's worker, on a client of its own (so its slot map is this run's alone).
     let worker: Worker | null = null;
     let cleaned = false;
     try {
-      const jobs = (await fillQueue(runtime.clusterAdminNode(source.address), queue, jobCount)).slice(0, 3);
+      const jobs = (await fillQueue(on.admin(source.address), queue, jobCount)).slice(0, 3);
       const claim = callFor('claim', queue, { lease_ms: 30_000 });
-      const read = ['HGETALL', jobKey(queue, jobs[0]!)];
-      const list = [
-        { label: 'a key of the queue (its oldest row)', command: read },
-        { label: 'the scripted claim (declares the row base, never a key)', command: evalWords(claim) },
-        {
-          label: 'an enqueue (a new row, and the pending set)',
-          command: evalWords(callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' })),
-        },
-        {
-          label: 'the module’s enqueue',
-          command: nativeWords(callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' })),
-        },
+      const enqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
+      const ask = (node: MigrationNode, label: string, command: string[]): ProbeAsk => ({
+        node: node.address,
+        label,
+        command,
+      });
+      const [read, claimed, enqueued, module] = [
+        ask(source, 'a key of the queue (its oldest row)', ['HGETALL', jobKey(queue, jobs[0]!)]),
+        ask(source, 'the scripted claim (declares the row base, never a key)', evalWords(claim)),
+        ask(source, 'an enqueue (a new row, and the pending set)', evalWords(enqueue())),
+        ask(source, 'the module’s enqueue', nativeWords(enqueue())),
       ];
-      const phases: MigrationPhase[] = [];
-      const keysNow = async () => ({
-        source: await namedKeys(runtime, source.address, queue),
-        target: await namedKeys(runtime, target.address, queue),
-      });
-
-      // Stable: the owner serves the read, the claim and the module's enqueue (the module is reached, and
-      // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
-      const stableAt = stamp();
-      const stableProbes: MigrationProbe[] = [];
-      for (const { label, command } of list.slice(0, 2)) {
-        stableProbes.push(await ask(runtime, source.address, label, command));
-      }
-      stableProbes.push(await ask(runtime, source.address, 'the module’s enqueue', list[3]!.command));
-      const counted = () => keysByNode(everyone, (address) => runtime.clusterAdminNode(address), n);
-      const stableCounts = await counted();
-      phases.push({
-        name: 'stable',
-        summary: `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
-        atMs: stableAt,
-        owner: source.address,
-        open: [],
-        keys: await keysNow(),
-        keysByNode: stableCounts,
-        repliesByNode: repliesByNode(everyone, stableProbes),
-        steps: [],
-        probes: stableProbes,
-      });
-      const before = await countIn(runtime, source.address, n);
-
-      worker = await settledWithin(
-        5000,
-        () => new Error('the run’s cluster client did not connect in 5 s'),
-        startWorker(runtime.cluster, queue),
+      const walk = new PhaseWalk(
+        on,
+        plan,
+        queueKeys(queue).map(({ key }) => key),
       );
+      const move = { on, slot: n, everyone, source, target };
+      let before = 0;
+      let after = 0;
+      let leftOnSource = 0;
       let moving: MigrationProbe[] = [];
-      // Each node's count while the copy is under way: read once the probes have had their first answers.
-      let midMove: Record<string, number> = stableCounts;
-      const move = await migrateAtomically(run, source, target, async (state) => {
-        const probing = probeWhileMoving(run, source, list, state);
-        midMove = await counted();
-        moving = await probing;
-      });
-      // The move is over: the worker claims on until the new owner serves it, then stops.
-      const working = worker.stop({ untilServed: true });
-      const leftOnSource = await drained(runtime, source.address, n);
-      const after = await countIn(runtime, target.address, n);
-      phases.push({
-        name: 'moving',
-        summary: `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
-        atMs: move.startedAt,
-        owner: source.address,
-        open: [],
-        // As the command went out: the copy arriving on the target is not a client's to see until the end.
-        keys: phases[0]!.keys,
-        keysByNode: midMove,
-        repliesByNode: repliesByNode(everyone, moving),
-        steps: [move.step],
-        probes: moving,
-      });
-      const ownerKeys = await keysNow();
-      const ownerCounts = await counted();
-      const ownerProbes = [
-        await ask(runtime, target.address, 'the scripted claim on the new owner', evalWords(claim)),
-        await ask(runtime, source.address, 'the former owner redirects', evalWords(claim)),
-        await ask(runtime, target.address, 'the module, reached on the new owner', list[3]!.command),
-      ];
-      phases.push({
-        name: 'owner',
-        summary: `every node names ${target.name} the owner of slot ${n}, ${move.ms} ms after MIGRATESLOTS`,
-        atMs: move.endedAt,
-        owner: target.address,
-        open: [],
-        keys: ownerKeys,
-        keysByNode: ownerCounts,
-        repliesByNode: repliesByNode(everyone, ownerProbes),
-        steps: [],
-        probes: ownerProbes,
-      });
-
-      const worked = await working;
-      worker = null;
-      const back = await migrateAtomically(run, target, source);
-      phases.push({
-        name: 'back',
-        summary: `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
-        atMs: back.endedAt,
-        owner: source.address,
-        open: [],
-        keys: await keysNow(),
-        keysByNode: await counted(),
-        repliesByNode: repliesByNode(everyone, []),
-        steps: [back.step],
-        probes: [],
+      let there: Moved;
+      let back: Moved;
+      let working: Promise<WorkerRun>;
+      let worked: WorkerRun;
+      await walk.through('atomic', {
+        // The owner serves the read, the claim and the module's enqueue (the module is reached, and
+        // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
+        stable: {
+          summary: () =>
+            `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
+          owner: source,
+          probesFirst: true,
+          probes: () => [read, claimed, module],
+        },
+        moving: {
+          summary: () =>
+            `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
+          owner: source,
+          async run() {
+            before = await countIn(on, source.address, n);
+            worker = await settledWithin(
+              5000,
+              () => new Error('the run’s cluster client did not connect in 5 s'),
+              startWorker(on.cluster, queue),
+            );
+            // Each node's count while the copy is under way: read once the probes have had their first answers.
+            let midMove = walk.phases[0]!.keysByNode;
+            there = await migrateAtomically(move, walk.record, async (state) => {
+              const probing = probeWhileMoving(on, [read, claimed, enqueued, module], state);
+              midMove = await walk.counts();
+              moving = await probing;
+            });
+            // The move is over: the worker claims on until the new owner serves it, then stops.
+            working = worker.stop({ untilServed: true });
+            leftOnSource = await drained(on, source.address, n);
+            after = await countIn(on, target.address, n);
+            // As the command went out: the copy arriving on the target is not a client's to see until the end.
+            return { atMs: there.startedAt, keys: walk.phases[0]!.keys, keysByNode: midMove, probes: moving };
+          },
+        },
+        owner: {
+          summary: () =>
+            `every node names ${target.name} the owner of slot ${n}, ${there.ms} ms after MIGRATESLOTS`,
+          owner: target,
+          run: async () => ({ atMs: there.endedAt }),
+          probes: () => [
+            ask(target, 'the scripted claim on the new owner', evalWords(claim)),
+            ask(source, 'the former owner redirects', evalWords(claim)),
+            ask(target, 'the module, reached on the new owner', module.command),
+          ],
+        },
+        back: {
+          summary: () => `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
+          owner: source,
+          async run() {
+            worked = await working;
+            worker = null;
+            back = await migrateAtomically({ ...move, source: target, target: source }, walk.record);
+            return { atMs: back.endedAt };
+          },
+        },
       });
       const owners = await Promise.all(
-        everyone.map(
-          async (node) => ownerOf(await readShards(runtime.clusterAdminNode(node.address)), n)?.id,
-        ),
+        everyone.map(async (node) => ownerOf(await readShards(on.admin(node.address)), n)?.id),
       );
-      const clean = owners.every((id) => id === source.id) && (await settle(runtime, everyone));
+      const clean = owners.every((id) => id === source.id) && (await settle(on, everyone));
       // The probes' only new key: the enqueue's row, written the first time it was served (later runs
       // were duplicates); the claims moved jobs between sets that existed already.
       const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
-      const leftBehind = await cleanQueue(runtime, queue, n);
+      const leftBehind = await cleanQueue();
       cleaned = true;
       return migrationAnswer(plan, {
         mode: 'atomic' as const,
-        server: runtime.version,
+        server: await on.version(),
         jobs,
         jobCount,
-        moveMs: move.ms,
-        ...sinceMoveStart(
-          { phases, worker: workerTimeline(worked, move.startedAt, move.endedAt) },
-          move.startedAt,
-        ),
-        client: clientOf(worked, claim),
+        ...walk.timed(worked!, there!.endedAt),
+        client: clientOf(worked!, claim),
         clean,
         leftBehind,
         atomic: {
           jobCount,
-          states: move.states,
-          moveMs: move.ms,
+          states: there!.states,
+          moveMs: there!.ms,
           keys: { before, after, expected, leftOnSource, together: leftOnSource === 0 && after === expected },
-          backMs: back.ms,
+          backMs: back!.ms,
         },
       });
     } finally {
@@ -470,7 +374,17 @@ export async function runAtomicReshard(
       await (worker as Worker | null)?.stop();
       if (!cleaned)
         for (const node of everyone)
-          await cleanQueueEverywhere([runtime.clusterAdminNode(node.address)], queue, n).catch(() => {});
+          await cleanQueueEverywhere([on.admin(node.address)], queue, n).catch(() => {});
     }
   });
+}
+
+/** The source deletes a slot it gave away in the background: its count once that is done (or 2 s). */
+async function drained(on: MigrationCluster, node: string, n: number): Promise<number> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const left = await countIn(on, node, n);
+    if (left === 0 || Date.now() > deadline) return left;
+    await pause(5);
+  }
 }
