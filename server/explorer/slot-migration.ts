@@ -6,7 +6,7 @@
 
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';
-import { migrateRest, repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
+import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
 import { splitAddress } from '../sandbox/cluster-topology.ts';
 import type { RunLocks, Turn } from './run-lock.ts';
 import { settleOwner } from '../sandbox/slot-settle.ts';
@@ -124,10 +124,10 @@ export interface SlotMove {
 }
 
 /**
- * The steps of moving `slot` from `source` to `target`, each a call of its own so a caller can look at
- * the cluster between them: every command recorded, every SETSLOT answering OK.
+ * Moving `slot` from `source` to `target`, a step at a time so a caller can look at the cluster between
+ * steps (`whole()` takes them all): every command recorded, every SETSLOT answering OK.
  */
-export function slotMoveSteps(move: SlotMove) {
+export function moveSlot(move: SlotMove) {
   const { admin, turn, views, slot, source, target } = move;
   const n = String(slot);
   const send = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
@@ -143,53 +143,54 @@ export function slotMoveSteps(move: SlotMove) {
   };
   const { host, port } = splitAddress(target.address);
   const head = ['MIGRATE', host, String(port), '', '0', String(MIGRATE_TIMEOUT_MS)];
-  const credentials = admin.credentials;
+  const { credentials } = admin;
   // The target needs the admin's password; what is shown has it masked.
   const auth = (password: string) => (credentials ? ['AUTH2', credentials.username, password] : []);
-  const migrate = async (keys: string[]) => {
-    await send(
-      source,
-      [...head, ...auth('********'), 'KEYS', ...keys],
-      [...head, ...auth(credentials?.password ?? ''), 'KEYS', ...keys],
-    );
-  };
-  return {
+  const steps = {
     /** The target IMPORTING, the source not yet MIGRATING. */
     importing: () => setSlot(target, 'IMPORTING', source.id),
     /** Both sides open, before any key moves. */
     migrating: () => setSlot(source, 'MIGRATING', target.id),
     /** `keys` in one MIGRATE (a key at a time shows the slot split). */
-    migrate,
-    /** Every key left on the source, `batchSize` per MIGRATE. */
+    async migrate(keys: string[]) {
+      const words = (password: string) => [...head, ...auth(password), 'KEYS', ...keys];
+      await send(source, words('********'), words(credentials?.password ?? ''));
+    },
+    /** Every key left on the source, `batchSize` per MIGRATE, until none is left. */
     async migrateRest() {
+      const batch = move.batchSize ?? 1000;
       for (;;) {
         // The keys to send next are read, not recorded: the MIGRATE that follows names every one.
         const keys = (await admin
           .dial(source.address)
-          .call('CLUSTER', 'GETKEYSINSLOT', n, move.batchSize ?? 1000)) as string[];
+          .call('CLUSTER', 'GETKEYSINSLOT', n, batch)) as string[];
         if (keys.length === 0) return;
-        await migrate(keys);
+        await steps.migrate(keys);
       }
     },
     /** SETSLOT … NODE on every node, then every node made to agree on the target (settleOwner). */
     async owner() {
       // A key written on the source meanwhile would block the NODE step there: none may be left.
-      await migrateRest(admin.dial, slot, source.address, target.address, credentials);
+      await steps.migrateRest();
       // The target first, then the source, then the others: no moment where no node owns the slot.
       const others = views.filter((v) => v.id !== target.id && v.id !== source.id);
       for (const node of [target, source, ...others]) await setSlot(node, 'NODE', target.id);
       if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
-      const everyone = views.map((view) => view.address);
-      await settleOwner(admin.dial, everyone, [slot], target.id, target.address);
+      await settleOwner(
+        admin.dial,
+        views.map((view) => view.address),
+        [slot],
+        target.id,
+        target.address,
+      );
     },
   };
-}
-
-/** Moves `slot` whole, the way the cluster spec moves it: slotMoveSteps, one after the other. */
-export async function moveSlot(move: SlotMove): Promise<void> {
-  const steps = slotMoveSteps(move);
-  await steps.importing();
-  await steps.migrating();
-  await steps.migrateRest();
-  await steps.owner();
+  return {
+    ...steps,
+    async whole() {
+      await steps.importing();
+      await steps.migrating();
+      await steps.owner();
+    },
+  };
 }

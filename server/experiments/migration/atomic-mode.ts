@@ -13,8 +13,9 @@ import { callFor } from '../../contract/calls.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import type { Call } from '../../contract/transitions.ts';
 import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
-import { ownerOf, readShards, type ShardNode } from '../../sandbox/cluster-topology.ts';
+import { ownerOf, readShards } from '../../sandbox/cluster-topology.ts';
 import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
+import type { MigrationStep } from '../../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   isErrorReply,
@@ -26,8 +27,7 @@ import {
   type SlotMigrationState,
 } from '../../contract/experiments/migration.ts';
 import { evalWords, nativeWords } from './call-words.ts';
-import { migrationAnswer, planMove } from './plan.ts';
-import { asProbeReply, probe } from './probe.ts';
+import { probe } from './probe.ts';
 import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere } from './clean-queue.ts';
@@ -35,7 +35,7 @@ import { startWorker, WORKER_PAUSE_MS, type Worker, type WorkerRun } from './wor
 import { settledWithin } from '../../run-deadline.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 import { atomicCluster, type MigrationCluster } from './on-cluster.ts';
-import { PhaseWalk, type ProbeAsk } from './phase-walk.ts';
+import { ask, phaseWalk, planMove, type ProbeAsk } from './phase-walk.ts';
 
 /**
  * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
@@ -49,31 +49,21 @@ const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.er
 const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One atomic move of the run's slot, on `on`, from `source` to `target`. */
+/** One atomic move of a slot: where it goes, on which cluster, its command recorded by `record`. */
 interface Move {
   on: MigrationCluster;
   slot: number;
-  everyone: ShardNode[];
   source: MigrationNode;
   target: MigrationNode;
+  record(step: MigrationStep): void;
 }
 
-/** What an atomic move measured: each migration state when first seen, and when it began and ended. */
+/** What an atomic move measured: each migration state when first seen, when it began and ended. */
 interface Moved {
   states: SlotMigrationState[];
   ms: number;
   startedAt: number;
   endedAt: number;
-}
-
-/** What the probes sent during a move can read of it: whether the watching is over, and how it ended. */
-interface MoveState {
-  over(): boolean;
-  succeeded(): boolean;
-}
-
-async function countIn(on: MigrationCluster, node: string, n: number): Promise<number> {
-  return Number(await on.admin(node).call('CLUSTER', 'COUNTKEYSINSLOT', n));
 }
 
 /** The migration jobs a node reports, each as its fields. */
@@ -86,28 +76,39 @@ async function migrations(on: MigrationCluster, node: string): Promise<Array<Rec
   });
 }
 
+/** Whether every node names `owner` the owner of `slot`. */
+async function everyNodeNames(on: MigrationCluster, slot: number, owner: MigrationNode): Promise<boolean> {
+  const nodes = await on.shards();
+  const views = await Promise.all(nodes.map((node) => readShards(on.admin(node.address))));
+  return views.every((shards) => ownerOf(shards, slot)?.id === owner.id);
+}
+
 /**
- * Sends MIGRATESLOTS for the slot (recorded), reads both nodes' migration jobs until the export ends
- * (keeping each new state), and meanwhile runs `during` against the source. Resolves once every node
- * names the target.
+ * Sends MIGRATESLOTS for the slot, reads both nodes' migration jobs until the export ends (keeping each
+ * new state), and meanwhile runs `during` against the source, told when the move has failed. Resolves
+ * once every node names the target.
  */
 async function migrateAtomically(
-  { on, slot: n, everyone, source, target }: Move,
-  record: PhaseWalk['record'],
-  during?: (move: MoveState) => Promise<void>,
+  { on, slot: n, source, target, record }: Move,
+  during?: (failed: () => boolean) => Promise<void>,
 ): Promise<Moved> {
   const known = new Set((await migrations(on, source.address)).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
-  const started = stamp();
-  const reply = await on.admin(source.address).call(command[0]!, ...command.slice(1));
-  record({ node: source.address, command, reply, sentAt: started });
+  const startedAt = stamp();
+  record({
+    node: source.address,
+    command,
+    reply: await on.admin(source.address).call(command[0]!, ...command.slice(1)),
+    sentAt: startedAt,
+  });
   const states: SlotMigrationState[] = [];
   const seen = new Set<string>();
   let exportState = '';
   let job = '';
+  let over = false;
   const watching = (async () => {
     while (!FINISHED.has(exportState)) {
-      if (stamp() - started > ATOMIC_MOVE_DEADLINE_MS) {
+      if (stamp() - startedAt > ATOMIC_MOVE_DEADLINE_MS) {
         await on
           .admin(source.address)
           .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
@@ -124,7 +125,7 @@ async function migrateAtomically(
           const { operation = '', state = '' } = entry;
           if (!seen.has(`${node.address} ${operation} ${state}`)) {
             seen.add(`${node.address} ${operation} ${state}`);
-            states.push({ atMs: tenths(stamp() - started), node: node.address, operation, state });
+            states.push({ atMs: tenths(stamp() - startedAt), node: node.address, operation, state });
           }
           if (node === source) exportState = state;
         }
@@ -132,37 +133,21 @@ async function migrateAtomically(
       await pause(5);
     }
     if (exportState !== 'success') throw new Error(`the atomic move of slot ${n} ended ${exportState}`);
-  })();
-  let over = false;
-  const watched = watching.finally(() => {
+  })().finally(() => {
     over = true;
   });
   // Both end before this does, failed or not: nothing of the move's probes writes after it returns.
-  const [watchedOutcome, duringOutcome] = await Promise.allSettled([
-    watched,
-    during?.({ over: () => over, succeeded: () => exportState === 'success' }),
-  ]);
-  if (watchedOutcome.status === 'rejected') throw watchedOutcome.reason;
-  if (duringOutcome.status === 'rejected') throw duringOutcome.reason;
-  // Every node names the target, or the move failed.
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const views = await Promise.all(everyone.map((node) => readShards(on.admin(node.address))));
-    if (views.every((shards) => ownerOf(shards, n)?.id === target.id)) break;
+  const outcomes = await Promise.allSettled([watching, during?.(() => over && exportState !== 'success')]);
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+  for (const deadline = Date.now() + 5000; !(await everyNodeNames(on, n, target)); await pause(5))
     if (Date.now() > deadline)
       throw new Error(`the nodes never agreed that ${target.address} owns slot ${n}`);
-    await pause(5);
-  }
   const endedAt = stamp();
-  return { states, ms: tenths(endedAt - started), startedAt: started, endedAt };
+  return { states, ms: tenths(endedAt - startedAt), startedAt, endedAt };
 }
 
-/** Each probe sent to the source over and over while the slot moves, until it answers a redirection. */
-async function probeWhileMoving(
-  on: MigrationCluster,
-  list: ProbeAsk[],
-  move: MoveState,
-): Promise<MigrationProbe[]> {
+/** Each probe sent to its node over and over while the slot moves, until it answers a redirection. */
+async function probeWhileMoving(on: MigrationCluster, list: ProbeAsk[], failed: () => boolean) {
   const results: MigrationProbe[] = list.map(({ node, label, command }) => ({
     label,
     command,
@@ -172,18 +157,13 @@ async function probeWhileMoving(
     atMs: 0,
   }));
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
-  while (Date.now() < deadline && results.some((asked) => !redirected(asked.reply))) {
-    // A move that failed never redirects them: stop with it.
-    if (move.over() && !move.succeeded()) break;
-    for (const asked of results) {
-      if (redirected(asked.reply)) continue;
+  // A move that failed never redirects them: stop with it.
+  while (Date.now() < deadline && !failed() && results.some((asked) => !redirected(asked.reply))) {
+    for (const asked of results.filter((asked) => !redirected(asked.reply))) {
       const { reply, atMs } = await probe(on.reader(asked.node), asked.node, asked.label, asked.command);
       if (!redirected(reply)) asked.served! += 1;
       // On the time axis where it was first sent: the round-robin keeps the list's order.
-      if (asked.firstReply === undefined) {
-        asked.firstReply = reply;
-        asked.atMs = atMs;
-      }
+      if (asked.firstReply === undefined) Object.assign(asked, { firstReply: reply, atMs });
       asked.reply = reply;
     }
     await pause(PROBE_PAUSE_MS);
@@ -202,24 +182,18 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
   const first = run.calls[0];
   const shown = [first, ...(moved && moved !== first ? [moved] : [])].filter((call) => call !== undefined);
   const wire = shown.flatMap((call) =>
-    call.wire.map((entry) => ({
-      node: entry.node ?? '',
-      line: entry.line,
-      reply: entry.reply as ProbeReply,
-    })),
+    call.wire.map(({ node, line, reply }) => ({ node: node ?? '', line, reply: reply as ProbeReply })),
   );
   return { command: evalWords(claim), wire, reply: (moved ?? run.calls.at(-1))?.reply ?? null };
 }
 
 /** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
-async function settle(on: MigrationCluster, everyone: ShardNode[]): Promise<boolean> {
+async function settle(on: MigrationCluster): Promise<boolean> {
   let clean = true;
-  for (const node of everyone) {
-    const running = (await migrations(on, node.address)).some((job) => !FINISHED.has(job.state ?? ''));
-    if (running) {
-      clean = false;
-      await on.admin(node.address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
-    }
+  for (const { address } of await on.shards()) {
+    if ((await migrations(on, address)).every((job) => FINISHED.has(job.state ?? ''))) continue;
+    clean = false;
+    await on.admin(address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
   }
   return clean;
 }
@@ -233,25 +207,23 @@ export async function runAtomicReshard(
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = queueSlot(queue);
   return runtime.locks.line.with(ATOMIC_RUN_LOCK, async () => {
-    await settle(on, await on.shards());
+    await settle(on);
     const everyone = await on.shards();
-    const owner = ownerOf(everyone, n);
-    if (!owner) throw new Error(`no node of the Valkey 9 cluster serves slot ${n}`);
-    const plan = planMove(queue, n, everyone, owner.id);
+    const plan = planMove(queue, n, everyone);
     const { source, target } = plan;
+    const count = async (node: MigrationNode) =>
+      Number(await on.admin(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', n));
     // Every key of the queue deleted from the slot's owner; answers how many outlived it.
     const cleanQueue = async () => {
-      const now = ownerOf(await on.shards(), n);
-      return now ? cleanQueueEverywhere([on.admin(now.address)], queue, n) : 0;
+      const owner = ownerOf(await on.shards(), n);
+      return owner ? cleanQueueEverywhere([on.admin(owner.address)], queue, n) : 0;
     };
     await cleanQueue();
     // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
     // supervisor comes back without them).
-    for (const node of [source, target]) {
-      for (const transition of ['enqueue', 'claim'] as const) {
+    for (const node of [source, target])
+      for (const transition of ['enqueue', 'claim'] as const)
         await on.admin(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
-      }
-    }
     // The queue's worker, on a client of its own (so its slot map is this run's alone).
     let worker: Worker | null = null;
     let cleaned = false;
@@ -259,23 +231,18 @@ export async function runAtomicReshard(
       const jobs = (await fillQueue(on.admin(source.address), queue, jobCount)).slice(0, 3);
       const claim = callFor('claim', queue, { lease_ms: 30_000 });
       const enqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
-      const ask = (node: MigrationNode, label: string, command: string[]): ProbeAsk => ({
-        node: node.address,
-        label,
-        command,
-      });
       const [read, claimed, enqueued, module] = [
         ask(source, 'a key of the queue (its oldest row)', ['HGETALL', jobKey(queue, jobs[0]!)]),
         ask(source, 'the scripted claim (declares the row base, never a key)', evalWords(claim)),
         ask(source, 'an enqueue (a new row, and the pending set)', evalWords(enqueue())),
         ask(source, 'the module’s enqueue', nativeWords(enqueue())),
       ];
-      const walk = new PhaseWalk(
+      const walk = phaseWalk(
         on,
         plan,
         queueKeys(queue).map(({ key }) => key),
       );
-      const move = { on, slot: n, everyone, source, target };
+      const move = { on, slot: n, source, target, record: walk.record };
       let before = 0;
       let after = 0;
       let leftOnSource = 0;
@@ -299,23 +266,29 @@ export async function runAtomicReshard(
             `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
           owner: source,
           async run() {
-            before = await countIn(on, source.address, n);
+            before = await count(source);
+            const connecting = startWorker(on.cluster, queue);
             worker = await settledWithin(
               5000,
               () => new Error('the run’s cluster client did not connect in 5 s'),
-              startWorker(on.cluster, queue),
+              connecting,
             );
             // Each node's count while the copy is under way: read once the probes have had their first answers.
             let midMove = walk.phases[0]!.keysByNode;
-            there = await migrateAtomically(move, walk.record, async (state) => {
-              const probing = probeWhileMoving(on, [read, claimed, enqueued, module], state);
+            there = await migrateAtomically(move, async (failed) => {
+              const probing = probeWhileMoving(on, [read, claimed, enqueued, module], failed);
               midMove = await walk.counts();
               moving = await probing;
             });
             // The move is over: the worker claims on until the new owner serves it, then stops.
             working = worker.stop({ untilServed: true });
-            leftOnSource = await drained(on, source.address, n);
-            after = await countIn(on, target.address, n);
+            // The source deletes a slot it gave away in the background: its count once that is done (or 2 s).
+            for (
+              const deadline = Date.now() + 2000;
+              (leftOnSource = await count(source)) > 0 && Date.now() < deadline;
+            )
+              await pause(5);
+            after = await count(target);
             // As the command went out: the copy arriving on the target is not a client's to see until the end.
             return { atMs: there.startedAt, keys: walk.phases[0]!.keys, keysByNode: midMove, probes: moving };
           },
@@ -337,37 +310,37 @@ export async function runAtomicReshard(
           async run() {
             worked = await working;
             worker = null;
-            back = await migrateAtomically({ ...move, source: target, target: source }, walk.record);
+            back = await migrateAtomically({ ...move, source: target, target: source });
             return { atMs: back.endedAt };
           },
         },
       });
-      const owners = await Promise.all(
-        everyone.map(async (node) => ownerOf(await readShards(on.admin(node.address)), n)?.id),
-      );
-      const clean = owners.every((id) => id === source.id) && (await settle(on, everyone));
+      const clean = (await everyNodeNames(on, n, source)) && (await settle(on));
       // The probes' only new key: the enqueue's row, written the first time it was served (later runs
       // were duplicates); the claims moved jobs between sets that existed already.
       const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
       const leftBehind = await cleanQueue();
       cleaned = true;
-      return migrationAnswer(plan, {
+      const keys = {
+        before,
+        after,
+        expected,
+        leftOnSource,
+        together: leftOnSource === 0 && after === expected,
+      };
+      const atomic = { jobCount, states: there!.states, moveMs: there!.ms, keys, backMs: back!.ms };
+      const client = clientOf(worked!, claim);
+      const seen = {
         mode: 'atomic' as const,
         server: await on.version(),
         jobs,
         jobCount,
-        ...walk.timed(worked!, there!.endedAt),
-        client: clientOf(worked!, claim),
+        client,
         clean,
         leftBehind,
-        atomic: {
-          jobCount,
-          states: there!.states,
-          moveMs: there!.ms,
-          keys: { before, after, expected, leftOnSource, together: leftOnSource === 0 && after === expected },
-          backMs: back!.ms,
-        },
-      });
+        atomic,
+      };
+      return walk.answer(seen, worked!, there!.endedAt);
     } finally {
       // A failed run cleans up after its last writer: the probes ended with the move (migrateAtomically
       // waits for them), the worker stops here; then the queue goes from every node that answers.
@@ -377,14 +350,4 @@ export async function runAtomicReshard(
           await cleanQueueEverywhere([on.admin(node.address)], queue, n).catch(() => {});
     }
   });
-}
-
-/** The source deletes a slot it gave away in the background: its count once that is done (or 2 s). */
-async function drained(on: MigrationCluster, node: string, n: number): Promise<number> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    const left = await countIn(on, node, n);
-    if (left === 0 || Date.now() > deadline) return left;
-    await pause(5);
-  }
 }

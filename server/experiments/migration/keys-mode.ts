@@ -14,21 +14,20 @@ import type { Cluster } from 'iovalkey';
 import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
-import { agreedOwner, checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
-import { moveSlot, slotMoveSteps } from '../../explorer/slot-migration.ts';
+import { checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
+import { moveSlot } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../explorer/run-lock.ts';
 import type { ClientRetries, MigrationResult } from '../../contract/experiments/migration.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
-import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply } from './probe.ts';
 import { stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere } from './clean-queue.ts';
 import { startWorker, type Worker, type WorkerRun } from './worker.ts';
 import { sharedCluster, type MigrationGrant } from './on-cluster.ts';
-import { PhaseWalk, type ProbeAsk } from './phase-walk.ts';
+import { ask, phaseWalk, planMove } from './phase-walk.ts';
 
 /** How long the clean-up waits for the mid-move claim to end once its client is cut. */
 const CLAIM_END_WAIT_MS = 3000;
@@ -44,15 +43,8 @@ export async function runKeysMigration(
   const admin = grant.migration.cluster;
   const on = sharedCluster(grant);
   return grant.queueTurn(queue, async () => {
-    // Named as the node map names them: node 1, 2, 3 in the order of their first slot.
-    const firstSlot = (id: string) => {
-      const at = views[0]!.owners.indexOf(id);
-      return at < 0 ? Infinity : at;
-    };
-    const ownerId = agreedOwner(views, n);
-    if (!ownerId) throw new Error(`the nodes do not agree who owns slot ${n}`);
-    const inSlotOrder = [...views].sort((a, b) => firstSlot(a.id) - firstSlot(b.id));
-    const plan = planMove(queue, n, inSlotOrder, ownerId);
+    // The turn's repair left every node agreeing who owns the slot.
+    const plan = planMove(queue, n, await on.shards());
     const { nodes, source, target } = plan;
     const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
     const server = await on.version();
@@ -64,18 +56,12 @@ export async function runKeysMigration(
     const rows = jobs.map((id) => jobKey(queue, id));
     // The keys each phase lists where they are: the queue's own keys and the three rows (a thousand
     // rows are counted by the atomic mode, not listed).
-    const walk = new PhaseWalk(on, plan, [...queueKeys(queue).map(({ key }) => key), ...rows].sort());
-    const move = slotMoveSteps({ admin, turn, views, slot: n, source, target, record: walk.record });
+    const walk = phaseWalk(on, plan, [...queueKeys(queue).map(({ key }) => key), ...rows].sort());
+    const move = moveSlot({ admin, turn, views, slot: n, source, target, record: walk.record });
     const claim = callFor('claim', queue, { lease_ms: 30_000 });
     const freshEnqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
     // The pending set's three oldest ids: the queue's head, however long it is.
     const read = (key: string) => (key === pending ? ['ZRANGE', key, '0', '2'] : ['HGETALL', key]);
-    const ask = (node: { address: string }, label: string, command: string[], asking = false): ProbeAsk => ({
-      node: node.address,
-      label,
-      command,
-      asking,
-    });
     // The same call asked of the migrating owner, then of the importing target after ASKING.
     const ownerThenTarget = (what: string, command: string[]) => [
       ask(source, `${what} on the owner`, command),
@@ -192,21 +178,25 @@ export async function runKeysMigration(
           async run() {
             worked = await working;
             worker = null;
-            const back = { source: target, target: source, record: walk.record };
-            await moveSlot({ admin, turn, views, slot: n, ...back });
+            await moveSlot({
+              admin,
+              turn,
+              views,
+              slot: n,
+              source: target,
+              target: source,
+              record: walk.record,
+            }).whole();
           },
         },
       });
       const check = await checkCluster(admin.dial, admin.seeds);
-      return migrationAnswer(plan, {
-        mode: 'keys' as const,
-        server,
-        jobs,
-        jobCount: size,
-        ...walk.timed(worked!, moveEnd),
-        client: retries!,
-        clean: check.problems.length === 0,
-      });
+      const clean = check.problems.length === 0;
+      return walk.answer(
+        { mode: 'keys', server, jobs, jobCount: size, client: retries!, clean },
+        worked!,
+        moveEnd,
+      );
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.
