@@ -31,8 +31,7 @@ import { probe } from './probe.ts';
 import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere } from './clean-queue.ts';
-import { startWorker, WORKER_PAUSE_MS, type Worker, type WorkerRun } from './worker.ts';
-import { settledWithin } from '../../run-deadline.ts';
+import { WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 import { atomicCluster, type MigrationCluster } from './on-cluster.ts';
 import { ask, phaseWalk, planMove, type ProbeAsk } from './phase-walk.ts';
@@ -224,8 +223,11 @@ export async function runAtomicReshard(
     for (const node of [source, target])
       for (const transition of ['enqueue', 'claim'] as const)
         await on.admin(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
-    // The queue's worker, on a client of its own (so its slot map is this run's alone).
-    let worker: Worker | null = null;
+    const walk = phaseWalk(
+      on,
+      plan,
+      queueKeys(queue).map(({ key }) => key),
+    );
     let cleaned = false;
     try {
       const jobs = (await fillQueue(on.admin(source.address), queue, jobCount)).slice(0, 3);
@@ -237,20 +239,14 @@ export async function runAtomicReshard(
         ask(source, 'an enqueue (a new row, and the pending set)', evalWords(enqueue())),
         ask(source, 'the module’s enqueue', nativeWords(enqueue())),
       ];
-      const walk = phaseWalk(
-        on,
-        plan,
-        queueKeys(queue).map(({ key }) => key),
-      );
       const move = { on, slot: n, source, target, record: walk.record };
       let before = 0;
       let after = 0;
       let leftOnSource = 0;
       let moving: MigrationProbe[] = [];
+      let worked: WorkerRun;
       let there: Moved;
       let back: Moved;
-      let working: Promise<WorkerRun>;
-      let worked: WorkerRun;
       await walk.through('atomic', {
         // The owner serves the read, the claim and the module's enqueue (the module is reached, and
         // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
@@ -267,12 +263,7 @@ export async function runAtomicReshard(
           owner: source,
           async run() {
             before = await count(source);
-            const connecting = startWorker(on.cluster, queue);
-            worker = await settledWithin(
-              5000,
-              () => new Error('the run’s cluster client did not connect in 5 s'),
-              connecting,
-            );
+            await walk.startWorker();
             // Each node's count while the copy is under way: read once the probes have had their first answers.
             let midMove = walk.phases[0]!.keysByNode;
             there = await migrateAtomically(move, async (failed) => {
@@ -280,14 +271,10 @@ export async function runAtomicReshard(
               midMove = await walk.counts();
               moving = await probing;
             });
-            // The move is over: the worker claims on until the new owner serves it, then stops.
-            working = worker.stop({ untilServed: true });
+            walk.moveOver(there.endedAt);
             // The source deletes a slot it gave away in the background: its count once that is done (or 2 s).
-            for (
-              const deadline = Date.now() + 2000;
-              (leftOnSource = await count(source)) > 0 && Date.now() < deadline;
-            )
-              await pause(5);
+            const deadline = Date.now() + 2000;
+            while ((leftOnSource = await count(source)) > 0 && Date.now() < deadline) await pause(5);
             after = await count(target);
             // As the command went out: the copy arriving on the target is not a client's to see until the end.
             return { atMs: there.startedAt, keys: walk.phases[0]!.keys, keysByNode: midMove, probes: moving };
@@ -308,8 +295,7 @@ export async function runAtomicReshard(
           summary: () => `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
           owner: source,
           async run() {
-            worked = await working;
-            worker = null;
+            worked = await walk.workerStopped();
             back = await migrateAtomically({ ...move, source: target, target: source });
             return { atMs: back.endedAt };
           },
@@ -340,11 +326,11 @@ export async function runAtomicReshard(
         leftBehind,
         atomic,
       };
-      return walk.answer(seen, worked!, there!.endedAt);
+      return walk.answer(seen);
     } finally {
       // A failed run cleans up after its last writer: the probes ended with the move (migrateAtomically
       // waits for them), the worker stops here; then the queue goes from every node that answers.
-      await (worker as Worker | null)?.stop();
+      await walk.stop();
       if (!cleaned)
         for (const node of everyone)
           await cleanQueueEverywhere([on.admin(node.address)], queue, n).catch(() => {});

@@ -12,20 +12,17 @@
 
 import type { Cluster } from 'iovalkey';
 import { callFor } from '../../contract/calls.ts';
-import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
 import { moveSlot } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../explorer/run-lock.ts';
 import type { ClientRetries, MigrationResult } from '../../contract/experiments/migration.ts';
-import type { WireCommand } from '../../wire/recorder.ts';
-import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
+import { whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
-import { asProbeReply } from './probe.ts';
 import { stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { cleanQueueEverywhere } from './clean-queue.ts';
-import { startWorker, type Worker, type WorkerRun } from './worker.ts';
+import { sendClaim } from './worker.ts';
 import { sharedCluster, type MigrationGrant } from './on-cluster.ts';
 import { ask, phaseWalk, planMove } from './phase-walk.ts';
 
@@ -76,12 +73,7 @@ export async function runKeysMigration(
     const cluster = grant.cluster.duplicate([], { maxRedirections: 1000 });
     cluster.on('error', () => {});
     let client: Promise<ClientRetries> | null = null;
-    let worker: Worker | null = null;
-    // The move ends when every node named the new owner; the worker claims on until it is served.
-    let moveEnd = 0;
-    let working: Promise<WorkerRun>;
     let retries: ClientRetries;
-    let worked: WorkerRun;
     try {
       await walk.through('keys', {
         stable: {
@@ -101,8 +93,7 @@ export async function runKeysMigration(
           open: [importing],
           async run() {
             await whenReady(cluster);
-            // The worker claims from before the first command until the move is over.
-            worker = await startWorker(grant.cluster, queue);
+            await walk.startWorker();
             await move.importing();
           },
           probes: () => [
@@ -144,7 +135,7 @@ export async function runKeysMigration(
           owner: source,
           open: both,
           async run() {
-            client = (await sendClaim(cluster)).served;
+            client = (await clientClaim(cluster)).served;
             await move.migrateRest();
           },
           probes: () => [
@@ -159,8 +150,7 @@ export async function runKeysMigration(
           owner: target,
           async run() {
             await move.owner();
-            moveEnd = stamp();
-            working = worker!.stop({ untilServed: true });
+            walk.moveOver(stamp());
             // The claim the cluster client sent mid-way is served now; then a claim asked of each node.
             retries = await client!;
           },
@@ -176,8 +166,7 @@ export async function runKeysMigration(
           // Back where it was, in one batch, so the next reader finds the layout the page describes: once
           // the worker has stopped, so no claim of its meets the move back.
           async run() {
-            worked = await working;
-            worker = null;
+            await walk.workerStopped();
             await moveSlot({
               admin,
               turn,
@@ -192,11 +181,7 @@ export async function runKeysMigration(
       });
       const check = await checkCluster(admin.dial, admin.seeds);
       const clean = check.problems.length === 0;
-      return walk.answer(
-        { mode: 'keys', server, jobs, jobCount: size, client: retries!, clean },
-        worked!,
-        moveEnd,
-      );
+      return walk.answer({ mode: 'keys', server, jobs, jobCount: size, client: retries!, clean });
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.
@@ -205,36 +190,24 @@ export async function runKeysMigration(
         (client as Promise<unknown> | null)?.catch(() => {}),
         new Promise((resolve) => setTimeout(resolve, CLAIM_END_WAIT_MS)),
       ]);
-      await (worker as Worker | null)?.stop();
+      await walk.stop();
       const everyNode = nodes.map((node) => on.admin(node.address));
       await cleanQueueEverywhere(everyNode, queue, n);
     }
 
     /**
-     * The claim a cluster client sends once the queue is split, every command it writes recorded per
-     * node until it is `served`; resolves once the client has had its first answer (TRYAGAIN), so the
-     * migration goes on while the claim waits.
+     * The claim a cluster client sends once the queue is split, recorded per node until it is `served`;
+     * resolves once the client has had its first answer (TRYAGAIN), so the migration goes on meanwhile.
      */
-    async function sendClaim(cluster: Cluster): Promise<{ served: Promise<ClientRetries> }> {
-      const sink: WireCommand[] = [];
-      const recordings = recordEachNode(cluster.nodes('master'), sink);
-      const served = new ScriptedExecutor(cluster)
-        .run(claim)
-        .then(asProbeReply, (error: Error) => ({ error: error.message }))
-        .then((reply) => {
-          for (const recording of recordings) recording.stop();
-          const wire = sink.map((entry) => ({
-            node: entry.node ?? '',
-            line: entry.line,
-            reply: entry.reply,
-          }));
-          return { command: evalWords(claim), wire, reply };
-        });
-      const deadline = Date.now() + 3000;
-      while (!sink.some((entry) => entry.line.startsWith('EVALSHA') && entry.reply !== null)) {
-        if (Date.now() > deadline) break;
+    async function clientClaim(cluster: Cluster): Promise<{ served: Promise<ClientRetries> }> {
+      const { wire, reply } = sendClaim(cluster, claim);
+      const served = reply.then((reply) => {
+        const lines = wire.map(({ node, line, reply }) => ({ node: node ?? '', line, reply }));
+        return { command: evalWords(claim), wire: lines, reply };
+      });
+      const answered = () => wire.some((entry) => entry.line.startsWith('EVALSHA') && entry.reply !== null);
+      for (const deadline = Date.now() + 3000; !answered() && Date.now() < deadline;)
         await new Promise((resolve) => setTimeout(resolve, 5));
-      }
       return { served };
     }
   });

@@ -25,7 +25,8 @@ import type { MigrationCluster } from './on-cluster.ts';
 import { ownerOf, type ShardNode } from '../../sandbox/cluster-topology.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { asProbeReply, probe } from './probe.ts';
-import { workerTimeline, type WorkerRun } from './worker.ts';
+import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
+import { settledWithin } from '../../run-deadline.ts';
 
 /** What a move starts from: the nodes named as the node map names them, the owner, the node it moves to. */
 export interface MovePlan {
@@ -37,12 +38,7 @@ export interface MovePlan {
 }
 
 /** One probe of a step: a command sent to one node (`host:port`), after ASKING when `asking`. */
-export interface ProbeAsk {
-  node: string;
-  label: string;
-  command: string[];
-  asking?: boolean;
-}
+export type ProbeAsk = Pick<MigrationProbe, 'node' | 'label' | 'command' | 'asking'>;
 
 export const ask = (node: MigrationNode, label: string, command: string[], asking = false): ProbeAsk => ({
   node: node.address,
@@ -94,6 +90,10 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   // The move's first command, on the absolute clock: every stamp of the answer counts from it.
   let origin: number | null = null;
   let commands: MigrationCommand[] = [];
+  // The queue's worker (worker.ts): claiming from before the move's first command until it is over.
+  let worker: Worker | null = null;
+  let working: Promise<WorkerRun> | null = null;
+  let moveEnd = 0;
 
   // Each node's count of keys in the slot: a node counts the keys it holds whether or not it owns the
   // slot, so an importing target's arrivals count too; during a run the slot holds the queue's keys
@@ -121,6 +121,30 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   return {
     phases,
     counts,
+    async startWorker(): Promise<void> {
+      const connecting = startWorker(on.cluster, plan.queue);
+      worker = await settledWithin(
+        5000,
+        () => new Error('the run’s cluster client did not connect in 5 s'),
+        connecting,
+      );
+    },
+    /** The move ended at `at` (every node names the new owner): the worker claims on until served. */
+    moveOver(at: number): void {
+      moveEnd = at;
+      working = worker!.stop({ untilServed: true });
+    },
+    /** The worker's claims once it stopped: before anything else moves the slot, so none meets that. */
+    async workerStopped(): Promise<WorkerRun> {
+      const worked = await working!;
+      worker = null;
+      return worked;
+    },
+    /** Stops a worker still claiming: a failed run's clean-up comes after its last writer. */
+    async stop(): Promise<void> {
+      await worker?.stop();
+    },
+
     /** Keeps one migration command as the next phase's. */
     record({ node, command, reply, sentAt }: MigrationStep): void {
       origin ??= sentAt;
@@ -163,10 +187,10 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
      * The answer: the plan as the page reads it (its nodes by name, source and target by address) beside
      * what the run saw, the move's length, every stamp since the move began and the worker's claims.
      */
-    answer<Seen extends Partial<MigrationResult>>(seen: Seen, worked: WorkerRun, moveEnd: number) {
+    async answer<Seen extends Partial<MigrationResult>>(seen: Seen) {
       const start = origin!;
-      const worker = workerTimeline(worked, start, moveEnd);
-      const timed = sinceMoveStart({ moveMs: tenths(moveEnd - start), phases, worker }, start);
+      const timeline = workerTimeline(await working!, start, moveEnd);
+      const timed = sinceMoveStart({ moveMs: tenths(moveEnd - start), phases, worker: timeline }, start);
       return {
         ...seen,
         ...timed,
