@@ -67,7 +67,7 @@ interface Moved {
 
 /** The migration jobs a node reports, each as its fields. */
 async function migrations(on: MigrationCluster, node: string): Promise<Array<Record<string, string>>> {
-  const reply = (await on.admin(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
+  const reply = (await on.clusterAdminNode(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
   return reply.map((flat) => {
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
@@ -78,7 +78,7 @@ async function migrations(on: MigrationCluster, node: string): Promise<Array<Rec
 /** Whether every node names `owner` the owner of `slot`. */
 async function everyNodeNames(on: MigrationCluster, slot: number, owner: MigrationNode): Promise<boolean> {
   const nodes = await on.shards();
-  const views = await Promise.all(nodes.map((node) => readShards(on.admin(node.address))));
+  const views = await Promise.all(nodes.map((node) => readShards(on.clusterAdminNode(node.address))));
   return views.every((shards) => ownerOf(shards, slot)?.id === owner.id);
 }
 
@@ -97,7 +97,7 @@ async function migrateAtomically(
   record({
     node: source.address,
     command,
-    reply: await on.admin(source.address).call(command[0]!, ...command.slice(1)),
+    reply: await on.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)),
     sentAt: startedAt,
   });
   const states: SlotMigrationState[] = [];
@@ -109,7 +109,7 @@ async function migrateAtomically(
     while (!FINISHED.has(exportState)) {
       if (stamp() - startedAt > ATOMIC_MOVE_DEADLINE_MS) {
         await on
-          .admin(source.address)
+          .clusterAdminNode(source.address)
           .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
           .catch(() => {});
         throw new Error(
@@ -159,7 +159,7 @@ async function probeWhileMoving(on: MigrationCluster, list: ProbeAsk[], failed: 
   // A move that failed never redirects them: stop with it.
   while (Date.now() < deadline && !failed() && results.some((asked) => !redirected(asked.reply))) {
     for (const asked of results.filter((asked) => !redirected(asked.reply))) {
-      const { reply, atMs } = await probe(on.reader(asked.node), asked.node, asked.label, asked.command);
+      const { reply, atMs } = await probe(on.clusterNode(asked.node), asked.node, asked.label, asked.command);
       if (!redirected(reply)) asked.served! += 1;
       // On the time axis where it was first sent: the round-robin keeps the list's order.
       if (asked.firstReply === undefined) Object.assign(asked, { firstReply: reply, atMs });
@@ -192,7 +192,7 @@ async function settle(on: MigrationCluster): Promise<boolean> {
   for (const { address } of await on.shards()) {
     if ((await migrations(on, address)).every((job) => FINISHED.has(job.state ?? ''))) continue;
     clean = false;
-    await on.admin(address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
+    await on.clusterAdminNode(address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
   }
   return clean;
 }
@@ -211,18 +211,18 @@ export async function runAtomicReshard(
     const plan = planMove(queue, n, everyone);
     const { source, target } = plan;
     const count = async (node: MigrationNode) =>
-      Number(await on.admin(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', n));
+      Number(await on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', n));
     // Every key of the queue deleted from the slot's owner; answers how many outlived it.
     const cleanQueue = async () => {
       const owner = ownerOf(await on.shards(), n);
-      return owner ? cleanQueueEverywhere([on.admin(owner.address)], queue, n) : 0;
+      return owner ? cleanQueueEverywhere([on.clusterAdminNode(owner.address)], queue, n) : 0;
     };
     await cleanQueue();
     // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
     // supervisor comes back without them).
     for (const node of [source, target])
       for (const transition of ['enqueue', 'claim'] as const)
-        await on.admin(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
+        await on.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
     const walk = phaseWalk(
       on,
       plan,
@@ -230,7 +230,7 @@ export async function runAtomicReshard(
     );
     let cleaned = false;
     try {
-      const jobs = (await fillQueue(on.admin(source.address), queue, jobCount)).slice(0, 3);
+      const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, jobCount)).slice(0, 3);
       const claim = callFor('claim', queue, { lease_ms: 30_000 });
       const enqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
       const [read, claimed, enqueued, module] = [
@@ -318,7 +318,7 @@ export async function runAtomicReshard(
       const client = clientOf(worked!, claim);
       const seen = {
         mode: 'atomic' as const,
-        server: await on.version(),
+        server: on.version,
         jobs,
         jobCount,
         client,
@@ -333,7 +333,7 @@ export async function runAtomicReshard(
       await walk.stop();
       if (!cleaned)
         for (const node of everyone)
-          await cleanQueueEverywhere([on.admin(node.address)], queue, n).catch(() => {});
+          await cleanQueueEverywhere([on.clusterAdminNode(node.address)], queue, n).catch(() => {});
     }
   });
 }

@@ -38,17 +38,16 @@ export async function runKeysMigration(
 ): Promise<MigrationResult> {
   const n = queueSlot(queue);
   const admin = grant.migration.cluster;
-  const on = sharedCluster(grant);
   return grant.queueTurn(queue, async () => {
+    const on = await sharedCluster(grant);
     // The turn's repair left every node agreeing who owns the slot.
     const plan = planMove(queue, n, await on.shards());
     const { nodes, source, target } = plan;
     const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
-    const server = await on.version();
 
     // The queue, written on its owner as the enqueue transition writes it (fill.ts); the three oldest
     // jobs are the ones the probes read and the answer lists.
-    const jobs = (await fillQueue(on.admin(source.address), queue, size)).slice(0, 3);
+    const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, size)).slice(0, 3);
     const pending = queueKey(queue, 'pending');
     const rows = jobs.map((id) => jobKey(queue, id));
     // The keys each phase lists where they are: the queue's own keys and the three rows (a thousand
@@ -181,7 +180,7 @@ export async function runKeysMigration(
       });
       const check = await checkCluster(admin.dial, admin.seeds);
       const clean = check.problems.length === 0;
-      return walk.answer({ mode: 'keys', server, jobs, jobCount: size, client: retries!, clean });
+      return walk.answer({ mode: 'keys', server: on.version, jobs, jobCount: size, client: retries!, clean });
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.
@@ -191,7 +190,7 @@ export async function runKeysMigration(
         new Promise((resolve) => setTimeout(resolve, CLAIM_END_WAIT_MS)),
       ]);
       await walk.stop();
-      const everyNode = nodes.map((node) => on.admin(node.address));
+      const everyNode = nodes.map((node) => on.clusterAdminNode(node.address));
       await cleanQueueEverywhere(everyNode, queue, n);
     }
 

@@ -99,14 +99,16 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   // slot, so an importing target's arrivals count too; during a run the slot holds the queue's keys
   // alone (its turn on the slot, and the site's own keys refused there).
   const counts = async (): Promise<Record<string, number>> => {
-    const read = nodes.map((node) => on.admin(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot));
+    const read = nodes.map((node) =>
+      on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot),
+    );
     const counted = await Promise.all(read);
     return Object.fromEntries(nodes.map(({ address }, i) => [address, Number(counted[i])]));
   };
   // The listed keys a node has: EXISTS after ASKING, so an importing node answers for a slot it does
   // not own yet, and a node without them answers 0 or a redirection.
   const keysOn = async (node: MigrationNode) => {
-    const batch = on.admin(node.address).pipeline();
+    const batch = on.clusterAdminNode(node.address).pipeline();
     for (const key of listed) batch.call('ASKING').exists(key);
     const answers = (await batch.exec()) ?? [];
     return listed.filter((_, i) => answers[2 * i + 1]?.[1] === 1);
@@ -114,7 +116,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   const asked = async (step: PhaseStep) => {
     const probes: MigrationProbe[] = [];
     for (const { node, label, command, asking } of step.probes?.() ?? [])
-      probes.push(await probe(on.reader(node), node, label, command, asking));
+      probes.push(await probe(on.clusterNode(node), node, label, command, asking));
     return probes;
   };
 
