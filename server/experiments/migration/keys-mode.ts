@@ -53,7 +53,8 @@ export async function runKeysMigration(
     // The keys each phase lists where they are: the queue's own keys and the three rows (a thousand
     // rows are counted by the atomic mode, not listed).
     const walk = phaseWalk(on, plan, [...queueKeys(queue).map(({ key }) => key), ...rows].sort());
-    const move = moveSlot({ admin, turn, views, slot: n, source, target, record: walk.record });
+    const moving = { admin, turn, views, slot: n, record: walk.record };
+    const move = moveSlot({ ...moving, source, target });
     const claim = callFor('claim', queue, { lease_ms: 30_000 });
     const freshEnqueue = () => callFor('enqueue', queue, { id: mintJobId(), payload: '{"probe":true}' });
     // The pending set's three oldest ids: the queue's head, however long it is.
@@ -166,15 +167,7 @@ export async function runKeysMigration(
           // the worker has stopped, so no claim of its meets the move back.
           async run() {
             await walk.workerStopped();
-            await moveSlot({
-              admin,
-              turn,
-              views,
-              slot: n,
-              source: target,
-              target: source,
-              record: walk.record,
-            }).whole();
+            await moveSlot({ ...moving, source: target, target: source }).whole();
           },
         },
       });
