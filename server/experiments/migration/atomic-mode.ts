@@ -316,17 +316,8 @@ export async function runAtomicReshard(
       };
       const atomic = { jobCount, states: there!.states, moveMs: there!.ms, keys, backMs: back!.ms };
       const client = clientOf(worked!, claim);
-      const seen = {
-        mode: 'atomic' as const,
-        server: on.version,
-        jobs,
-        jobCount,
-        client,
-        clean,
-        leftBehind,
-        atomic,
-      };
-      return walk.answer(seen);
+      const head = { mode: 'atomic' as const, server: on.version, jobs, jobCount };
+      return walk.answer(head, { client, clean, leftBehind, atomic });
     } finally {
       // A failed run cleans up after its last writer: the probes ended with the move (migrateAtomically
       // waits for them), the worker stops here; then the queue goes from every node that answers.

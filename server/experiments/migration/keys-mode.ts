@@ -173,7 +173,10 @@ export async function runKeysMigration(
       });
       const check = await checkCluster(admin.dial, admin.seeds);
       const clean = check.problems.length === 0;
-      return walk.answer({ mode: 'keys', server: on.version, jobs, jobCount: size, client: retries!, clean });
+      return walk.answer(
+        { mode: 'keys', server: on.version, jobs, jobCount: size },
+        { client: retries!, clean },
+      );
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.

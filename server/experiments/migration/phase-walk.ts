@@ -91,7 +91,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   let origin: number | null = null;
   let commands: MigrationCommand[] = [];
   // The queue's worker (worker.ts): claiming from before the move's first command until it is over.
-  let worker: Worker | null = null;
+  let claiming: Worker | null = null;
   let working: Promise<WorkerRun> | null = null;
   let moveEnd = 0;
 
@@ -125,7 +125,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
     counts,
     async startWorker(): Promise<void> {
       const connecting = startWorker(on.cluster, plan.queue);
-      worker = await settledWithin(
+      claiming = await settledWithin(
         5000,
         () => new Error('the run’s cluster client did not connect in 5 s'),
         connecting,
@@ -134,17 +134,17 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
     /** The move ended at `at` (every node names the new owner): the worker claims on until served. */
     moveOver(at: number): void {
       moveEnd = at;
-      working = worker!.stop({ untilServed: true });
+      working = claiming!.stop({ untilServed: true });
     },
     /** The worker's claims once it stopped: before anything else moves the slot, so none meets that. */
     async workerStopped(): Promise<WorkerRun> {
       const worked = await working!;
-      worker = null;
+      claiming = null;
       return worked;
     },
     /** Stops a worker still claiming: a failed run's clean-up comes after its last writer. */
     async stop(): Promise<void> {
-      await worker?.stop();
+      await claiming?.stop();
     },
 
     /** Keeps one migration command as the next phase's. */
@@ -186,17 +186,23 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
     },
 
     /**
-     * The answer: the plan as the page reads it (its nodes by name, source and target by address) beside
-     * what the run saw, the move's length, every stamp since the move began and the worker's claims.
+     * The answer, its fields in the contract's order: what the run is (`head`), the move's length, every
+     * stamp since the move began and the worker's claims, what else it saw (`tail`), then the plan as the
+     * page reads it (its nodes by name, source and target by address).
      */
-    async answer<Seen extends Partial<MigrationResult>>(seen: Seen) {
+    async answer<Tail extends Partial<MigrationResult>>(
+      head: Pick<MigrationResult, 'mode' | 'server' | 'jobs' | 'jobCount'>,
+      tail: Tail,
+    ) {
       const start = origin!;
-      const timeline = workerTimeline(await working!, start, moveEnd);
-      const timed = sinceMoveStart({ moveMs: tenths(moveEnd - start), phases, worker: timeline }, start);
+      const worker = workerTimeline(await working!, start, moveEnd);
+      const timed = sinceMoveStart({ moveMs: tenths(moveEnd - start), phases, worker }, start);
+      const { queue } = plan;
       return {
-        ...seen,
+        ...head,
         ...timed,
-        queue: plan.queue,
+        ...tail,
+        queue,
         slot,
         nodes,
         source: source.address,
