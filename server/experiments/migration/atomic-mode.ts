@@ -46,6 +46,7 @@ const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
+const keyOf = ({ key }: { key: string }) => key;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One atomic move of a slot: where it goes, on which cluster, its command recorded by `record`. */
@@ -223,11 +224,8 @@ export async function runAtomicReshard(
     for (const node of [source, target])
       for (const transition of ['enqueue', 'claim'] as const)
         await on.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
-    const walk = phaseWalk(
-      on,
-      plan,
-      queueKeys(queue).map(({ key }) => key),
-    );
+    // The queue's own keys are listed where they are; its rows are counted.
+    const walk = phaseWalk(on, plan, queueKeys(queue).map(keyOf));
     let cleaned = false;
     try {
       const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, jobCount)).slice(0, 3);
