@@ -249,15 +249,13 @@ export async function runAtomicReshard(
         // The owner serves the read, the claim and the module's enqueue (the module is reached, and
         // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
         stable: {
-          summary: () =>
-            `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
+          summary: `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
           owner: source,
           probesFirst: true,
           probes: () => [read, claimed, module],
         },
         moving: {
-          summary: () =>
-            `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
+          summary: `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
           owner: source,
           async run() {
             before = await count(source);

@@ -77,7 +77,7 @@ export async function runKeysMigration(
     try {
       await walk.through('keys', {
         stable: {
-          summary: () => `slot ${n} is served by ${source.name} alone`,
+          summary: `slot ${n} is served by ${source.name} alone`,
           owner: source,
           probes: () => [
             ask(source, 'the owner serves the queue', read(pending)),
@@ -88,7 +88,7 @@ export async function runKeysMigration(
           ],
         },
         importing: {
-          summary: () => `${target.name} is IMPORTING slot ${n}; ${source.name} still owns it`,
+          summary: `${target.name} is IMPORTING slot ${n}; ${source.name} still owns it`,
           owner: source,
           open: [importing],
           async run() {
@@ -102,7 +102,7 @@ export async function runKeysMigration(
           ],
         },
         migrating: {
-          summary: () => `${source.name} is MIGRATING slot ${n} to ${target.name}; no key has moved yet`,
+          summary: `${source.name} is MIGRATING slot ${n} to ${target.name}; no key has moved yet`,
           owner: source,
           open: both,
           run: move.migrating,
@@ -112,7 +112,7 @@ export async function runKeysMigration(
           ],
         },
         split: {
-          summary: () => `one row moved to ${target.name}; the queue is split across two nodes`,
+          summary: `one row moved to ${target.name}; the queue is split across two nodes`,
           owner: source,
           open: both,
           run: () => move.migrate([rows[0]!]),
@@ -131,7 +131,7 @@ export async function runKeysMigration(
           },
         },
         moved: {
-          summary: () => `every key is on ${target.name}; ${source.name} still owns the slot`,
+          summary: `every key is on ${target.name}; ${source.name} still owns the slot`,
           owner: source,
           open: both,
           async run() {
@@ -146,7 +146,7 @@ export async function runKeysMigration(
           ],
         },
         owner: {
-          summary: () => `every node names ${target.name} the owner of slot ${n}; nothing is open`,
+          summary: `every node names ${target.name} the owner of slot ${n}; nothing is open`,
           owner: target,
           async run() {
             await move.owner();
@@ -161,7 +161,7 @@ export async function runKeysMigration(
           ],
         },
         back: {
-          summary: () => `the slot moved back to ${source.name}, keys and all`,
+          summary: `the slot moved back to ${source.name}, keys and all`,
           owner: source,
           // Back where it was, in one batch, so the next reader finds the layout the page describes: once
           // the worker has stopped, so no claim of its meets the move back.

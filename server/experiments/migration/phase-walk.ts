@@ -52,8 +52,8 @@ export type PhaseSeen = Partial<Pick<MigrationPhase, 'atMs' | 'keys' | 'keysByNo
 
 /** One phase of a migration: the commands that lead to it, then what it shows. */
 export interface PhaseStep {
-  /** One line saying what the phase is, said once its commands ran (it may name what they measured). */
-  summary(): string;
+  /** One line saying what the phase is; a function when it names what the phase's commands measured. */
+  summary: string | (() => string);
   /** The node that owns the slot in this phase. */
   owner: MigrationNode;
   /** The nodes with the slot open in this phase. */
@@ -171,7 +171,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
         const repliesByNode = countReplies(nodes, probes);
         phases.push({
           name,
-          summary: summary(),
+          summary: typeof summary === 'string' ? summary : summary(),
           atMs,
           owner: owner.address,
           open,
