@@ -79,7 +79,7 @@ function adminReached(root: unknown, runtime: ExplorerRuntime): string[] {
   const members = {
     clusterAdmin: runtime.clusterAdmin,
     clusterAdminNode: runtime.clusterAdminNode,
-    clusterAdminCredentials: runtime.clusterAdminCredentials,
+    access: runtime.access,
     migrations: runtime.migrations,
     locks: runtime.locks,
     pool: runtime.pool,
