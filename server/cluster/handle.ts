@@ -6,10 +6,13 @@
 // admin. The explorer's connections load the project's scripts through the admin's (it may not).
 
 import type { Cluster, Valkey } from 'iovalkey';
-import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
+import { loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, type NodeAddress } from '../sandbox/cluster.ts';
+import { reachCluster } from '../sandbox/cluster-reach.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
+import { answersPing } from './answers-ping.ts';
 import { nodeConnections } from './node-connections.ts';
+import { preparedNode, type Prepare } from './prepared-node.ts';
 import { RunLocks } from './run-lock.ts';
 
 /** Where a cluster answers and how to sign in: what the primary of WORKERS=n hands each worker. */
@@ -34,7 +37,21 @@ export interface ClusterHandle {
   clusterAdminNode(address: string): Valkey;
   /** Runs on this cluster take turns (within and across processes): run-lock.ts, turn-line.ts. */
   locks: RunLocks;
+  /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
+  servers(): Promise<Array<{ server: string; up: boolean }>>;
+  /**
+   * Whether a run would be served: every node has the account and the scripts back since its last
+   * reconnect, and the explorer's cluster client is connected.
+   */
+  ready(): boolean;
   disconnect(): void;
+}
+
+export interface ConnectOptions {
+  /** Installs the explorer's account on a node (and again after it restarts). */
+  prepare: Prepare;
+  /** Bounds each step of the start (the caller's deadline), failing it with `what` went wrong. */
+  within?: <T>(step: Promise<T>, what: () => string) => Promise<T>;
 }
 
 /** The Valkey version a node reports (INFO server). */
@@ -46,13 +63,14 @@ export async function serverVersion(node: Valkey): Promise<string> {
 }
 
 /**
- * The handle of the cluster `access` names, warm: both cluster clients hold the slot map, the scripts
- * are loaded on every primary, and every primary has a connection as each user, so a first run opens
- * nothing. `within` bounds the warming (the caller's deadline); a handle that fails is disconnected.
+ * The handle of the cluster `access` names, warm: every node (read from CLUSTER SHARDS, so a cluster
+ * named by one seed has them all, replicas included) has the explorer's account and the scripts, and
+ * keeps them through its restarts; both cluster clients hold the slot map, and every primary has a
+ * connection as each user, so a first run opens nothing. A handle that fails is disconnected.
  */
 export async function connectCluster(
   access: ClusterAccess,
-  within: <T>(warming: Promise<T>) => Promise<T> = (warming) => warming,
+  { prepare, within = (step) => step }: ConnectOptions,
 ): Promise<ClusterHandle> {
   const adminOptions = access.admin ?? {};
   // No ready check: it sends INFO, which the explorer may not run.
@@ -74,31 +92,44 @@ export async function connectCluster(
       client.disconnect();
     }
   };
+  const seeds = access.seeds.map(({ host, port }) => `${host}:${port}`).join(', ');
   try {
-    const version = await within(
-      (async () => {
-        // Connected first: a cluster client knows its nodes (where the scripts go) only once it is ready.
-        await Promise.all([cluster.ping(), clusterAdmin.ping()]);
-        await loadScripts(clusterAdmin);
-        const primaries = clusterAdmin
-          .nodes('master')
-          .map(({ options }) => `${options.host}:${options.port}`);
-        await Promise.all(
-          primaries.flatMap((address) => [clusterNode(address).ping(), adminNodes.get(address).ping()]),
-        );
-        const { host, port } = access.seeds[0]!;
-        return serverVersion(adminNodes.get(`${host}:${port}`));
-      })(),
+    const members = await within(
+      reachCluster(access.seeds, access.admin),
+      () => `the cluster at ${seeds} did not answer CLUSTER SHARDS`,
     );
-    const locks = new RunLocks(clusterAdmin);
+    const nodes = members.map(({ address }) => preparedNode(adminNodes.get(address), address, prepare));
+    await Promise.all(
+      nodes.map((node) =>
+        within(node.prepared, () => `cluster node ${node.address} cannot be used: ${node.lastError()}`),
+      ),
+    );
+    const primaries = members.filter(({ role }) => role === 'primary').map(({ address }) => address);
+    await within(
+      Promise.all([
+        cluster.ping(),
+        clusterAdmin.ping(),
+        ...primaries.flatMap((address) => [clusterNode(address).ping(), adminNodes.get(address).ping()]),
+      ]),
+      () =>
+        `the cluster client could not reach every primary (${primaries.join(', ')}) as the explorer; is CLUSTER SLOTS giving addresses this host can reach?`,
+    );
     return {
       access,
-      version,
+      version: await serverVersion(adminNodes.get(primaries[0]!)),
       cluster,
       clusterNode,
       clusterAdmin,
       clusterAdminNode: adminNodes.get,
-      locks,
+      locks: new RunLocks(clusterAdmin),
+      servers: () =>
+        Promise.all(
+          nodes.map(async ({ admin, address }) => ({
+            server: address,
+            up: admin.status === 'ready' && (await answersPing(admin)),
+          })),
+        ),
+      ready: () => cluster.status === 'ready' && nodes.every((node) => node.ready()),
       disconnect,
     };
   } catch (error) {

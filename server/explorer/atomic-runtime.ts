@@ -5,11 +5,11 @@
 
 import nodeCluster from 'node:cluster';
 import { connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
-import { answersPing } from '../cluster/answers-ping.ts';
 import { clearLeftovers } from '../cluster/leftovers.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
 import { startCluster } from '../sandbox/cluster.ts';
-import { EXPLORER_USER, explorerUserArgs, newPassword } from './explorer-user.ts';
+import type { Valkey } from 'iovalkey';
+import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
@@ -78,7 +78,8 @@ async function connect(
   access: AtomicCluster,
   stop: () => Promise<void> = async () => {},
 ): Promise<AtomicRuntime> {
-  const handle = await connectCluster(access).catch(async (error) => {
+  const prepare = (admin: Valkey) => installExplorerUser(admin, access.explorer.password);
+  const handle = await connectCluster(access, { prepare }).catch(async (error) => {
     await stop();
     throw error;
   });
@@ -224,16 +225,7 @@ export async function atomicServers(): Promise<
 > {
   const runtime = await startedWithin(50);
   if (!runtime) return [];
-  return Promise.all(
-    runtime.access.seeds.map(async ({ host, port }) => {
-      const server = `${host}:${port}`;
-      return {
-        server,
-        role: 'atomic-cluster' as const,
-        up: await answersPing(runtime.clusterAdminNode(server)),
-      };
-    }),
-  );
+  return (await runtime.servers()).map((node) => ({ ...node, role: 'atomic-cluster' as const }));
 }
 
 /** While the build runs, look every few seconds and start the cluster as soon as it is ready. */

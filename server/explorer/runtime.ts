@@ -9,9 +9,8 @@ import { createHmac } from 'node:crypto';
 import { Valkey } from 'iovalkey';
 import { connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
-import { reachCluster } from '../sandbox/cluster-reach.ts';
+import { preparedNode } from '../cluster/prepared-node.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
-import { loadScripts } from '../executors/scripted.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { answersPing } from '../cluster/answers-ping.ts';
@@ -57,58 +56,10 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   return running;
 }
 
-/** `promise`, or past `deadline` (ms since the epoch) a StartRefusedError saying what did not answer. */
-function by<T>(deadline: number, promise: Promise<T>, what: () => string): Promise<T> {
-  return settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), promise);
-}
-
 /** `host:port` of a URL, never its credentials (for the log). */
 function addressOf(url: string): string {
   const { hostname, port } = new URL(url);
   return `${hostname}:${port || 6379}`;
-}
-
-/**
- * An admin connection that (re)installs the explorer user and the project's scripts on every
- * (re)connect, e.g. after a restart. `ready()` says whether both are in place on the connection as it
- * is now; `installed` settles with the first install (whether the server has the native module), or
- * fails with the first refusal (an admin the server does not allow to create the account).
- */
-function adminFor(url: string, password: string) {
-  const admin = new Valkey(url, {
-    maxRetriesPerRequest: 0,
-    connectTimeout: ADMIN_CONNECT_MS,
-    retryStrategy: reconnectAfter,
-  });
-  let lastError = 'no answer yet';
-  admin.on('error', (error: Error) => (lastError = error.message));
-  let current = false;
-  let settle: { resolve(native: boolean): void; reject(error: Error): void } | null = null;
-  const installed = new Promise<boolean>((resolve, reject) => (settle = { resolve, reject }));
-  installed.catch(() => {});
-  const install = () => {
-    // The account, then the project's scripts (the account may not load them itself).
-    void installExplorerUser(admin, password)
-      .then(async (native) => {
-        await loadScripts(admin);
-        current = admin.status === 'ready';
-        settle?.resolve(native);
-      })
-      .catch((error: Error) => {
-        lastError = error.message;
-        if (/^NOPERM|^ERR unknown command/.test(error.message)) {
-          settle?.reject(
-            new StartRefusedError(
-              `the admin user of ${addressOf(url)} may not create the explorer's account (${error.message}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
-            ),
-          );
-        }
-        // Anything else (the server went away meanwhile): the next `ready` tries again.
-      });
-  };
-  admin.on('ready', install);
-  admin.on('close', () => (current = false));
-  return { admin, installed, ready: () => current, lastError: () => lastError };
 }
 
 /**
@@ -186,23 +137,27 @@ export async function startOn(
   stop: () => Promise<void> = async () => {},
 ): Promise<ExplorerRuntime> {
   const deadline = Date.now() + START_BUDGET_MS;
+  // Each step bounded: what cannot be used fails the start with one line saying which server and why.
+  const within = <T>(step: Promise<T>, what: () => string) =>
+    settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), step);
   const { standaloneUrl, cluster: clusterAccess } = access;
-  const { password } = clusterAccess.explorer;
+  const prepare = (admin: Valkey) => installExplorerUser(admin, clusterAccess.explorer.password);
   const standaloneAt = addressOf(standaloneUrl);
   const opened: Array<{ disconnect(): void }> = [];
-  const admins: Array<ReturnType<typeof adminFor>> = [];
   try {
-    const standalone = adminFor(standaloneUrl, password);
-    opened.push(standalone.admin);
-    admins.push(standalone);
-    const nativeLoaded = await by(
-      deadline,
-      standalone.installed,
+    const standaloneAdmin = new Valkey(standaloneUrl, {
+      maxRetriesPerRequest: 0,
+      connectTimeout: ADMIN_CONNECT_MS,
+      retryStrategy: reconnectAfter,
+    });
+    opened.push(standaloneAdmin);
+    const standalone = preparedNode(standaloneAdmin, standaloneAt, prepare);
+    const nativeLoaded = await within(
+      standalone.prepared,
       () => `the standalone Valkey at ${standaloneAt} cannot be used: ${standalone.lastError()}`,
     );
-    const offer = await by(
-      deadline,
-      readKeyspaceOffer(standalone.admin, standaloneAt),
+    const offer = await within(
+      readKeyspaceOffer(standaloneAdmin, standaloneAt),
       () => `the standalone Valkey at ${standaloneAt} did not say how many databases it has`,
     );
     // Said once per site: by the primary of WORKERS=n (which checks the sandbox), not by each worker.
@@ -211,33 +166,6 @@ export async function startOn(
     say(
       `native module: ${nativeLoaded ? 'trafikey is loaded on the standalone node' : `trafikey is not loaded on ${standaloneAt}; the native executor's runs are not available`}`,
     );
-
-    // Every node of the cluster gets the account (and again after a restart), read from CLUSTER SHARDS
-    // through one bounded connection, so a cluster VALKEY_CLUSTER_URL names by one seed has it on all its
-    // nodes, replicas included.
-    const seeds = clusterAccess.seeds.map(({ host, port }) => `${host}:${port}`);
-    const members = await by(
-      deadline,
-      reachCluster(clusterAccess.seeds, clusterAccess.admin),
-      () => `the cluster at ${seeds.join(', ')} did not answer CLUSTER SHARDS`,
-    );
-    const nodeAdmins = members.map(({ address }) => {
-      const url = new URL(`redis://${address}`);
-      if (clusterAccess.admin) {
-        url.username = encodeURIComponent(clusterAccess.admin.username);
-        url.password = encodeURIComponent(clusterAccess.admin.password);
-      }
-      const node = adminFor(url.toString(), password);
-      opened.push(node.admin);
-      admins.push(node);
-      return { address, node };
-    });
-    await Promise.all(
-      nodeAdmins.map(({ address, node }) =>
-        by(deadline, node.installed, () => `cluster node ${address} cannot be used: ${node.lastError()}`),
-      ),
-    );
-
     const pool = new KeyspacePool(standaloneUrl, offer.keyspaces, {
       explorer: clusterAccess.explorer,
       deadlineMs: RUN.deadlineMs,
@@ -246,24 +174,16 @@ export async function startOn(
     opened.push({ disconnect: () => void pool.close() });
     // Warm: the pool's connections and lease scripts, and the cluster (cluster/handle.ts), so the first
     // run of each experiment opens nothing.
-    await by(
-      deadline,
+    await within(
       pool.warm(),
       () => `the standalone Valkey at ${standaloneAt} did not load the lease scripts`,
     );
-    const handle = await connectCluster(clusterAccess, (warming) =>
-      by(
-        deadline,
-        warming,
-        () =>
-          `the cluster client could not reach every primary (${seeds.join(', ')}) as the explorer; is CLUSTER SLOTS giving addresses this host can reach?`,
-      ),
-    );
+    const handle = await connectCluster(clusterAccess, { prepare, within });
     opened.push(handle);
 
     const migrations: ClusterAdmin = {
       dial: handle.clusterAdminNode,
-      seeds,
+      seeds: clusterAccess.seeds.map(({ host, port }) => `${host}:${port}`),
       credentials: clusterAccess.admin,
       locks: handle.locks,
       log: (line) => console.log(`cluster: ${line}`),
@@ -273,28 +193,24 @@ export async function startOn(
     // deadlines (cluster-watch.ts), and a cluster being put right is not one that cannot be used.
     const watch = await watchCluster(migrations);
     opened.push({ disconnect: () => watch.stop() });
-    const serving = () =>
-      pool.ready() && handle.cluster.status === 'ready' && admins.every((admin) => admin.ready());
+    const standaloneUp = async () =>
+      standaloneAdmin.status === 'ready' && (await answersPing(standaloneAdmin));
     return {
       ...handle,
       pool,
       migrations,
       native: () => nativeLoaded,
       clusterProblems: () => watch.problems(),
-      servers: () =>
-        Promise.all(
-          admins.map(async ({ admin }, i) => ({
-            server: `${admin.options.host}:${admin.options.port}`,
-            role: i === 0 ? 'standalone' : 'cluster',
-            up: admin.status === 'ready' && (await answersPing(admin)),
-          })),
-        ),
+      servers: async () => [
+        { server: standaloneAt, role: 'standalone', up: await standaloneUp() },
+        ...(await handle.servers()).map((node) => ({ ...node, role: 'cluster' as const })),
+      ],
       health: async () => {
         // Up only while a run would be served: every admin connection has put the account and the
         // scripts back since its last reconnect, and the pool and the cluster client are connected.
-        if (!serving()) return false;
-        const answers = await Promise.all(admins.map(({ admin }) => answersPing(admin))).catch(() => [false]);
-        return answers.every(Boolean);
+        if (!pool.ready() || !standalone.ready() || !handle.ready()) return false;
+        const [up, nodes] = await Promise.all([standaloneUp(), handle.servers()]);
+        return up && nodes.every((node) => node.up);
       },
       close: async () => {
         await pool.close();
