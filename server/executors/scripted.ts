@@ -29,24 +29,23 @@ export function scriptLoaderOf(client: Client): Client | undefined {
 
 /** Loads every transition's script through `admin` (on a cluster, on every primary). */
 export async function loadScripts(admin: Client): Promise<void> {
-  for (const transition of Object.keys(TRANSITIONS) as TransitionName[]) {
-    await loadOne(admin, transition);
-  }
-}
-
-async function loadOne(loader: Client, transition: TransitionName): Promise<void> {
-  await loadScript(loader, scriptFor(transition));
+  // Sent together: one round trip per server, not one per script (a worker's start waits for them).
+  await Promise.all(
+    (Object.keys(TRANSITIONS) as TransitionName[]).map((name) => loadScript(admin, scriptFor(name))),
+  );
 }
 
 /** SCRIPT LOAD of `script` through `loader` (on a cluster, on every primary), its sha checked. */
 export async function loadScript(loader: Client, script: Script): Promise<void> {
   const servers = loader instanceof Cluster ? loader.nodes('master') : [loader];
-  for (const server of servers) {
-    const sha = await server.call('SCRIPT', 'LOAD', script.source);
-    if (sha !== script.sha) {
-      throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
-    }
-  }
+  await Promise.all(
+    servers.map(async (server) => {
+      const sha = await server.call('SCRIPT', 'LOAD', script.source);
+      if (sha !== script.sha) {
+        throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
+      }
+    }),
+  );
 }
 
 /**
@@ -108,7 +107,7 @@ export class ScriptedExecutor extends CommandExecutor {
 
   /** Loads the script where EVALSHA runs: on a cluster, every primary has a script cache of its own. */
   private async load(call: Call): Promise<void> {
-    await loadOne(loaders.get(this.client) ?? this.client, call.transition);
+    await loadScript(loaders.get(this.client) ?? this.client, scriptFor(call.transition));
   }
 }
 
