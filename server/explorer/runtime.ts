@@ -1,8 +1,9 @@
 // What every experiment runs against: the sandbox's standalone node (native module loaded) reached as
 // the restricted explorer user through a pool of per-run keyspaces, and its three-node cluster, reached
-// as the same user through a cluster client (and node by node, to show what a node that does not own a
-// slot answers). Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and
-// benchmarks use too. No run is handed it whole: each is given what its registry row names (grants.ts).
+// through the one cluster handle (cluster/handle.ts, as the Valkey 9.1 cluster is: atomic-runtime.ts).
+// Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and benchmarks use too; a
+// worker of WORKERS=n asks its primary where the sandbox is (cluster/share.ts). No run is handed it
+// whole: each is given what its registry row names (grants.ts).
 
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
@@ -137,7 +138,6 @@ export async function startOn(
   stop: () => Promise<void> = async () => {},
 ): Promise<ExplorerRuntime> {
   const deadline = Date.now() + START_BUDGET_MS;
-  // Each step bounded: what cannot be used fails the start with one line saying which server and why.
   const within = <T>(step: Promise<T>, what: () => string) =>
     settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), step);
   const { standaloneUrl, cluster: clusterAccess } = access;
