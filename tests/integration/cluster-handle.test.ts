@@ -44,6 +44,24 @@ async function ownerOfQueue(cluster: ClusterHandle, queue: string): Promise<Valk
   return cluster.clusterAdminNode(owner.address);
 }
 
+/**
+ * `count` job rows of `queue` written on the node that owns its slot (and, `pending`, named by its
+ * pending set); answers that node, the slot, and how many keys the slot holds now.
+ */
+async function fill(cluster: ClusterHandle, queue: string, count: number, pending = false) {
+  const n = queueSlot(queue);
+  const node = await ownerOfQueue(cluster, queue);
+  const write = node.pipeline();
+  for (let i = 0; i < count; i += 1) {
+    const id = mintJobId();
+    write.hset(jobKey(queue, id), 'state', 'pending');
+    if (pending) write.zadd(queueKey(queue, 'pending'), i, id);
+  }
+  await write.exec();
+  const inSlot = async () => Number(await node.call('CLUSTER', 'COUNTKEYSINSLOT', n));
+  return { node, n, inSlot };
+}
+
 describe('one cluster handle', () => {
   it('reaches the Valkey 8 and the Valkey 9.1 cluster through one shape', async () => {
     const eight = await valkey8();
@@ -73,15 +91,8 @@ describe('one cluster handle', () => {
   });
 
   it('deletes a queue’s keys in batches, and none once the turn is gone', async () => {
-    const cluster = await valkey8();
     const queue = 'handle-orders';
-    const n = queueSlot(queue);
-    const node = await ownerOfQueue(cluster, queue);
-    const ids = Array.from({ length: 2500 }, () => mintJobId());
-    const write = node.pipeline();
-    for (const id of ids) write.hset(jobKey(queue, id), 'state', 'pending');
-    await write.exec();
-    const inSlot = async () => Number(await node.call('CLUSTER', 'COUNTKEYSINSLOT', n));
+    const { node, n, inSlot } = await fill(await valkey8(), queue, 2500);
     assert.equal(await inSlot(), 2500);
     await assert.rejects(deleteQueueKeys(node, queue, n, { inTurn: () => false }), /turn of slot \d+ ended/);
     assert.equal(await inSlot(), 2500, 'nothing deleted out of turn');
@@ -91,19 +102,11 @@ describe('one cluster handle', () => {
   });
 
   it('drops a queue inside the server first, the rows its sets name with them', async () => {
-    const cluster = await valkey8();
     const queue = 'handle-drop';
-    const n = queueSlot(queue);
-    const node = await ownerOfQueue(cluster, queue);
-    const ids = Array.from({ length: 50 }, () => mintJobId());
-    const write = node.pipeline();
-    for (const [i, id] of ids.entries()) {
-      write.hset(jobKey(queue, id), 'state', 'pending');
-      write.zadd(queueKey(queue, 'pending'), i, id);
-    }
-    await write.exec();
+    const { node, n, inSlot } = await fill(await valkey8(), queue, 50, true);
+    assert.equal(await inSlot(), 51, 'fifty rows and the pending set');
     assert.equal(await deleteQueueKeysOn([node], queue, n), 0);
-    assert.equal(Number(await node.call('CLUSTER', 'COUNTKEYSINSLOT', n)), 0);
+    assert.equal(await inSlot(), 0);
   });
 
   it('loads a script on NOSCRIPT and sends it again: the locks run with every script cache flushed', async () => {
