@@ -14,7 +14,9 @@ import { scriptFor } from '../../executors/scripts.ts';
 import type { Call } from '../../contract/transitions.ts';
 import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../sandbox/cluster-topology.ts';
-import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
+import type { AtomicGrant } from '../../explorer/grants.ts';
+import { deleteQueueKeys, deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
+import { FINISHED, slotMigrations } from '../../cluster/slot-migrations.ts';
 import type { MigrationStep } from '../../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -30,18 +32,15 @@ import { evalWords, nativeWords } from './call-words.ts';
 import { probe } from './probe.ts';
 import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { cleanQueueEverywhere } from './clean-queue.ts';
 import { WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
-import { atomicCluster, type MigrationCluster } from './on-cluster.ts';
-import { ask, phaseWalk, planMove, type ProbeAsk } from './phase-walk.ts';
+import { ask, phaseWalk, planMove, type MigrationCluster, type ProbeAsk } from './phase-walk.ts';
 
 /**
  * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
  * redirection is seen within a few ms, without a round trip after round trip for the whole move.
  */
 const PROBE_PAUSE_MS = WORKER_PAUSE_MS;
-const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
@@ -66,16 +65,6 @@ interface Moved {
   endedAt: number;
 }
 
-/** The migration jobs a node reports, each as its fields. */
-async function migrations(on: MigrationCluster, node: string): Promise<Array<Record<string, string>>> {
-  const reply = (await on.clusterAdminNode(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
-  return reply.map((flat) => {
-    const fields: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
-    return fields;
-  });
-}
-
 /** Whether every node names `owner` the owner of `slot`. */
 async function everyNodeNames(on: MigrationCluster, slot: number, owner: MigrationNode): Promise<boolean> {
   const nodes = await on.shards();
@@ -92,7 +81,7 @@ async function migrateAtomically(
   { on, slot: n, source, target, record }: Move,
   during?: (failed: () => boolean) => Promise<void>,
 ): Promise<Moved> {
-  const known = new Set((await migrations(on, source.address)).map((job) => job.name));
+  const known = new Set((await slotMigrations(on.clusterAdminNode(source.address))).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
   const startedAt = stamp();
   record({
@@ -118,7 +107,7 @@ async function migrateAtomically(
         );
       }
       for (const node of [source, target]) {
-        for (const entry of await migrations(on, node.address)) {
+        for (const entry of await slotMigrations(on.clusterAdminNode(node.address))) {
           if (node === source && known.has(entry.name ?? '')) continue;
           if (node === source) job ||= entry.name ?? '';
           if (!job || entry.name !== job) continue;
@@ -191,7 +180,8 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
 async function settle(on: MigrationCluster): Promise<boolean> {
   let clean = true;
   for (const { address } of await on.shards()) {
-    if ((await migrations(on, address)).every((job) => FINISHED.has(job.state ?? ''))) continue;
+    if ((await slotMigrations(on.clusterAdminNode(address))).every((job) => FINISHED.has(job.state ?? '')))
+      continue;
     clean = false;
     await on.clusterAdminNode(address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
   }
@@ -199,14 +189,13 @@ async function settle(on: MigrationCluster): Promise<boolean> {
 }
 
 export async function runAtomicReshard(
-  runtime: AtomicRuntime,
+  on: AtomicGrant,
   input: { queue: string; size?: number },
 ): Promise<MigrationResult> {
-  const on = atomicCluster(runtime);
   const { queue } = input;
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = queueSlot(queue);
-  return runtime.locks.line.with(ATOMIC_RUN_LOCK, async () => {
+  return on.inTurn(async () => {
     await settle(on);
     const everyone = await on.shards();
     const plan = planMove(queue, n, everyone);
@@ -216,7 +205,7 @@ export async function runAtomicReshard(
     // Every key of the queue deleted from the slot's owner; answers how many outlived it.
     const cleanQueue = async () => {
       const owner = ownerOf(await on.shards(), n);
-      return owner ? cleanQueueEverywhere([on.clusterAdminNode(owner.address)], queue, n) : 0;
+      return owner ? deleteQueueKeys(on.clusterAdminNode(owner.address), queue, n, { inServer: true }) : 0;
     };
     await cleanQueue();
     // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
@@ -320,7 +309,7 @@ export async function runAtomicReshard(
       await walk.stop();
       if (!cleaned)
         for (const node of everyone)
-          await cleanQueueEverywhere([on.clusterAdminNode(node.address)], queue, n).catch(() => {});
+          await deleteQueueKeysOn([on.clusterAdminNode(node.address)], queue, n).catch(() => {});
     }
   });
 }

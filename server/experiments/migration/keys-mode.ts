@@ -15,16 +15,33 @@ import { callFor } from '../../contract/calls.ts';
 import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
 import { moveSlot } from '../../explorer/slot-migration.ts';
-import type { Turn } from '../../explorer/run-lock.ts';
+import type { Turn } from '../../cluster/run-lock.ts';
 import type { ClientRetries, MigrationResult } from '../../contract/experiments/migration.ts';
 import { whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
 import { stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { cleanQueueEverywhere } from './clean-queue.ts';
+import { deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
+import { serverVersion } from '../../cluster/handle.ts';
+import { readShards } from '../../sandbox/cluster-topology.ts';
+import type { Grant } from '../../explorer/grants.ts';
 import { sendClaim } from './worker.ts';
-import { sharedCluster, type MigrationGrant } from './on-cluster.ts';
-import { ask, phaseWalk, planMove } from './phase-walk.ts';
+import { ask, phaseWalk, planMove, type MigrationCluster } from './phase-walk.ts';
+
+/** What a reshard is given: the admin side of both clusters, and the explorer's view of the shared one. */
+export type MigrationGrant = Grant<'migration' | 'queueTurn' | 'cluster' | 'clusterNode'>;
+
+/** The shared Valkey 8 cluster as a migration runs on it, from the reshard's grant. */
+async function sharedCluster(grant: MigrationGrant): Promise<MigrationCluster> {
+  const { dial, seeds } = grant.migration.cluster;
+  return {
+    version: await serverVersion(dial(seeds[0]!)),
+    cluster: grant.cluster,
+    clusterNode: grant.clusterNode,
+    clusterAdminNode: dial,
+    shards: () => readShards(dial(seeds[0]!)),
+  };
+}
 
 /** How long the clean-up waits for the mid-move claim to end once its client is cut. */
 const CLAIM_END_WAIT_MS = 3000;
@@ -187,7 +204,7 @@ export async function runKeysMigration(
       ]);
       await walk.stop();
       const everyNode = nodes.map((node) => on.clusterAdminNode(node.address));
-      await cleanQueueEverywhere(everyNode, queue, n);
+      await deleteQueueKeysOn(everyNode, queue, n);
     }
 
     /**

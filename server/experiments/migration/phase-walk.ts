@@ -21,12 +21,15 @@ import {
   type ReplyCounts,
 } from '../../contract/experiments/migration.ts';
 import type { MigrationStep } from '../../explorer/slot-migration.ts';
-import type { MigrationCluster } from './on-cluster.ts';
+import type { AtomicGrant } from '../../explorer/grants.ts';
 import { ownerOf, type ShardNode } from '../../sandbox/cluster-topology.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { asProbeReply, probe } from './probe.ts';
 import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
+
+/** What a migration runs on, whichever cluster's slot it moves: the atomic mode's grant has this shape. */
+export type MigrationCluster = Omit<AtomicGrant, 'inTurn'>;
 
 /** What a move starts from: the nodes named as the node map names them, the owner, the node it moves to. */
 export interface MovePlan {
