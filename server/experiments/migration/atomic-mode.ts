@@ -16,7 +16,7 @@ import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace
 import { ownerOf, readShards } from '../../sandbox/cluster-topology.ts';
 import type { AtomicGrant } from '../../explorer/grants.ts';
 import { deleteQueueKeys, deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
-import { FINISHED, slotMigrations } from '../../cluster/slot-migrations.ts';
+import { FINISHED, slotMigrations, unfinishedMigrations } from '../../cluster/slot-migrations.ts';
 import type { MigrationStep } from '../../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -180,10 +180,10 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
 async function settle(on: MigrationCluster): Promise<boolean> {
   let clean = true;
   for (const { address } of await on.shards()) {
-    if ((await slotMigrations(on.clusterAdminNode(address))).every((job) => FINISHED.has(job.state ?? '')))
-      continue;
+    const node = on.clusterAdminNode(address);
+    if ((await unfinishedMigrations(node)).length === 0) continue;
     clean = false;
-    await on.clusterAdminNode(address).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
+    await node.call('CLUSTER', 'CANCELSLOTMIGRATIONS');
   }
   return clean;
 }
