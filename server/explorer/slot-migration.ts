@@ -1,8 +1,7 @@
-// Moving one slot, the way the cluster spec moves it, checked at each step and taken in turns: one
-// migration at a time across the whole sandbox (every process, every host — the turn is a line kept in
-// the cluster itself, served in arrival order, each ticket renewed while it waits or holds). A turn starts by repairing whatever a previous holder left
-// (a site killed mid-way), and a migration that fails is finished or undone by the same repair before
-// the turn is given back, so the next reader always finds every slot with one owner and nothing open.
+// Moving one slot the way the cluster spec moves it, checked at each step, one migration at a time across
+// the whole sandbox (the turn is a line kept in the cluster itself, in arrival order). A turn starts by
+// repairing what a previous holder left (a site killed mid-way), and a failed migration is finished or
+// undone by the same repair before the turn is given back: the next reader finds one owner, nothing open.
 
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';
@@ -11,15 +10,13 @@ import { splitAddress } from '../sandbox/cluster-topology.ts';
 import type { RunLocks, Turn } from '../cluster/run-lock.ts';
 import { settleOwner } from '../sandbox/slot-settle.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
-import { MIGRATE_TIMEOUT_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
+import type { MigrationNode as ContractNode } from '../contract/experiments/migration.ts';
+import { MIGRATE_TIMEOUT_MS } from '../settings/bounds.ts';
 
 /** The lock every slot migration (and every repair) of the sandbox takes. */
 export const MIGRATION_LOCK = 'migration';
 
-export interface MigrationNode {
-  id: string;
-  address: string;
-}
+type MigrationNode = Pick<ContractNode, 'id' | 'address'>;
 
 /** What the cluster's admin side gives a migration: a connection per node, the seeds, the password. */
 export interface ClusterAdmin {
@@ -83,29 +80,22 @@ export async function inMigrationTurn<T>(
   admin: ClusterAdmin,
   slot: number,
   work: (turn: Turn, views: NodeView[]) => Promise<T>,
-  waitMs = TURN_WAIT_MS,
 ): Promise<T> {
+  const repair = () => repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);
   // A line, not a lock: every process's reshards are served in the order they asked (turn-line.ts).
-  return admin.locks.line.with(
-    MIGRATION_LOCK,
-    async (turn) => {
-      const before = await repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);
-      if (before.left.length > 0) throw new ClusterDegradedError(before.left);
-      // The repair's last check read every node: the move starts from those views.
-      const { views } = before;
-      // Checked before any step, so nothing is opened that a repair would have to close.
-      if (views.length < 2) throw new SinglePrimaryError(slot, views[0]?.address ?? 'none');
-      try {
-        return await work(turn, views);
-      } catch (error) {
-        const repair = await repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log).catch(
-          () => null,
-        );
-        throw new MigrationFailedError(slot, error, repair);
-      }
-    },
-    waitMs,
-  );
+  return admin.locks.line.with(MIGRATION_LOCK, async (turn) => {
+    const before = await repair();
+    if (before.left.length > 0) throw new ClusterDegradedError(before.left);
+    // The repair's last check read every node: the move starts from those views.
+    const { views } = before;
+    // Checked before any step, so nothing is opened that a repair would have to close.
+    if (views.length < 2) throw new SinglePrimaryError(slot, views[0]?.address ?? 'none');
+    try {
+      return await work(turn, views);
+    } catch (error) {
+      throw new MigrationFailedError(slot, error, await repair().catch(() => null));
+    }
+  });
 }
 
 export interface SlotMove {
@@ -118,10 +108,11 @@ export interface SlotMove {
   source: MigrationNode;
   target: MigrationNode;
   /** Each command as sent, with its reply. */
-  record?: (step: MigrationStep) => void;
-  /** Keys per MIGRATE once the queue is split: 20,000 jobs in about 20 commands. */
-  batchSize?: number;
+  record(step: MigrationStep): void;
 }
+
+/** Keys per MIGRATE once the queue is split: 20,000 jobs in about 20 commands. */
+const MIGRATE_BATCH = 1000;
 
 /**
  * Moving `slot` from `source` to `target`, a step at a time so a caller can look at the cluster between
@@ -130,11 +121,14 @@ export interface SlotMove {
 export function moveSlot(move: SlotMove) {
   const { admin, turn, views, slot, source, target } = move;
   const n = String(slot);
-  const send = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
+  const stillHeld = () => {
     if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
+  };
+  const send = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
+    stillHeld();
     const sentAt = performance.now();
     const reply = await admin.dial(node.address).call(sent[0]!, ...sent.slice(1));
-    move.record?.({ node: node.address, command: shown, reply, sentAt });
+    move.record({ node: node.address, command: shown, reply, sentAt });
     return reply;
   };
   const setSlot = async (node: MigrationNode, state: string, id: string) => {
@@ -156,14 +150,12 @@ export function moveSlot(move: SlotMove) {
       const words = (password: string) => [...head, ...auth(password), 'KEYS', ...keys];
       await send(source, words('********'), words(credentials?.password ?? ''));
     },
-    /** Every key left on the source, `batchSize` per MIGRATE, until none is left. */
+    /** Every key left on the source, MIGRATE_BATCH per MIGRATE, until none is left. */
     async migrateRest() {
-      const batch = move.batchSize ?? 1000;
+      const onSource = admin.dial(source.address);
       for (;;) {
         // The keys to send next are read, not recorded: the MIGRATE that follows names every one.
-        const keys = (await admin
-          .dial(source.address)
-          .call('CLUSTER', 'GETKEYSINSLOT', n, batch)) as string[];
+        const keys = (await onSource.call('CLUSTER', 'GETKEYSINSLOT', n, MIGRATE_BATCH)) as string[];
         if (keys.length === 0) return;
         await steps.migrate(keys);
       }
@@ -175,14 +167,9 @@ export function moveSlot(move: SlotMove) {
       // The target first, then the source, then the others: no moment where no node owns the slot.
       const others = views.filter((v) => v.id !== target.id && v.id !== source.id);
       for (const node of [target, source, ...others]) await setSlot(node, 'NODE', target.id);
-      if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
-      await settleOwner(
-        admin.dial,
-        views.map((view) => view.address),
-        [slot],
-        target.id,
-        target.address,
-      );
+      stillHeld();
+      const everyone = views.map((view) => view.address);
+      await settleOwner(admin.dial, everyone, [slot], target.id, target.address);
     },
   };
   return {

@@ -1,16 +1,12 @@
 // reshard, atomic mode: a queue's slot moved by Valkey 9's atomic slot migration — one CLUSTER
-// MIGRATESLOTS on the source, which snapshots the slot to the target, streams the writes that follow,
-// pauses writes for the hand-over and gives the slot away — while the same probes as the key-by-key mode
-// (a moved key, the claim, an enqueue, an EMQ.* call) are sent to the source again and again. The source
-// serves every one of them until the hand-over, then answers MOVED: no ASK, no TRYAGAIN. The queue is
-// filled with enough jobs that the move takes a visible while; CLUSTER GETSLOTMIGRATIONS is read
-// throughout and each state it passes through is kept. A cluster client's claims, sent meanwhile, show
-// what a client meets. Then the slot is moved back the same way and the queue deleted. The answer has the
-// keys mode's shape (contract/experiments/migration.ts). One run at a time on the Valkey 9 cluster.
-// The phases, in the order the page shows them, are the steps below (phase-walk.ts walks them).
+// MIGRATESLOTS on the source, which copies the slot to the target, streams the writes that follow, pauses
+// writes for the hand-over and gives the slot away — while the keys mode's probes are sent to the source
+// again and again: served until the hand-over, then MOVED, never ASK or TRYAGAIN. The states CLUSTER
+// GETSLOTMIGRATIONS passes through are kept; then the slot moves back the same way and the queue goes.
+// The phases are the steps below, in the page's order (phase-walk.ts walks them).
 
 import { callFor } from '../../contract/calls.ts';
-import { scriptFor } from '../../executors/scripts.ts';
+import { loadScripts } from '../../executors/scripted.ts';
 import type { Call } from '../../contract/transitions.ts';
 import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../sandbox/cluster-topology.ts';
@@ -21,6 +17,7 @@ import type { MigrationStep } from '../../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   isErrorReply,
+  replyKind,
   type ClientRetries,
   type MigrationNode,
   type MigrationProbe,
@@ -32,28 +29,18 @@ import { evalWords, nativeWords } from './call-words.ts';
 import { probe } from './probe.ts';
 import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
+import { clientRetries, WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
-import { ask, phaseWalk, planMove, type MigrationCluster, type ProbeAsk } from './phase-walk.ts';
-
-/**
- * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
- * redirection is seen within a few ms, without a round trip after round trip for the whole move.
- */
-const PROBE_PAUSE_MS = WORKER_PAUSE_MS;
-const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
+import { ask, phaseWalk, planMove } from './phase-walk.ts';
+import type { MigrationCluster, MovePlan, ProbeAsk } from './phase-walk.ts';
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
-const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
-const keyOf = ({ key }: { key: string }) => key;
+const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(replyKind(reply));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One atomic move of a slot: where it goes, on which cluster, its command recorded by `record`. */
-interface Move {
+interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
   on: MigrationCluster;
-  slot: number;
-  source: MigrationNode;
-  target: MigrationNode;
   record(step: MigrationStep): void;
 }
 
@@ -81,15 +68,13 @@ async function migrateAtomically(
   { on, slot: n, source, target, record }: Move,
   during?: (failed: () => boolean) => Promise<void>,
 ): Promise<Moved> {
-  const known = new Set((await slotMigrations(on.clusterAdminNode(source.address))).map((job) => job.name));
+  const admin = (node: MigrationNode) => on.clusterAdminNode(node.address);
+  // The source's jobs from before: the move's own job is the one that is new there.
+  const known = new Set((await slotMigrations(admin(source))).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
   const startedAt = stamp();
-  record({
-    node: source.address,
-    command,
-    reply: await on.clusterAdminNode(source.address).call(command[0]!, ...command.slice(1)),
-    sentAt: startedAt,
-  });
+  const reply = await admin(source).call(command[0]!, ...command.slice(1));
+  record({ node: source.address, command, reply, sentAt: startedAt });
   const states: SlotMigrationState[] = [];
   const seen = new Set<string>();
   let exportState = '';
@@ -98,8 +83,7 @@ async function migrateAtomically(
   const watching = (async () => {
     while (!FINISHED.has(exportState)) {
       if (stamp() - startedAt > ATOMIC_MOVE_DEADLINE_MS) {
-        await on
-          .clusterAdminNode(source.address)
+        await admin(source)
           .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
           .catch(() => {});
         throw new Error(
@@ -107,11 +91,9 @@ async function migrateAtomically(
         );
       }
       for (const node of [source, target]) {
-        for (const entry of await slotMigrations(on.clusterAdminNode(node.address))) {
-          if (node === source && known.has(entry.name ?? '')) continue;
-          if (node === source) job ||= entry.name ?? '';
-          if (!job || entry.name !== job) continue;
-          const { operation = '', state = '' } = entry;
+        for (const { name = '', operation = '', state = '' } of await slotMigrations(admin(node))) {
+          if (node === source && !job && !known.has(name)) job = name;
+          if (!job || name !== job) continue;
           if (!seen.has(`${node.address} ${operation} ${state}`)) {
             seen.add(`${node.address} ${operation} ${state}`);
             states.push({ atMs: tenths(stamp() - startedAt), node: node.address, operation, state });
@@ -137,7 +119,7 @@ async function migrateAtomically(
 
 /** Each probe sent to its node over and over while the slot moves, until it answers a redirection. */
 async function probeWhileMoving(on: MigrationCluster, list: ProbeAsk[], failed: () => boolean) {
-  const results: MigrationProbe[] = list.map(({ node, label, command }) => ({
+  const results = list.map(({ node, label, command }): MigrationProbe => ({
     label,
     command,
     node,
@@ -155,7 +137,9 @@ async function probeWhileMoving(on: MigrationCluster, list: ProbeAsk[], failed: 
       if (asked.firstReply === undefined) Object.assign(asked, { firstReply: reply, atMs });
       asked.reply = reply;
     }
-    await pause(PROBE_PAUSE_MS);
+    // As the worker pauses between claims: a redirection is seen within a few ms, without a round trip
+    // after round trip for the whole move.
+    await pause(WORKER_PAUSE_MS);
   }
   return results;
 }
@@ -170,10 +154,8 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
   );
   const first = run.calls[0];
   const shown = [first, ...(moved && moved !== first ? [moved] : [])].filter((call) => call !== undefined);
-  const wire = shown.flatMap((call) =>
-    call.wire.map(({ node, line, reply }) => ({ node: node ?? '', line, reply: reply as ProbeReply })),
-  );
-  return { command: evalWords(claim), wire, reply: (moved ?? run.calls.at(-1))?.reply ?? null };
+  const wire = shown.flatMap((call) => call.wire);
+  return clientRetries(claim, wire, (moved ?? run.calls.at(-1))?.reply ?? null);
 }
 
 /** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
@@ -210,11 +192,13 @@ export async function runAtomicReshard(
     await cleanQueue();
     // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
     // supervisor comes back without them).
-    for (const node of [source, target])
-      for (const transition of ['enqueue', 'claim'] as const)
-        await on.clusterAdminNode(node.address).call('SCRIPT', 'LOAD', scriptFor(transition).source);
+    for (const node of [source, target]) await loadScripts(on.clusterAdminNode(node.address));
     // The queue's own keys are listed where they are; its rows are counted.
-    const walk = phaseWalk(on, plan, queueKeys(queue).map(keyOf));
+    const walk = phaseWalk(
+      on,
+      plan,
+      queueKeys(queue).map(({ key }) => key),
+    );
     let cleaned = false;
     try {
       const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, jobCount)).slice(0, 3);
@@ -292,13 +276,8 @@ export async function runAtomicReshard(
       const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
       const leftBehind = await cleanQueue();
       cleaned = true;
-      const keys = {
-        before,
-        after,
-        expected,
-        leftOnSource,
-        together: leftOnSource === 0 && after === expected,
-      };
+      const together = leftOnSource === 0 && after === expected;
+      const keys = { before, after, expected, leftOnSource, together };
       const atomic = { jobCount, states: there!.states, moveMs: there!.ms, keys, backMs: back!.ms };
       const client = clientOf(worked!, claim);
       const head = { mode: 'atomic' as const, server: on.version, jobs, jobCount };

@@ -1,14 +1,10 @@
-// The classic slot migration, live, step by step (mode `keys`): the target set IMPORTING, the source
-// MIGRATING, the queue's oldest row sent over alone with MIGRATE, so the queue is split across two
-// nodes, then the rest of the queue (one of MIGRATION_SIZES jobs) in batches of MIGRATE … KEYS; then
-// CLUSTER SETSLOT … NODE on every node. A worker claims throughout the move (worker.ts). At
-// each phase, probes ask single nodes directly and keep their exact replies: where ASK comes from (only
-// the migrating owner), MOVED from a node that does not serve the slot, TRYAGAIN for every call that
-// declares a key that is not there (the claim's row base `emq:{q}:job:` never is), and the module
-// reached only after routing lets a call through. Meanwhile a cluster client's claim, sent when the
-// queue is split, shows what the client does with each answer: it retries TRYAGAIN until the slot
-// flips, follows MOVED, and is served by the new owner. Then the slot goes back, quietly.
-// The phases, in the order the page shows them, are the steps below (phase-walk.ts walks them).
+// reshard, keys mode: the classic slot migration, step by step — the target IMPORTING, the source
+// MIGRATING, the queue's oldest row sent over alone (the queue split across two nodes), the rest in
+// batches of MIGRATE … KEYS, then SETSLOT … NODE on every node. Probes ask single nodes and keep their
+// exact replies: ASK only from the migrating owner, MOVED from a node that does not serve the slot,
+// TRYAGAIN for a call declaring a key that is not there (the claim's row base never is). A cluster
+// client's claim, sent when the queue is split, retries TRYAGAIN until the slot flips and is served by
+// the new owner. Then the slot goes back. The phases are the steps below (phase-walk.ts walks them).
 
 import type { Cluster } from 'iovalkey';
 import { callFor } from '../../contract/calls.ts';
@@ -25,7 +21,7 @@ import { deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
 import { serverVersion } from '../../cluster/handle.ts';
 import { readShards } from '../../sandbox/cluster-topology.ts';
 import type { Grant } from '../../explorer/grants.ts';
-import { sendClaim } from './worker.ts';
+import { clientRetries, sendClaim } from './worker.ts';
 import { ask, phaseWalk, planMove, type MigrationCluster } from './phase-walk.ts';
 
 /** What a reshard is given: the admin side of both clusters, and the explorer's view of the shared one. */
@@ -45,6 +41,7 @@ async function sharedCluster(grant: MigrationGrant): Promise<MigrationCluster> {
 
 /** How long the clean-up waits for the mid-move claim to end once its client is cut. */
 const CLAIM_END_WAIT_MS = 3000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runKeysMigration(
   grant: MigrationGrant,
@@ -60,15 +57,16 @@ export async function runKeysMigration(
     // The turn's repair left every node agreeing who owns the slot.
     const plan = planMove(queue, n, await on.shards());
     const { nodes, source, target } = plan;
-    const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
+    // A node neither side of the move (a cluster may have two primaries only).
+    const bystander = nodes.find((node) => node !== source && node !== target);
+    const outside = (label: string, command: string[]) => (bystander ? [ask(bystander, label, command)] : []);
 
     // The queue, written on its owner as the enqueue transition writes it (fill.ts); the three oldest
     // jobs are the ones the probes read and the answer lists.
     const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, size)).slice(0, 3);
     const pending = queueKey(queue, 'pending');
     const rows = jobs.map((id) => jobKey(queue, id));
-    // The keys each phase lists where they are: the queue's own keys and the three rows (a thousand
-    // rows are counted by the atomic mode, not listed).
+    // The keys each phase lists where they are: the queue's own keys and the three rows.
     const walk = phaseWalk(on, plan, [...queueKeys(queue).map(({ key }) => key), ...rows].sort());
     const moving = { admin, turn, views, slot: n, record: walk.record };
     const move = moveSlot({ ...moving, source, target });
@@ -98,9 +96,7 @@ export async function runKeysMigration(
           owner: source,
           probes: () => [
             ask(source, 'the owner serves the queue', read(pending)),
-            ...(bystander
-              ? [ask(bystander, 'a node that does not own the slot redirects', read(pending))]
-              : []),
+            ...outside('a node that does not own the slot redirects', read(pending)),
             ask(source, 'the module, reached on the owner', nativeWords(freshEnqueue())),
           ],
         },
@@ -143,7 +139,7 @@ export async function runKeysMigration(
               ...ownerThenTarget('the scripted claim', evalWords(claim)),
               ask(source, 'an enqueue (a new row, and the pending set)', evalWords(enqueue)),
               ...ownerThenTarget('the module’s enqueue', nativeWords(enqueue)),
-              ...(bystander ? [ask(bystander, 'a node outside the move', read(rows[0]!))] : []),
+              ...outside('a node outside the move', read(rows[0]!)),
             ];
           },
         },
@@ -198,10 +194,7 @@ export async function runKeysMigration(
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.
       cluster.disconnect();
-      await Promise.race([
-        (client as Promise<unknown> | null)?.catch(() => {}),
-        new Promise((resolve) => setTimeout(resolve, CLAIM_END_WAIT_MS)),
-      ]);
+      await Promise.race([(client as Promise<unknown> | null)?.catch(() => {}), pause(CLAIM_END_WAIT_MS)]);
       await walk.stop();
       const everyNode = nodes.map((node) => on.clusterAdminNode(node.address));
       await deleteQueueKeysOn(everyNode, queue, n);
@@ -213,13 +206,9 @@ export async function runKeysMigration(
      */
     async function clientClaim(cluster: Cluster): Promise<{ served: Promise<ClientRetries> }> {
       const { wire, reply } = sendClaim(cluster, claim);
-      const served = reply.then((reply) => {
-        const lines = wire.map(({ node, line, reply }) => ({ node: node ?? '', line, reply }));
-        return { command: evalWords(claim), wire: lines, reply };
-      });
+      const served = reply.then((reply) => clientRetries(claim, wire, reply));
       const answered = () => wire.some((entry) => entry.line.startsWith('EVALSHA') && entry.reply !== null);
-      for (const deadline = Date.now() + 3000; !answered() && Date.now() < deadline;)
-        await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const deadline = Date.now() + 3000; !answered() && Date.now() < deadline;) await pause(5);
       return { served };
     }
   });

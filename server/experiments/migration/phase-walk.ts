@@ -1,12 +1,8 @@
 // A migration as the page steps through it: a list of phases, each a step with its migration commands
 // and its probes, walked in the order of the contract's table (contract/experiments/migration-phases.ts)
-// by this one driver, the same for both modes. For each phase it runs the step's commands (recorded as
-// the phase's `steps`: `record` goes to whatever sends them), stamps the phase, reads where the queue's
-// keys are, asks the step's probes one after the other and counts, per node, the queue's keys (read from
-// the node itself, CLUSTER COUNTKEYSINSLOT, never worked out from the plan) and the replies by kind, so
-// the page draws a queue of thousands leaving one node and arriving on the other, and a call served
-// again and again before one redirection as exactly that. The first command recorded is where the move
-// begins (clock.ts).
+// by this one driver for both modes. After each step's commands it stamps the phase, lists where the
+// queue's keys are, asks the probes and counts per node the queue's keys (read from the node itself,
+// never worked out from the plan) and the replies by kind. The first command is where the move begins.
 
 import { MIGRATION_PHASES, type MigrationPhaseName } from '../../contract/experiments/migration-phases.ts';
 import {
@@ -72,10 +68,7 @@ export interface PhaseStep {
 /** A mode's steps, one per row of its table: walked in the table's order. */
 export type PhaseSteps<M extends MigrationMode> = Record<MigrationPhaseName<M>, PhaseStep>;
 
-/**
- * The plan for moving `queue`'s slot: its owner the source, the node after it the target; `shards` lists
- * the primaries by their first slot, so they are named as the node map names them (node 1, 2, …).
- */
+/** The move of `queue`'s slot from its owner to the next node (`shards` in slot order: node 1, 2, …). */
 export function planMove(queue: string, slot: number, shards: ShardNode[]): MovePlan {
   const nodes = shards.map(({ address, id }, i) => ({ name: `node ${i + 1}`, address, id }));
   const at = nodes.findIndex((node) => node.id === ownerOf(shards, slot)?.id);
@@ -83,10 +76,7 @@ export function planMove(queue: string, slot: number, shards: ShardNode[]): Move
   return { queue, slot, nodes, source: nodes[at]!, target: nodes[(at + 1) % nodes.length]! };
 }
 
-/**
- * The walk of one run's phases on `on` following `plan`; `listed` are the keys each phase lists where
- * they are (a queue's thousands of rows are counted, not listed).
- */
+/** One run's walk on `on`; `listed` are the keys each phase lists where they are (rows are counted). */
 export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]) {
   const { nodes, slot, source, target } = plan;
   const phases: MigrationPhase[] = [];
@@ -188,11 +178,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
       }
     },
 
-    /**
-     * The answer, its fields in the contract's order: what the run is (`head`), the move's length, every
-     * stamp since the move began and the worker's claims, what else it saw (`tail`), then the plan as the
-     * page reads it (its nodes by name, source and target by address).
-     */
+    /** The answer, its fields in the contract's order; every stamp made relative to the move's start. */
     async answer<Tail extends Partial<MigrationResult>>(
       head: Pick<MigrationResult, 'mode' | 'server' | 'jobs' | 'jobCount'>,
       tail: Tail,
@@ -215,10 +201,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   };
 }
 
-/**
- * The probes' replies by kind, per node (every node listed). A probe sent again and again (atomic mode,
- * `served` times alike, then the reply that ended it) counts each of its replies.
- */
+/** The probes' replies by kind, per node (every node listed, 0 where none). */
 function countReplies(
   nodes: MigrationNode[],
   probes: readonly MigrationProbe[],
@@ -229,14 +212,11 @@ function countReplies(
   );
   for (const probe of probes) {
     const node = (counts[probe.node] ??= none());
-    if (probe.served === undefined) {
-      node[replyKind(probe.reply)] += 1;
-      continue;
-    }
-    // served alike `served` times (the first reply's kind), then the reply that ended it, if it redirected
-    node[replyKind(probe.firstReply ?? probe.reply)] += probe.served;
     const last = replyKind(probe.reply);
-    if (last === 'redirected' || last === 'retry') node[last] += 1;
+    // Sent again and again: served alike `served` times (the first reply's kind), then the reply that
+    // ended it, if it redirected.
+    if (probe.served !== undefined) node[replyKind(probe.firstReply ?? probe.reply)] += probe.served;
+    if (probe.served === undefined || last === 'redirected' || last === 'retry') node[last] += 1;
   }
   return counts;
 }

@@ -1,11 +1,8 @@
 // A queue's worker throughout a move: a real iovalkey Cluster client, with iovalkey's own defaults for
 // when to give up, claiming in a loop as a queue's workers do (claim, a moment's work, claim again).
-// Every claim attempt the client writes is recorded per node and stamped (a TRYAGAIN retried or a
-// MOVED followed is an attempt of its own), so the answer shows what the queue lived through: which
-// claims were served, when, and the longest stretch without one. stop() waits for the claim under way
-// to end (the run's clean-up comes after its last writer), cutting the client if it does not; once a
-// move is over, stop({ untilServed: true }) first lets the worker claim until the new owner serves it,
-// so its timeline ends on the claim the move held up, never on one cut short.
+// Every attempt the client writes is recorded per node and stamped (a TRYAGAIN retried or a MOVED
+// followed is one of its own), so the answer shows which claims were served, when, and the longest
+// stretch without one.
 
 import type { Cluster } from 'iovalkey';
 import { DEFAULT_CLUSTER_OPTIONS } from 'iovalkey/built/cluster/ClusterOptions.js';
@@ -16,6 +13,7 @@ import type { WireCommand } from '../../wire/recorder.ts';
 import {
   isErrorReply,
   replyKind,
+  type ClientRetries,
   type ProbeReply,
   type WorkerTimeline,
 } from '../../contract/experiments/migration.ts';
@@ -23,6 +21,7 @@ import type { Call } from '../../contract/transitions.ts';
 import { stamp, tenths } from './clock.ts';
 import { evalWords } from './call-words.ts';
 import { asProbeReply } from './probe.ts';
+import { settledWithin } from '../../run-deadline.ts';
 
 /** The options that decide when a cluster client gives up a command. */
 const GIVING_UP = [
@@ -71,18 +70,12 @@ export interface WorkerRun {
   gaveUp: boolean;
 }
 
-export interface Worker {
-  /**
-   * Ends the loop and resolves with what it recorded. `untilServed`: the loop first goes on until a
-   * claim is served (at most SERVED_WAIT_MS), as a queue's worker would once a move is over.
-   */
-  stop(options?: { untilServed?: boolean }): Promise<WorkerRun>;
-}
+export type Worker = Awaited<ReturnType<typeof startWorker>>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts claiming from `queue` on a client of its own (made from `shared`), once it is connected. */
-export async function startWorker(shared: Cluster, queue: string): Promise<Worker> {
+export async function startWorker(shared: Cluster, queue: string) {
   const cluster = shared.duplicate([], { ...WORKER_SETTINGS });
   cluster.on('error', () => {});
   try {
@@ -116,21 +109,18 @@ export async function startWorker(shared: Cluster, queue: string): Promise<Worke
     }
   })();
   return {
-    async stop({ untilServed = false } = {}) {
+    /**
+     * Ends the loop once the claim under way ends (the run's clean-up comes after its last writer),
+     * cutting the client if it does not. `untilServed`, once a move is over: the loop first goes on
+     * until a claim is served, so the timeline ends on the claim the move held up, not one cut short.
+     */
+    async stop({ untilServed = false } = {}): Promise<WorkerRun> {
       const wait = untilServed ? SERVED_WAIT_MS : 0;
       Object.assign(stopping, { asked: true, untilServed, by: Date.now() + wait });
-      let timer: NodeJS.Timeout | undefined;
-      const cut = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          cluster.disconnect();
-          resolve();
-        }, wait + STOP_WAIT_MS);
-      });
-      await Promise.race([loop, cut]);
+      await settledWithin(wait + STOP_WAIT_MS, () => new Error('cut'), loop).catch(() => {});
       // Cut or not, the loop has ended once the client is gone: nothing of it writes after this.
       cluster.disconnect();
       await loop;
-      clearTimeout(timer);
       return { settings: { ...WORKER_SETTINGS }, calls, gaveUp };
     },
   };
@@ -150,6 +140,12 @@ export function sendClaim(cluster: Cluster, claim: Call): { wire: StampedSink; r
       for (const recording of recordings) recording.stop();
     });
   return { wire, reply };
+}
+
+/** A claim as the answer's `client` shows it: every command the cluster client wrote, per node. */
+export function clientRetries(claim: Call, wire: WireCommand[], reply: ProbeReply): ClientRetries {
+  const lines = wire.map(({ node, line, reply }) => ({ node: node ?? '', line, reply: reply as ProbeReply }));
+  return { command: evalWords(claim), wire: lines, reply };
 }
 
 /**
