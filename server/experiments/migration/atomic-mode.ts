@@ -26,13 +26,13 @@ import {
   type SlotMigrationState,
 } from '../../contract/experiments/migration.ts';
 import { evalWords, nativeWords } from './call-words.ts';
-import { probe } from './probe.ts';
+import { probe, type ProbeAsk } from './probe.ts';
 import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { clientRetries, WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 import { ask, phaseWalk, planMove } from './phase-walk.ts';
-import type { MigrationCluster, MovePlan, ProbeAsk } from './phase-walk.ts';
+import type { MigrationCluster, MovePlan } from './phase-walk.ts';
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(replyKind(reply));
@@ -131,7 +131,7 @@ async function probeWhileMoving(on: MigrationCluster, list: ProbeAsk[], failed: 
   // A move that failed never redirects them: stop with it.
   while (Date.now() < deadline && !failed() && results.some((asked) => !redirected(asked.reply))) {
     for (const asked of results.filter((asked) => !redirected(asked.reply))) {
-      const { reply, atMs } = await probe(on.clusterNode(asked.node), asked.node, asked.label, asked.command);
+      const { reply, atMs } = await probe(on.clusterNode(asked.node), asked);
       if (!redirected(reply)) asked.served! += 1;
       // On the time axis where it was first sent: the round-robin keeps the list's order.
       if (asked.firstReply === undefined) Object.assign(asked, { firstReply: reply, atMs });
@@ -152,9 +152,7 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
   const moved = run.calls.find((call) =>
     call.wire.some((entry) => /^MOVED\b/.test(errorText(entry.reply as ProbeReply))),
   );
-  const first = run.calls[0];
-  const shown = [first, ...(moved && moved !== first ? [moved] : [])].filter((call) => call !== undefined);
-  const wire = shown.flatMap((call) => call.wire);
+  const wire = run.calls.filter((call, i) => i === 0 || call === moved).flatMap((call) => call.wire);
   return clientRetries(claim, wire, (moved ?? run.calls.at(-1))?.reply ?? null);
 }
 
@@ -182,8 +180,6 @@ export async function runAtomicReshard(
     const everyone = await on.shards();
     const plan = planMove(queue, n, everyone);
     const { source, target } = plan;
-    const count = async (node: MigrationNode) =>
-      Number(await on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', n));
     // Every key of the queue deleted from the slot's owner; answers how many outlived it.
     const cleanQueue = async () => {
       const owner = ownerOf(await on.shards(), n);
@@ -194,12 +190,8 @@ export async function runAtomicReshard(
     // supervisor comes back without them).
     for (const node of [source, target]) await loadScripts(on.clusterAdminNode(node.address));
     // The queue's own keys are listed where they are; its rows are counted.
-    const walk = phaseWalk(
-      on,
-      plan,
-      queueKeys(queue).map(({ key }) => key),
-    );
-    let cleaned = false;
+    const listed = queueKeys(queue).map(({ key }) => key);
+    const walk = phaseWalk(on, plan, listed);
     try {
       const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, jobCount)).slice(0, 3);
       const claim = callFor('claim', queue, { lease_ms: 30_000 });
@@ -231,7 +223,7 @@ export async function runAtomicReshard(
           summary: `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
           owner: source,
           async run() {
-            before = await count(source);
+            before = await walk.countOn(source);
             await walk.startWorker();
             // Each node's count while the copy is under way: read once the probes have had their first answers.
             let midMove = walk.phases[0]!.keysByNode;
@@ -243,8 +235,8 @@ export async function runAtomicReshard(
             walk.moveOver(there.endedAt);
             // The source deletes a slot it gave away in the background: its count once that is done (or 2 s).
             const deadline = Date.now() + 2000;
-            while ((leftOnSource = await count(source)) > 0 && Date.now() < deadline) await pause(5);
-            after = await count(target);
+            while ((leftOnSource = await walk.countOn(source)) > 0 && Date.now() < deadline) await pause(5);
+            after = await walk.countOn(target);
             // As the command went out: the copy arriving on the target is not a client's to see until the end.
             return { atMs: there.startedAt, keys: walk.phases[0]!.keys, keysByNode: midMove, probes: moving };
           },
@@ -275,7 +267,6 @@ export async function runAtomicReshard(
       // were duplicates); the claims moved jobs between sets that existed already.
       const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
       const leftBehind = await cleanQueue();
-      cleaned = true;
       const together = leftOnSource === 0 && after === expected;
       const keys = { before, after, expected, leftOnSource, together };
       const atomic = { jobCount, states: there!.states, moveMs: there!.ms, keys, backMs: back!.ms };
@@ -283,12 +274,11 @@ export async function runAtomicReshard(
       const head = { mode: 'atomic' as const, server: on.version, jobs, jobCount };
       return walk.answer(head, { client, clean, leftBehind, atomic });
     } finally {
-      // A failed run cleans up after its last writer: the probes ended with the move (migrateAtomically
+      // The clean-up comes after the run's last writer: the probes ended with the move (migrateAtomically
       // waits for them), the worker stops here; then the queue goes from every node that answers.
       await walk.stop();
-      if (!cleaned)
-        for (const node of everyone)
-          await deleteQueueKeysOn([on.clusterAdminNode(node.address)], queue, n).catch(() => {});
+      for (const node of everyone)
+        await deleteQueueKeysOn([on.clusterAdminNode(node.address)], queue, n).catch(() => {});
     }
   });
 }

@@ -1,17 +1,11 @@
-// A migration's times on the server's clock. Each phase, migration command, probe and worker claim is
-// stamped as it happens (performance.now(), a monotonic clock); the answer gives every stamp as
-// milliseconds since the move began — its first migration command — which is only known once that
-// command goes out, after the stable phase's probes. So stamps are absolute while the run goes on and
-// made relative once, at the end (a phase reached before the move reads negative).
+// A migration's times on the server's clock: every stamp is taken as it happens and made relative to the
+// move's start once, at the end, because the start (its first migration command) is only known once that
+// command goes out, after the stable phase's probes (which then read negative).
 
 import { channel } from 'node:diagnostics_channel';
 import type { MigrationResult } from '../../contract/experiments/migration.ts';
 
-/**
- * Each timed answer's move start and last phase, on the absolute clock, for a tool in the same process
- * (bench/reshard-sizes.ts measures how long the answer took after the move's last phase). Nothing is
- * published unless someone subscribes.
- */
+/** Each answer's move start and last phase, absolute, for bench/reshard-sizes.ts in the same process. */
 export const MOVE_TIMED = channel('emq:reshard:timed');
 
 export interface MoveTimed {

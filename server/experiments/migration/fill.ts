@@ -1,9 +1,7 @@
-// The queue a migration moves, written in a few server-side calls: each call runs the enqueue
-// transition's own script (enqueue-2.lua, includes and all) once per job inside one EVAL, so every row
-// and the pending set are exactly what enqueuing the jobs one by one writes (a test compares the two
-// keyspaces), at a cost of one round trip per FILL_BATCH jobs instead of one script call per job. The
-// ids go as one word of fixed-width ids and each row's key is made inside the server from the row base
-// (the words of 20,000 jobs: 0.7 MB instead of 1.6 MB, a third of the site's CPU for the fill).
+// The queue a migration moves, written in a few server-side calls: each EVAL runs the enqueue
+// transition's own script once per job, so the keyspace is exactly what enqueuing one by one writes (a
+// test compares the two) at one round trip per FILL_BATCH jobs. The ids go as one word of fixed-width ids
+// and each row's key is made in the server from the row base (20,000 jobs: 0.7 MB of words, not 1.6 MB).
 
 import type { Valkey } from 'iovalkey';
 import { scriptFor } from '../../executors/scripts.ts';
@@ -11,24 +9,21 @@ import { ID_LENGTH } from '../../contract/keyspace/branded-id.ts';
 import { mintJobId, queueKey, rowBase } from '../../contract/keyspace/index.ts';
 
 /** Jobs per EVAL: 20,000 jobs in 8 calls, each a few milliseconds of the server's time. */
-export const FILL_BATCH = 2500;
+const FILL_BATCH = 2500;
 
 /** The payload of the fill's job number `i` (counting from 1), as the enqueue transition takes it. */
 export const fillPayload = (i: number): string => `{"job":${i}}`;
 
-let wrapped: string | null = null;
-
 /**
- * The enqueue script as a Lua function of its own KEYS and ARGV (its text unchanged inside), called for
- * each job: KEYS = pending; ARGV = the row base, the ids end to end (ID_LENGTH bytes each), then each
- * job's payload. A job's row is the row base and its id, as the grammar's jobKey makes it. Stops at the
- * first refusal (an error reply), else answers how many were new.
+ * The enqueue script as a Lua function (its text unchanged inside), called for each job: KEYS = pending;
+ * ARGV = the row base, the ids end to end (ID_LENGTH bytes each), then each job's payload. A job's row
+ * is the row base and its id, as the grammar's jobKey makes it. Stops at the first refusal, else
+ * answers how many were new.
  */
-export function fillScript(): string {
-  if (wrapped) return wrapped;
+function fillScript(): string {
   const { source, file } = scriptFor('enqueue');
   if (source.startsWith('#!')) throw new Error(`${file} has flags; the fill cannot wrap it`);
-  wrapped = [
+  return [
     'local function enqueue(KEYS, ARGV)',
     source,
     'end',
@@ -41,7 +36,6 @@ export function fillScript(): string {
     'end',
     'return added',
   ].join('\n');
-  return wrapped;
 }
 
 /** EVAL's words for `jobs` ([id, payload] pairs) on `queue`; every id is ID_LENGTH bytes, as a branded id is. */
@@ -53,15 +47,8 @@ export function fillWords(queue: string, jobs: ReadonlyArray<readonly [string, s
     throw new Error(
       `the fill takes branded ids (${ID_LENGTH} ASCII bytes each), not ${JSON.stringify(odd?.[0] ?? ids)}`,
     );
-  return [
-    'EVAL',
-    fillScript(),
-    '1',
-    queueKey(queue, 'pending'),
-    rowBase(queue),
-    ids,
-    ...jobs.map(([, payload]) => payload),
-  ];
+  const payloads = jobs.map(([, payload]) => payload);
+  return ['EVAL', fillScript(), '1', queueKey(queue, 'pending'), rowBase(queue), ids, ...payloads];
 }
 
 /** Writes `count` jobs (payloads fillPayload(1…count)) into `queue` on `owner`; answers every id, oldest first. */

@@ -6,13 +6,12 @@
 // client's claim, sent when the queue is split, retries TRYAGAIN until the slot flips and is served by
 // the new owner. Then the slot goes back. The phases are the steps below (phase-walk.ts walks them).
 
-import type { Cluster } from 'iovalkey';
 import { callFor } from '../../contract/calls.ts';
 import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
 import { moveSlot } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../cluster/run-lock.ts';
-import type { ClientRetries, MigrationResult } from '../../contract/experiments/migration.ts';
+import type { MigrationResult } from '../../contract/experiments/migration.ts';
 import { whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './call-words.ts';
 import { stamp } from './clock.ts';
@@ -87,8 +86,7 @@ export async function runKeysMigration(
     // connected before the move starts so its claim goes out the moment the queue is split.
     const cluster = grant.cluster.duplicate([], { maxRedirections: 1000 });
     cluster.on('error', () => {});
-    let client: Promise<ClientRetries> | null = null;
-    let retries: ClientRetries;
+    let sent = null as ReturnType<typeof sendClaim> | null;
     try {
       await walk.through('keys', {
         stable: {
@@ -148,7 +146,11 @@ export async function runKeysMigration(
           owner: source,
           open: both,
           async run() {
-            client = (await clientClaim(cluster)).served;
+            // The move goes on once the client has had its first answer (TRYAGAIN).
+            const { wire } = (sent = sendClaim(cluster, claim));
+            const answered = () =>
+              wire.some((entry) => entry.line.startsWith('EVALSHA') && entry.reply !== null);
+            for (const deadline = Date.now() + 3000; !answered() && Date.now() < deadline;) await pause(5);
             await move.migrateRest();
           },
           probes: () => [
@@ -165,7 +167,7 @@ export async function runKeysMigration(
             await move.owner();
             walk.moveOver(stamp());
             // The claim the cluster client sent mid-way is served now; then a claim asked of each node.
-            retries = await client!;
+            await sent!.reply;
           },
           probes: () => [
             ask(target, 'the scripted claim on the new owner', evalWords(claim)),
@@ -184,32 +186,20 @@ export async function runKeysMigration(
           },
         },
       });
-      const check = await checkCluster(admin.dial, admin.seeds);
-      const clean = check.problems.length === 0;
-      return walk.answer(
-        { mode: 'keys', server: on.version, jobs, jobCount: size },
-        { client: retries!, clean },
-      );
+      const client = clientRetries(claim, sent!.wire, await sent!.reply);
+      const clean = (await checkCluster(admin.dial, admin.seeds)).problems.length === 0;
+      return walk.answer({ mode: 'keys', server: on.version, jobs, jobCount: size }, { client, clean });
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.
       cluster.disconnect();
-      await Promise.race([(client as Promise<unknown> | null)?.catch(() => {}), pause(CLAIM_END_WAIT_MS)]);
+      await Promise.race([sent?.reply, pause(CLAIM_END_WAIT_MS)]);
       await walk.stop();
-      const everyNode = nodes.map((node) => on.clusterAdminNode(node.address));
-      await deleteQueueKeysOn(everyNode, queue, n);
-    }
-
-    /**
-     * The claim a cluster client sends once the queue is split, recorded per node until it is `served`;
-     * resolves once the client has had its first answer (TRYAGAIN), so the migration goes on meanwhile.
-     */
-    async function clientClaim(cluster: Cluster): Promise<{ served: Promise<ClientRetries> }> {
-      const { wire, reply } = sendClaim(cluster, claim);
-      const served = reply.then((reply) => clientRetries(claim, wire, reply));
-      const answered = () => wire.some((entry) => entry.line.startsWith('EVALSHA') && entry.reply !== null);
-      for (const deadline = Date.now() + 3000; !answered() && Date.now() < deadline;) await pause(5);
-      return { served };
+      await deleteQueueKeysOn(
+        nodes.map(({ address }) => on.clusterAdminNode(address)),
+        queue,
+        n,
+      );
     }
   });
 }

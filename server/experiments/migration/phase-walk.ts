@@ -20,7 +20,7 @@ import type { MigrationStep } from '../../explorer/slot-migration.ts';
 import type { AtomicGrant } from '../../explorer/grants.ts';
 import { ownerOf, type ShardNode } from '../../sandbox/cluster-topology.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
-import { asProbeReply, probe } from './probe.ts';
+import { asProbeReply, probe, type ProbeAsk } from './probe.ts';
 import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
 
@@ -28,23 +28,11 @@ import { settledWithin } from '../../run-deadline.ts';
 export type MigrationCluster = Omit<AtomicGrant, 'inTurn'>;
 
 /** What a move starts from: the nodes named as the node map names them, the owner, the node it moves to. */
-export interface MovePlan {
-  queue: string;
-  slot: number;
-  nodes: MigrationNode[];
-  source: MigrationNode;
-  target: MigrationNode;
+export type MovePlan = ReturnType<typeof planMove>;
+
+export function ask(node: MigrationNode, label: string, command: string[], asking = false): ProbeAsk {
+  return { node: node.address, label, command, asking };
 }
-
-/** One probe of a step: a command sent to one node (`host:port`), after ASKING when `asking`. */
-export type ProbeAsk = Pick<MigrationProbe, 'node' | 'label' | 'command' | 'asking'>;
-
-export const ask = (node: MigrationNode, label: string, command: string[], asking = false): ProbeAsk => ({
-  node: node.address,
-  label,
-  command,
-  asking,
-});
 
 /** What a step saw itself, where the driver's reading after its commands would come too late. */
 export type PhaseSeen = Partial<Pick<MigrationPhase, 'atMs' | 'keys' | 'keysByNode' | 'probes'>>;
@@ -69,7 +57,7 @@ export interface PhaseStep {
 export type PhaseSteps<M extends MigrationMode> = Record<MigrationPhaseName<M>, PhaseStep>;
 
 /** The move of `queue`'s slot from its owner to the next node (`shards` in slot order: node 1, 2, …). */
-export function planMove(queue: string, slot: number, shards: ShardNode[]): MovePlan {
+export function planMove(queue: string, slot: number, shards: ShardNode[]) {
   const nodes = shards.map(({ address, id }, i) => ({ name: `node ${i + 1}`, address, id }));
   const at = nodes.findIndex((node) => node.id === ownerOf(shards, slot)?.id);
   if (at < 0) throw new Error(`no node of the cluster serves slot ${slot}`);
@@ -91,12 +79,11 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   // Each node's count of keys in the slot: a node counts the keys it holds whether or not it owns the
   // slot, so an importing target's arrivals count too; during a run the slot holds the queue's keys
   // alone (its turn on the slot, and the site's own keys refused there).
+  const countOn = async (node: MigrationNode) =>
+    Number(await on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot));
   const counts = async (): Promise<Record<string, number>> => {
-    const read = nodes.map((node) =>
-      on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot),
-    );
-    const counted = await Promise.all(read);
-    return Object.fromEntries(nodes.map(({ address }, i) => [address, Number(counted[i])]));
+    const counted = await Promise.all(nodes.map(countOn));
+    return Object.fromEntries(nodes.map(({ address }, i) => [address, counted[i]!]));
   };
   // The listed keys a node has: EXISTS after ASKING, so an importing node answers for a slot it does
   // not own yet, and a node without them answers 0 or a redirection.
@@ -108,21 +95,18 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   };
   const asked = async (step: PhaseStep) => {
     const probes: MigrationProbe[] = [];
-    for (const { node, label, command, asking } of step.probes?.() ?? [])
-      probes.push(await probe(on.clusterNode(node), node, label, command, asking));
+    for (const request of step.probes?.() ?? [])
+      probes.push(await probe(on.clusterNode(request.node), request));
     return probes;
   };
 
   return {
     phases,
     counts,
+    countOn,
     async startWorker(): Promise<void> {
-      const connecting = startWorker(on.cluster, plan.queue);
-      claiming = await settledWithin(
-        5000,
-        () => new Error('the run’s cluster client did not connect in 5 s'),
-        connecting,
-      );
+      const late = () => new Error('the run’s cluster client did not connect in 5 s');
+      claiming = await settledWithin(5000, late, startWorker(on.cluster, plan.queue));
     },
     /** The move ended at `at` (every node names the new owner): the worker claims on until served. */
     moveOver(at: number): void {
@@ -130,10 +114,9 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
       working = claiming!.stop({ untilServed: true });
     },
     /** The worker's claims once it stopped: before anything else moves the slot, so none meets that. */
-    async workerStopped(): Promise<WorkerRun> {
-      const worked = await working!;
+    workerStopped(): Promise<WorkerRun> {
       claiming = null;
-      return worked;
+      return working!;
     },
     /** Stops a worker still claiming: a failed run's clean-up comes after its last writer. */
     async stop(): Promise<void> {
@@ -159,18 +142,16 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
           seen.keysByNode ?? counts(),
         ]);
         const probes = seen.probes ?? first ?? (await asked(step));
-        const { summary, owner, open = [] } = step;
-        const keys = { source: onSource, target: onTarget };
-        const repliesByNode = countReplies(nodes, probes);
+        const { summary } = step;
         phases.push({
           name,
           summary: typeof summary === 'string' ? summary : summary(),
           atMs,
-          owner: owner.address,
-          open,
-          keys,
+          owner: step.owner.address,
+          open: step.open ?? [],
+          keys: { source: onSource, target: onTarget },
           keysByNode,
-          repliesByNode,
+          repliesByNode: countReplies(nodes, probes),
           steps: commands,
           probes,
         });
@@ -186,12 +167,11 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
       const start = origin!;
       const worker = workerTimeline(await working!, start, moveEnd);
       const timed = sinceMoveStart({ moveMs: tenths(moveEnd - start), phases, worker }, start);
-      const { queue } = plan;
       return {
         ...head,
         ...timed,
         ...tail,
-        queue,
+        queue: plan.queue,
         slot,
         nodes,
         source: source.address,

@@ -1,7 +1,6 @@
-// A probe: one command sent to one node on a plain connection (no cluster client in between, so nothing
-// follows a redirection or retries), optionally after ASKING on the same connection, and the reply kept
-// exactly as the node sent it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure —
-// stamped when it was sent (clock.ts).
+// A probe: one command sent to one node on a plain connection (nothing follows a redirection or
+// retries), optionally after ASKING on the same connection, and the reply kept exactly as the node sent
+// it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure.
 
 import type { Valkey } from 'iovalkey';
 import { isReplyError } from '../../executors/wire-error.ts';
@@ -24,34 +23,31 @@ function replyError(error: unknown): { error: string } {
   throw error;
 }
 
+/** One probe of a step: a command sent to one node (`host:port`), after ASKING when `asking`. */
+export type ProbeAsk = Pick<MigrationProbe, 'node' | 'label' | 'command' | 'asking'>;
+
+/** `ask` sent on `client`, a connection to its node. */
 export async function probe(
-  node: Valkey,
-  address: string,
-  label: string,
-  command: string[],
-  asking = false,
+  client: Valkey,
+  { node, label, command, asking = false }: ProbeAsk,
 ): Promise<MigrationProbe> {
   const [name, ...args] = command as [string, ...string[]];
   const atMs = stamp();
   let reply: ProbeReply;
   if (asking) {
-    const answers =
-      (await node
-        .pipeline()
-        .call('ASKING')
-        .call(name, ...args)
-        .exec()) ?? [];
+    const batch = client.pipeline().call('ASKING');
+    const answers = (await batch.call(name, ...args).exec()) ?? [];
     const [askingError] = answers[0] ?? [];
     if (askingError) throw askingError;
     const [error, value] = answers[1] ?? [];
     reply = error ? replyError(error) : asProbeReply(value);
   } else {
     try {
-      reply = asProbeReply(await node.call(name, ...args));
+      reply = asProbeReply(await client.call(name, ...args));
     } catch (error) {
       if (isRestarting(error) && !/^TRYAGAIN/.test((error as Error).message)) throw error;
       reply = replyError(error);
     }
   }
-  return { label, command, ...(asking ? { asking } : {}), node: address, reply, atMs };
+  return { label, command, ...(asking ? { asking } : {}), node, reply, atMs };
 }

@@ -33,7 +33,7 @@ const GIVING_UP = [
 ] as const;
 
 /** Those options at iovalkey's defaults, read from iovalkey itself: what a queue's worker meets untuned. */
-export const WORKER_SETTINGS = Object.fromEntries(
+const WORKER_SETTINGS = Object.fromEntries(
   GIVING_UP.map((option) => [option, DEFAULT_CLUSTER_OPTIONS[option]!]),
 ) as Record<(typeof GIVING_UP)[number], number>;
 
@@ -59,7 +59,7 @@ class StampedSink extends Array<WireCommand> {
 }
 
 /** One claim as the worker's code saw it: the attempts it took on the wire, and what it got back. */
-export interface WorkerCall {
+interface WorkerCall {
   wire: Array<WireCommand & { at: number }>;
   reply: ProbeReply;
 }
@@ -78,12 +78,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startWorker(shared: Cluster, queue: string) {
   const cluster = shared.duplicate([], { ...WORKER_SETTINGS });
   cluster.on('error', () => {});
-  try {
-    await whenReady(cluster);
-  } catch (error) {
-    cluster.disconnect();
-    throw error;
-  }
+  await whenReady(cluster);
   const claim = callFor('claim', queue, { lease_ms: 30_000 });
   const line = evalWords(claim)[0]!;
   const calls: WorkerCall[] = [];
