@@ -25,8 +25,7 @@ import {
   type ProbeReply,
   type SlotMigrationState,
 } from '../../contract/experiments/migration.ts';
-import { evalWords, nativeWords } from './call-words.ts';
-import { probe, type ProbeAsk } from './probe.ts';
+import { evalWords, nativeWords, probe, type ProbeAsk } from './probe.ts';
 import { stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { clientRetries, WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
@@ -45,12 +44,7 @@ interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
 }
 
 /** What an atomic move measured: each migration state when first seen, when it began and ended. */
-interface Moved {
-  states: SlotMigrationState[];
-  ms: number;
-  startedAt: number;
-  endedAt: number;
-}
+type Moved = Awaited<ReturnType<typeof migrateAtomically>>;
 
 /** Whether every node names `owner` the owner of `slot`. */
 async function everyNodeNames(on: MigrationCluster, slot: number, owner: MigrationNode): Promise<boolean> {
@@ -67,7 +61,7 @@ async function everyNodeNames(on: MigrationCluster, slot: number, owner: Migrati
 async function migrateAtomically(
   { on, slot: n, source, target, record }: Move,
   during?: (failed: () => boolean) => Promise<void>,
-): Promise<Moved> {
+) {
   const admin = (node: MigrationNode) => on.clusterAdminNode(node.address);
   // The source's jobs from before: the move's own job is the one that is new there.
   const known = new Set((await slotMigrations(admin(source))).map((job) => job.name));
@@ -203,9 +197,8 @@ export async function runAtomicReshard(
         ask(source, 'the module’s enqueue', nativeWords(enqueue())),
       ];
       const move = { on, slot: n, source, target, record: walk.record };
-      let before = 0;
-      let after = 0;
-      let leftOnSource = 0;
+      // The slot's keys: on the source before, on the target after (plus the probes' one new row).
+      const keys = { before: 0, after: 0, expected: 0, leftOnSource: 0, together: false };
       let moving: MigrationProbe[] = [];
       let worked: WorkerRun;
       let there: Moved;
@@ -215,15 +208,13 @@ export async function runAtomicReshard(
         // refuses cluster mode). The scripted enqueue waits for the move, so its row is new then.
         stable: {
           summary: `slot ${n} is served by ${source.name} alone; the queue holds ${jobCount.toLocaleString('en')} jobs`,
-          owner: source,
           probesFirst: true,
           probes: () => [read, claimed, module],
         },
         moving: {
           summary: `${source.name} copies slot ${n} to ${target.name} in the background and serves it meanwhile; each call was sent again and again until it was redirected`,
-          owner: source,
           async run() {
-            before = await walk.countOn(source);
+            keys.before = await walk.countOn(source);
             await walk.startWorker();
             // Each node's count while the copy is under way: read once the probes have had their first answers.
             let midMove = walk.phases[0]!.keysByNode;
@@ -235,8 +226,9 @@ export async function runAtomicReshard(
             walk.moveOver(there.endedAt);
             // The source deletes a slot it gave away in the background: its count once that is done (or 2 s).
             const deadline = Date.now() + 2000;
-            while ((leftOnSource = await walk.countOn(source)) > 0 && Date.now() < deadline) await pause(5);
-            after = await walk.countOn(target);
+            while ((keys.leftOnSource = await walk.countOn(source)) > 0 && Date.now() < deadline)
+              await pause(5);
+            keys.after = await walk.countOn(target);
             // As the command went out: the copy arriving on the target is not a client's to see until the end.
             return { atMs: there.startedAt, keys: walk.phases[0]!.keys, keysByNode: midMove, probes: moving };
           },
@@ -254,7 +246,6 @@ export async function runAtomicReshard(
         },
         back: {
           summary: () => `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
-          owner: source,
           async run() {
             worked = await walk.workerStopped();
             back = await migrateAtomically({ ...move, source: target, target: source });
@@ -265,10 +256,9 @@ export async function runAtomicReshard(
       const clean = (await everyNodeNames(on, n, source)) && (await settle(on));
       // The probes' only new key: the enqueue's row, written the first time it was served (later runs
       // were duplicates); the claims moved jobs between sets that existed already.
-      const expected = before + (moving[2]!.served! > 0 ? 1 : 0);
+      keys.expected = keys.before + (moving[2]!.served! > 0 ? 1 : 0);
+      keys.together = keys.leftOnSource === 0 && keys.after === keys.expected;
       const leftBehind = await cleanQueue();
-      const together = leftOnSource === 0 && after === expected;
-      const keys = { before, after, expected, leftOnSource, together };
       const atomic = { jobCount, states: there!.states, moveMs: there!.ms, keys, backMs: back!.ms };
       const client = clientOf(worked!, claim);
       const head = { mode: 'atomic' as const, server: on.version, jobs, jobCount };

@@ -13,7 +13,7 @@ import { moveSlot } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../cluster/run-lock.ts';
 import type { MigrationResult } from '../../contract/experiments/migration.ts';
 import { whenReady } from '../../wire/cluster-wire.ts';
-import { evalWords, nativeWords } from './call-words.ts';
+import { evalWords, nativeWords } from './probe.ts';
 import { stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
@@ -91,7 +91,6 @@ export async function runKeysMigration(
       await walk.through('keys', {
         stable: {
           summary: `slot ${n} is served by ${source.name} alone`,
-          owner: source,
           probes: () => [
             ask(source, 'the owner serves the queue', read(pending)),
             ...outside('a node that does not own the slot redirects', read(pending)),
@@ -100,7 +99,6 @@ export async function runKeysMigration(
         },
         importing: {
           summary: `${target.name} is IMPORTING slot ${n}; ${source.name} still owns it`,
-          owner: source,
           open: [importing],
           async run() {
             await whenReady(cluster);
@@ -114,7 +112,6 @@ export async function runKeysMigration(
         },
         migrating: {
           summary: `${source.name} is MIGRATING slot ${n} to ${target.name}; no key has moved yet`,
-          owner: source,
           open: both,
           run: move.migrating,
           probes: () => [
@@ -124,7 +121,6 @@ export async function runKeysMigration(
         },
         split: {
           summary: `one row moved to ${target.name}; the queue is split across two nodes`,
-          owner: source,
           open: both,
           run: () => move.migrate([rows[0]!]),
           probes: () => {
@@ -143,7 +139,6 @@ export async function runKeysMigration(
         },
         moved: {
           summary: `every key is on ${target.name}; ${source.name} still owns the slot`,
-          owner: source,
           open: both,
           async run() {
             // The move goes on once the client has had its first answer (TRYAGAIN).
@@ -177,7 +172,6 @@ export async function runKeysMigration(
         },
         back: {
           summary: `the slot moved back to ${source.name}, keys and all`,
-          owner: source,
           // Back where it was, in one batch, so the next reader finds the layout the page describes: once
           // the worker has stopped, so no claim of its meets the move back.
           async run() {

@@ -41,8 +41,8 @@ export type PhaseSeen = Partial<Pick<MigrationPhase, 'atMs' | 'keys' | 'keysByNo
 export interface PhaseStep {
   /** One line saying what the phase is; a function when it names what the phase's commands measured. */
   summary: string | (() => string);
-  /** The node that owns the slot in this phase. */
-  owner: MigrationNode;
+  /** The slot's owner in this phase, when not the source (which owns it until the target is named). */
+  owner?: MigrationNode;
   /** The nodes with the slot open in this phase. */
   open?: MigrationPhase['open'];
   /** The phase's migration commands, and whatever must happen before them. */
@@ -147,7 +147,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
           name,
           summary: typeof summary === 'string' ? summary : summary(),
           atMs,
-          owner: step.owner.address,
+          owner: (step.owner ?? source).address,
           open: step.open ?? [],
           keys: { source: onSource, target: onTarget },
           keysByNode,

@@ -1,12 +1,32 @@
 // A probe: one command sent to one node on a plain connection (nothing follows a redirection or
 // retries), optionally after ASKING on the same connection, and the reply kept exactly as the node sent
-// it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure.
+// it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure. A transition's call is sent
+// through its Lua script or the module's command, so both modes show the same call on the same node.
 
 import type { Valkey } from 'iovalkey';
+import { scriptFor } from '../../executors/scripts.ts';
+import { TRANSITIONS, type Call } from '../../contract/transitions.ts';
 import { isReplyError } from '../../executors/wire-error.ts';
 import type { MigrationProbe, ProbeReply } from '../../contract/experiments/migration.ts';
 import { isRestarting } from '../../catalogue/restarting.ts';
 import { stamp } from './clock.ts';
+
+/** The call as EVALSHA of its transition's script. */
+export const evalWords = (call: Call): string[] => [
+  'EVALSHA',
+  scriptFor(call.transition).sha,
+  String(call.keys.length),
+  ...call.keys,
+  ...call.args,
+];
+
+/** The call as the module's own command (EMQ.*). */
+export const nativeWords = (call: Call): string[] => [
+  TRANSITIONS[call.transition].command!,
+  String(call.keys.length),
+  ...call.keys,
+  ...call.args,
+];
 
 /** A server reply in the probe's shape (buffers as text, nested arrays kept). */
 export function asProbeReply(value: unknown): ProbeReply {

@@ -19,8 +19,7 @@ import {
 } from '../../contract/experiments/migration.ts';
 import type { Call } from '../../contract/transitions.ts';
 import { stamp, tenths } from './clock.ts';
-import { evalWords } from './call-words.ts';
-import { asProbeReply } from './probe.ts';
+import { asProbeReply, evalWords } from './probe.ts';
 import { settledWithin } from '../../run-deadline.ts';
 
 /** The options that decide when a cluster client gives up a command. */
@@ -46,21 +45,22 @@ const STOP_WAIT_MS = 3000;
 /** How long stop({ untilServed }) lets the worker go on claiming until one is served. */
 const SERVED_WAIT_MS = 3000;
 
-/** The recorder's sink, each entry stamped as it is written to its socket. */
-class StampedSink extends Array<WireCommand> {
+type Stamped = WireCommand & { at: number };
+
+/** The recorder's sink, each entry stamped (`at`) as it is written to its socket. */
+class StampedSink extends Array<Stamped> {
   static override get [Symbol.species]() {
     return Array;
   }
-  readonly sentAt: number[] = [];
   override push(...entries: WireCommand[]): number {
-    for (let i = 0; i < entries.length; i += 1) this.sentAt.push(stamp());
-    return super.push(...entries);
+    // The recorder's own entry, stamped where it is: it fills in the reply later.
+    return super.push(...entries.map((entry) => Object.assign(entry, { at: stamp() })));
   }
 }
 
 /** One claim as the worker's code saw it: the attempts it took on the wire, and what it got back. */
 interface WorkerCall {
-  wire: Array<WireCommand & { at: number }>;
+  wire: Stamped[];
   reply: ProbeReply;
 }
 
@@ -92,9 +92,7 @@ export async function startWorker(shared: Cluster, queue: string) {
       const sent = sendClaim(cluster, claim);
       const reply = await sent.reply;
       if (/^Too many Cluster redirections/.test(isErrorReply(reply) ? reply.error : '')) gaveUp = true;
-      const wire = sent.wire
-        .map((entry, i) => ({ ...entry, at: sent.wire.sentAt[i]! }))
-        .filter((entry) => entry.line.startsWith(line));
+      const wire = sent.wire.filter((entry) => entry.line.startsWith(line));
       attempts += wire.length;
       calls.push({ wire, reply });
       // A client that is gone (cut, or its nodes unreachable) is not claiming: the loop ends.
