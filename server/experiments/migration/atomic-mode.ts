@@ -98,9 +98,7 @@ async function migrateAtomically(
       await pause(5);
     }
     if (exportState !== 'success') throw new Error(`the atomic move of slot ${n} ended ${exportState}`);
-  })().finally(() => {
-    over = true;
-  });
+  })().finally(() => (over = true));
   // Both end before this does, failed or not: nothing of the move's probes writes after it returns.
   const outcomes = await Promise.allSettled([watching, during?.(() => over && exportState !== 'success')]);
   for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;

@@ -34,27 +34,24 @@ export function ask(node: MigrationNode, label: string, command: string[], askin
   return { node: node.address, label, command, asking };
 }
 
-/** What a step saw itself, where the driver's reading after its commands would come too late. */
-export type PhaseSeen = Partial<Pick<MigrationPhase, 'atMs' | 'keys' | 'keysByNode' | 'probes'>>;
-
 /** One phase of a migration: the commands that lead to it, then what it shows. */
-export interface PhaseStep {
+interface PhaseStep {
   /** One line saying what the phase is; a function when it names what the phase's commands measured. */
   summary: string | (() => string);
   /** The slot's owner in this phase, when not the source (which owns it until the target is named). */
   owner?: MigrationNode;
   /** The nodes with the slot open in this phase. */
   open?: MigrationPhase['open'];
-  /** The phase's migration commands, and whatever must happen before them. */
-  run?(): Promise<PhaseSeen | void>;
+  /**
+   * The phase's migration commands, and whatever must happen before them; it answers what it saw
+   * itself, where the driver's reading after it would come too late.
+   */
+  run?(): Promise<Partial<Pick<MigrationPhase, 'atMs' | 'keys' | 'keysByNode' | 'probes'>> | void>;
   /** The phase's probes, asked once the keys are read. */
   probes?(): ProbeAsk[];
   /** The probes asked before the keys are read, so what they wrote is counted with the queue. */
   probesFirst?: boolean;
 }
-
-/** A mode's steps, one per row of its table: walked in the table's order. */
-export type PhaseSteps<M extends MigrationMode> = Record<MigrationPhaseName<M>, PhaseStep>;
 
 /** The move of `queue`'s slot from its owner to the next node (`shards` in slot order: node 1, 2, …). */
 export function planMove(queue: string, slot: number, shards: ShardNode[]) {
@@ -129,8 +126,8 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
       commands.push({ node, command, reply: asProbeReply(reply), atMs: sentAt });
     },
 
-    /** Walks `mode`'s steps in its table's order. */
-    async through<M extends MigrationMode>(mode: M, steps: PhaseSteps<M>): Promise<void> {
+    /** Walks `mode`'s steps, one per row of its table, in the table's order. */
+    async through<M extends MigrationMode>(mode: M, steps: Record<MigrationPhaseName<M>, PhaseStep>) {
       for (const { name } of MIGRATION_PHASES[mode]) {
         const step: PhaseStep = steps[name as MigrationPhaseName<M>];
         const seen = (await step.run?.()) ?? {};
@@ -182,14 +179,10 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
 }
 
 /** The probes' replies by kind, per node (every node listed, 0 where none). */
-function countReplies(
-  nodes: MigrationNode[],
-  probes: readonly MigrationProbe[],
-): Record<string, ReplyCounts> {
+function countReplies(nodes: MigrationNode[], probes: MigrationProbe[]): Record<string, ReplyCounts> {
   const none = () => Object.fromEntries(REPLY_KINDS.map((kind) => [kind, 0])) as ReplyCounts;
-  const counts: Record<string, ReplyCounts> = Object.fromEntries(
-    nodes.map(({ address }) => [address, none()]),
-  );
+  const counts: Record<string, ReplyCounts> = {};
+  for (const { address } of nodes) counts[address] = none();
   for (const probe of probes) {
     const node = (counts[probe.node] ??= none());
     const last = replyKind(probe.reply);

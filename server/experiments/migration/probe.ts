@@ -53,21 +53,14 @@ export async function probe(
 ): Promise<MigrationProbe> {
   const [name, ...args] = command as [string, ...string[]];
   const atMs = stamp();
-  let reply: ProbeReply;
-  if (asking) {
-    const batch = client.pipeline().call('ASKING');
-    const answers = (await batch.call(name, ...args).exec()) ?? [];
-    const [askingError] = answers[0] ?? [];
-    if (askingError) throw askingError;
-    const [error, value] = answers[1] ?? [];
-    reply = error ? replyError(error) : asProbeReply(value);
-  } else {
-    try {
-      reply = asProbeReply(await client.call(name, ...args));
-    } catch (error) {
-      if (isRestarting(error) && !/^TRYAGAIN/.test((error as Error).message)) throw error;
-      reply = replyError(error);
-    }
-  }
+  const batch = client.pipeline();
+  if (asking) batch.call('ASKING');
+  const answers = (await batch.call(name, ...args).exec()) ?? [];
+  const [askingError] = asking ? (answers[0] ?? []) : [];
+  if (askingError) throw askingError;
+  const [error, value] = answers.at(-1) ?? [];
+  // Sent alone, a reply of a node restarting is not this probe's answer (a TRYAGAIN is).
+  if (error && !asking && isRestarting(error) && !/^TRYAGAIN/.test(error.message)) throw error;
+  const reply = error ? replyError(error) : asProbeReply(value);
   return { label, command, ...(asking ? { asking } : {}), node, reply, atMs };
 }

@@ -65,7 +65,6 @@ interface WorkerCall {
 }
 
 export interface WorkerRun {
-  settings: Record<string, number>;
   calls: WorkerCall[];
   gaveUp: boolean;
 }
@@ -114,7 +113,7 @@ export async function startWorker(shared: Cluster, queue: string) {
       // Cut or not, the loop has ended once the client is gone: nothing of it writes after this.
       cluster.disconnect();
       await loop;
-      return { settings: { ...WORKER_SETTINGS }, calls, gaveUp };
+      return { calls, gaveUp };
     },
   };
 }
@@ -155,5 +154,5 @@ export function workerTimeline(run: WorkerRun, from: number, to: number): Worker
   const points = [from, ...served, to];
   let longest = 0;
   for (let i = 1; i < points.length; i += 1) longest = Math.max(longest, points[i]! - points[i - 1]!);
-  return { settings: run.settings, claims, longestWaitMs: tenths(longest), gaveUp: run.gaveUp };
+  return { settings: { ...WORKER_SETTINGS }, claims, longestWaitMs: tenths(longest), gaveUp: run.gaveUp };
 }
