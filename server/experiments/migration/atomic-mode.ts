@@ -31,7 +31,7 @@ import { fillQueue } from './fill.ts';
 import { clientRetries, WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 import { ask, phaseWalk, planMove } from './phase-walk.ts';
-import type { MigrationCluster, MovePlan } from './phase-walk.ts';
+import type { MovePlan } from './phase-walk.ts';
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(replyKind(reply));
@@ -39,7 +39,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One atomic move of a slot: where it goes, on which cluster, its command recorded by `record`. */
 interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
-  on: MigrationCluster;
+  on: AtomicGrant;
   record(step: MigrationStep): void;
 }
 
@@ -47,7 +47,7 @@ interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
 type Moved = Awaited<ReturnType<typeof migrateAtomically>>;
 
 /** Whether every node names `owner` the owner of `slot`. */
-async function everyNodeNames(on: MigrationCluster, slot: number, owner: MigrationNode): Promise<boolean> {
+async function everyNodeNames(on: AtomicGrant, slot: number, owner: MigrationNode): Promise<boolean> {
   const nodes = await on.shards();
   const views = await Promise.all(nodes.map((node) => readShards(on.clusterAdminNode(node.address))));
   return views.every((shards) => ownerOf(shards, slot)?.id === owner.id);
@@ -110,7 +110,7 @@ async function migrateAtomically(
 }
 
 /** Each probe sent to its node over and over while the slot moves, until it answers a redirection. */
-async function probeWhileMoving(on: MigrationCluster, list: ProbeAsk[], failed: () => boolean) {
+async function probeWhileMoving(on: AtomicGrant, list: ProbeAsk[], failed: () => boolean) {
   const results = list.map(({ node, label, command }): MigrationProbe => ({
     label,
     command,
@@ -149,7 +149,7 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
 }
 
 /** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
-async function settle(on: MigrationCluster): Promise<boolean> {
+async function settle(on: AtomicGrant): Promise<boolean> {
   let clean = true;
   for (const { address } of await on.shards()) {
     const node = on.clusterAdminNode(address);

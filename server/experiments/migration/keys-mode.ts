@@ -21,22 +21,10 @@ import { serverVersion } from '../../cluster/handle.ts';
 import { readShards } from '../../sandbox/cluster-topology.ts';
 import type { Grant } from '../../explorer/grants.ts';
 import { clientRetries, sendClaim } from './worker.ts';
-import { ask, phaseWalk, planMove, type MigrationCluster } from './phase-walk.ts';
+import { ask, phaseWalk, planMove } from './phase-walk.ts';
 
 /** What a reshard is given: the admin side of both clusters, and the explorer's view of the shared one. */
 export type MigrationGrant = Grant<'migration' | 'queueTurn' | 'cluster' | 'clusterNode'>;
-
-/** The shared Valkey 8 cluster as a migration runs on it, from the reshard's grant. */
-async function sharedCluster(grant: MigrationGrant): Promise<MigrationCluster> {
-  const { dial, seeds } = grant.migration.cluster;
-  return {
-    version: await serverVersion(dial(seeds[0]!)),
-    cluster: grant.cluster,
-    clusterNode: grant.clusterNode,
-    clusterAdminNode: dial,
-    shards: () => readShards(dial(seeds[0]!)),
-  };
-}
 
 /** How long the clean-up waits for the mid-move claim to end once its client is cut. */
 const CLAIM_END_WAIT_MS = 3000;
@@ -52,9 +40,11 @@ export async function runKeysMigration(
   const n = queueSlot(queue);
   const admin = grant.migration.cluster;
   return grant.queueTurn(queue, async () => {
-    const on = await sharedCluster(grant);
+    const { dial, seeds } = admin;
+    const version = await serverVersion(dial(seeds[0]!));
+    const on = { cluster: grant.cluster, clusterNode: grant.clusterNode, clusterAdminNode: dial };
     // The turn's repair left every node agreeing who owns the slot.
-    const plan = planMove(queue, n, await on.shards());
+    const plan = planMove(queue, n, await readShards(dial(seeds[0]!)));
     const { nodes, source, target } = plan;
     // A node neither side of the move (a cluster may have two primaries only).
     const bystander = nodes.find((node) => node !== source && node !== target);
@@ -182,7 +172,7 @@ export async function runKeysMigration(
       });
       const client = clientRetries(claim, sent!.wire, await sent!.reply);
       const clean = (await checkCluster(admin.dial, admin.seeds)).problems.length === 0;
-      return walk.answer({ mode: 'keys', server: on.version, jobs, jobCount: size }, { client, clean });
+      return walk.answer({ mode: 'keys', server: version, jobs, jobCount: size }, { client, clean });
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
       // the worker stops; then the queue goes from every node, an importing one included.

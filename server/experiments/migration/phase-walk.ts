@@ -24,8 +24,8 @@ import { asProbeReply, probe, type ProbeAsk } from './probe.ts';
 import { startWorker, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
 
-/** What a migration runs on, whichever cluster's slot it moves: the atomic mode's grant has this shape. */
-export type MigrationCluster = Omit<AtomicGrant, 'inTurn'>;
+/** What a walk runs on, whichever cluster's slot it moves, named as the atomic mode's grant names it. */
+type MigrationCluster = Pick<AtomicGrant, 'cluster' | 'clusterNode' | 'clusterAdminNode'>;
 
 /** What a move starts from: the nodes named as the node map names them, the owner, the node it moves to. */
 export type MovePlan = ReturnType<typeof planMove>;
