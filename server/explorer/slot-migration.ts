@@ -29,19 +29,16 @@ export interface ClusterAdmin {
 
 /** A migration that failed part-way; the repair that followed is in `repair`. */
 export class MigrationFailedError extends Error {
+  override name = 'MigrationFailedError';
   readonly repair: RepairReport | null;
   constructor(slot: number, cause: unknown, repair: RepairReport | null) {
     const why = cause instanceof Error ? cause.message : String(cause);
+    const left = repair?.left.join('; ') ?? 'the repair could not run';
     super(
-      repair && repair.left.length === 0
+      repair?.left.length === 0
         ? catalogueText('RESHARD_FAILED', { slot, why }, 'repaired')
-        : catalogueText(
-            'RESHARD_FAILED',
-            { slot, why, 'what is left': repair?.left.join('; ') ?? 'the repair could not run' },
-            'unrepaired',
-          ),
+        : catalogueText('RESHARD_FAILED', { slot, why, 'what is left': left }, 'unrepaired'),
     );
-    this.name = 'MigrationFailedError';
     this.repair = repair;
   }
 }
@@ -71,11 +68,7 @@ export interface MigrationStep {
   sentAt: number;
 }
 
-/**
- * Runs `work` in the sandbox's one migration turn: before it, the cluster is checked and repaired; if
- * `work` throws, the cluster is repaired again (finishing or undoing a half-done move) before the turn
- * is given back, and the failure is rethrown as a MigrationFailedError naming what the repair did.
- */
+/** `work` in the migration turn after a repair; a failure is repaired and thrown as MigrationFailedError. */
 export async function inMigrationTurn<T>(
   admin: ClusterAdmin,
   slot: number,
@@ -107,17 +100,13 @@ export interface SlotMove {
   slot: number;
   source: MigrationNode;
   target: MigrationNode;
-  /** Each command as sent, with its reply. */
   record(step: MigrationStep): void;
 }
 
 /** Keys per MIGRATE once the queue is split: 20,000 jobs in about 20 commands. */
 const MIGRATE_BATCH = 1000;
 
-/**
- * Moving `slot` from `source` to `target`, a step at a time so a caller can look at the cluster between
- * steps (`whole()` takes them all): every command recorded, every SETSLOT answering OK.
- */
+/** `slot` moved a step at a time, so a caller can look between steps (`whole()` takes them all). */
 export function moveSlot(move: SlotMove) {
   const { admin, turn, views, slot, source, target } = move;
   const n = String(slot);
@@ -141,7 +130,6 @@ export function moveSlot(move: SlotMove) {
   // The target needs the admin's password; what is shown has it masked.
   const auth = (password: string) => (credentials ? ['AUTH2', credentials.username, password] : []);
   const steps = {
-    /** The target IMPORTING, the source not yet MIGRATING. */
     importing: () => setSlot(target, 'IMPORTING', source.id),
     /** Both sides open, before any key moves. */
     migrating: () => setSlot(source, 'MIGRATING', target.id),

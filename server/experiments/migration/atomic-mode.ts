@@ -1,9 +1,7 @@
-// reshard, atomic mode: a queue's slot moved by Valkey 9's atomic slot migration — one CLUSTER
-// MIGRATESLOTS on the source, which copies the slot to the target, streams the writes that follow, pauses
-// writes for the hand-over and gives the slot away — while the keys mode's probes are sent to the source
-// again and again: served until the hand-over, then MOVED, never ASK or TRYAGAIN. The states CLUSTER
-// GETSLOTMIGRATIONS passes through are kept; then the slot moves back the same way and the queue goes.
-// The phases are the steps below, in the page's order (phase-walk.ts walks them).
+// reshard, atomic mode: the slot moved by one CLUSTER MIGRATESLOTS (Valkey 9), which copies it to the
+// target, streams the writes that follow and hands it over, while the keys mode's probes are sent to the
+// source again and again (served, then MOVED; never ASK or TRYAGAIN) and the states GETSLOTMIGRATIONS
+// reports are kept; then back the same way. One step per row of the contract's table (phase-walk.ts).
 
 import { callFor } from '../../contract/calls.ts';
 import { loadScripts } from '../../executors/scripted.ts';
@@ -37,7 +35,6 @@ const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.er
 const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(replyKind(reply));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One atomic move of a slot: where it goes, on which cluster, its command recorded by `record`. */
 interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
   on: AtomicGrant;
   record(step: MigrationStep): void;
@@ -54,9 +51,8 @@ async function everyNodeNames(on: AtomicGrant, slot: number, owner: MigrationNod
 }
 
 /**
- * Sends MIGRATESLOTS for the slot, reads both nodes' migration jobs until the export ends (keeping each
- * new state), and meanwhile runs `during` against the source, told when the move has failed. Resolves
- * once every node names the target.
+ * MIGRATESLOTS, then both ends' migration states kept until the export ends, while `during` runs (told
+ * once the move has failed); resolves once every node names the target.
  */
 async function migrateAtomically(
   { on, slot: n, source, target, record }: Move,

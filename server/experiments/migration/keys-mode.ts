@@ -1,10 +1,7 @@
-// reshard, keys mode: the classic slot migration, step by step — the target IMPORTING, the source
-// MIGRATING, the queue's oldest row sent over alone (the queue split across two nodes), the rest in
-// batches of MIGRATE … KEYS, then SETSLOT … NODE on every node. Probes ask single nodes and keep their
-// exact replies: ASK only from the migrating owner, MOVED from a node that does not serve the slot,
-// TRYAGAIN for a call declaring a key that is not there (the claim's row base never is). A cluster
-// client's claim, sent when the queue is split, retries TRYAGAIN until the slot flips and is served by
-// the new owner. Then the slot goes back. The phases are the steps below (phase-walk.ts walks them).
+// reshard, keys mode: the classic slot migration, one step per row of the contract's table of phases —
+// IMPORTING, MIGRATING, one row sent alone (the queue split across two nodes), the rest by MIGRATE …
+// KEYS, SETSLOT … NODE on every node, then back — with probes keeping each node's exact reply, and a
+// cluster client's claim sent once the queue is split, retried until the slot flips (phase-walk.ts).
 
 import { callFor } from '../../contract/calls.ts';
 import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';

@@ -1,8 +1,7 @@
-// A migration as the page steps through it: a list of phases, each a step with its migration commands
-// and its probes, walked in the order of the contract's table (contract/experiments/migration-phases.ts)
-// by this one driver for both modes. After each step's commands it stamps the phase, lists where the
-// queue's keys are, asks the probes and counts per node the queue's keys (read from the node itself,
-// never worked out from the plan) and the replies by kind. The first command is where the move begins.
+// A migration as the page steps through it: one step per row of the contract's table of phases
+// (contract/experiments/migration-phases.ts), walked by this driver for both modes. After each step's
+// commands it stamps the phase, lists where the queue's keys are, asks the probes and counts per node
+// the keys (read from the node, never worked out from the plan) and the replies by kind.
 
 import { MIGRATION_PHASES, type MigrationPhaseName } from '../../contract/experiments/migration-phases.ts';
 import {
@@ -40,7 +39,6 @@ interface PhaseStep {
   summary: string | (() => string);
   /** The slot's owner in this phase, when not the source (which owns it until the target is named). */
   owner?: MigrationNode;
-  /** The nodes with the slot open in this phase. */
   open?: MigrationPhase['open'];
   /**
    * The phase's migration commands, and whatever must happen before them; it answers what it saw

@@ -118,10 +118,7 @@ export async function startWorker(shared: Cluster, queue: string) {
   };
 }
 
-/**
- * One claim sent through `cluster`: every command it writes recorded per node and stamped (a TRYAGAIN
- * retried or a MOVED followed is a line of its own) until its reply, an error reply's text included.
- */
+/** One claim sent through `cluster`, every command it writes recorded per node until its reply. */
 export function sendClaim(cluster: Cluster, claim: Call): { wire: StampedSink; reply: Promise<ProbeReply> } {
   const wire = new StampedSink();
   const recordings = recordEachNode(cluster.nodes('master'), wire);
@@ -140,10 +137,7 @@ export function clientRetries(claim: Call, wire: WireCommand[], reply: ProbeRepl
   return { command: evalWords(claim), wire: lines, reply };
 }
 
-/**
- * The worker's timeline, stamps still absolute (clock.ts makes them relative): every attempt, and the
- * longest stretch between `from` and `to` (the move) in which no claim was served.
- */
+/** Every attempt (stamps still absolute), and the longest stretch of the move without a served claim. */
 export function workerTimeline(run: WorkerRun, from: number, to: number): WorkerTimeline {
   const claims = run.calls.flatMap((call) =>
     call.wire.map((entry) => ({ atMs: entry.at, node: entry.node ?? '', reply: entry.reply as ProbeReply })),
