@@ -10,7 +10,7 @@ import { splitAddress } from '../sandbox/cluster-topology.ts';
 import type { RunLocks, Turn } from '../cluster/run-lock.ts';
 import { settleOwner } from '../sandbox/slot-settle.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
-import type { MigrationNode as ContractNode } from '../contract/experiments/migration.ts';
+import type { MigrationCommand, MigrationNode as ContractNode } from '../contract/experiments/migration.ts';
 import { MIGRATE_TIMEOUT_MS } from '../settings/bounds.ts';
 
 /** The lock every slot migration (and every repair) of the sandbox takes. */
@@ -59,14 +59,8 @@ export class ClusterDegradedError extends Error {
   }
 }
 
-/** One command of a migration as sent, the node it went to, and the reply. */
-export interface MigrationStep {
-  node: string;
-  command: string[];
-  reply: unknown;
-  /** When it was sent, on the monotonic clock (performance.now()). */
-  sentAt: number;
-}
+/** One command of a migration as sent (`atMs` on the monotonic clock, performance.now()), and its reply. */
+export type MigrationStep = Omit<MigrationCommand, 'reply'> & { reply: unknown };
 
 /** `work` in the migration turn after a repair; a failure is repaired and thrown as MigrationFailedError. */
 export async function inMigrationTurn<T>(
@@ -115,9 +109,9 @@ export function moveSlot(move: SlotMove) {
   };
   const send = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
     stillHeld();
-    const sentAt = performance.now();
+    const atMs = performance.now();
     const reply = await admin.dial(node.address).call(sent[0]!, ...sent.slice(1));
-    move.record({ node: node.address, command: shown, reply, sentAt });
+    move.record({ node: node.address, command: shown, reply, atMs });
     return reply;
   };
   const setSlot = async (node: MigrationNode, state: string, id: string) => {

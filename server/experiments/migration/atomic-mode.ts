@@ -64,7 +64,7 @@ async function migrateAtomically(
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
   const startedAt = stamp();
   const reply = await admin(source).call(command[0]!, ...command.slice(1));
-  record({ node: source.address, command, reply, sentAt: startedAt });
+  record({ node: source.address, command, reply, atMs: startedAt });
   const states: SlotMigrationState[] = [];
   const seen = new Set<string>();
   let exportState = '';

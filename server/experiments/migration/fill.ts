@@ -15,10 +15,9 @@ const FILL_BATCH = 2500;
 export const fillPayload = (i: number): string => `{"job":${i}}`;
 
 /**
- * The enqueue script as a Lua function (its text unchanged inside), called for each job: KEYS = pending;
- * ARGV = the row base, the ids end to end (ID_LENGTH bytes each), then each job's payload. A job's row
- * is the row base and its id, as the grammar's jobKey makes it. Stops at the first refusal, else
- * answers how many were new.
+ * The enqueue script as a Lua function (its text unchanged), called per job: KEYS = pending; ARGV = the
+ * row base, the ids end to end (ID_LENGTH bytes each), then the payloads. A row is the row base and its
+ * id, as the grammar's jobKey makes it. Stops at the first refusal, else answers how many were new.
  */
 function fillScript(): string {
   const { source, file } = scriptFor('enqueue');

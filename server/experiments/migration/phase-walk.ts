@@ -40,10 +40,7 @@ interface PhaseStep {
   /** The slot's owner in this phase, when not the source (which owns it until the target is named). */
   owner?: MigrationNode;
   open?: MigrationPhase['open'];
-  /**
-   * The phase's migration commands, and whatever must happen before them; it answers what it saw
-   * itself, where the driver's reading after it would come too late.
-   */
+  /** The phase's commands; answers what it saw itself where a reading after them would come too late. */
   run?(): Promise<Partial<Pick<MigrationPhase, 'atMs' | 'keys' | 'keysByNode' | 'probes'>> | void>;
   /** The phase's probes, asked once the keys are read. */
   probes?(): ProbeAsk[];
@@ -76,10 +73,8 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   // alone (its turn on the slot, and the site's own keys refused there).
   const countOn = async (node: MigrationNode) =>
     Number(await on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot));
-  const counts = async (): Promise<Record<string, number>> => {
-    const counted = await Promise.all(nodes.map(countOn));
-    return Object.fromEntries(nodes.map(({ address }, i) => [address, counted[i]!]));
-  };
+  const counts = async (): Promise<Record<string, number>> =>
+    Object.fromEntries(await Promise.all(nodes.map(async (node) => [node.address, await countOn(node)])));
   // The listed keys a node has: EXISTS after ASKING, so an importing node answers for a slot it does
   // not own yet, and a node without them answers 0 or a redirection.
   const keysOn = async (node: MigrationNode) => {
@@ -119,9 +114,9 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
     },
 
     /** Keeps one migration command as the next phase's. */
-    record({ node, command, reply, sentAt }: MigrationStep): void {
-      origin ??= sentAt;
-      commands.push({ node, command, reply: asProbeReply(reply), atMs: sentAt });
+    record(step: MigrationStep): void {
+      origin ??= step.atMs;
+      commands.push({ ...step, reply: asProbeReply(step.reply) });
     },
 
     /** Walks `mode`'s steps, one per row of its table, in the table's order. */
@@ -154,7 +149,7 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
       }
     },
 
-    /** The answer, its fields in the contract's order; every stamp made relative to the move's start. */
+    /** The answer, its fields in the contract's order (the plan last); stamps made relative to the move. */
     async answer<Tail extends Partial<MigrationResult>>(
       head: Pick<MigrationResult, 'mode' | 'server' | 'jobs' | 'jobCount'>,
       tail: Tail,
@@ -162,16 +157,8 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
       const start = origin!;
       const worker = workerTimeline(await working!, start, moveEnd);
       const timed = sinceMoveStart({ moveMs: tenths(moveEnd - start), phases, worker }, start);
-      return {
-        ...head,
-        ...timed,
-        ...tail,
-        queue: plan.queue,
-        slot,
-        nodes,
-        source: source.address,
-        target: target.address,
-      };
+      const moved = { queue: plan.queue, slot, nodes, source: source.address, target: target.address };
+      return { ...head, ...timed, ...tail, ...moved };
     },
   };
 }

@@ -37,12 +37,6 @@ export function asProbeReply(value: unknown): ProbeReply {
   return String(value);
 }
 
-function replyError(error: unknown): { error: string } {
-  // TRYAGAIN is this probe's answer, not a restarting node; a dropped connection is not an answer.
-  if (isReplyError(error)) return { error: error.message };
-  throw error;
-}
-
 /** One probe of a step: a command sent to one node (`host:port`), after ASKING when `asking`. */
 export type ProbeAsk = Pick<MigrationProbe, 'node' | 'label' | 'command' | 'asking'>;
 
@@ -59,8 +53,9 @@ export async function probe(
   const [askingError] = asking ? (answers[0] ?? []) : [];
   if (askingError) throw askingError;
   const [error, value] = answers.at(-1) ?? [];
-  // Sent alone, a reply of a node restarting is not this probe's answer (a TRYAGAIN is).
+  // A TRYAGAIN is this probe's answer; a dropped connection, or a node restarting (asked alone), is not.
+  if (error && !isReplyError(error)) throw error;
   if (error && !asking && isRestarting(error) && !/^TRYAGAIN/.test(error.message)) throw error;
-  const reply = error ? replyError(error) : asProbeReply(value);
+  const reply = error ? { error: error.message } : asProbeReply(value);
   return { label, command, ...(asking ? { asking } : {}), node, reply, atMs };
 }

@@ -1,8 +1,6 @@
-// A queue's worker throughout a move: a real iovalkey Cluster client, with iovalkey's own defaults for
-// when to give up, claiming in a loop as a queue's workers do (claim, a moment's work, claim again).
-// Every attempt the client writes is recorded per node and stamped (a TRYAGAIN retried or a MOVED
-// followed is one of its own), so the answer shows which claims were served, when, and the longest
-// stretch without one.
+// A queue's worker throughout a move: a real iovalkey Cluster client with iovalkey's own defaults for
+// giving up, claiming in a loop as a queue's workers do, every attempt it writes recorded per node and
+// stamped (a TRYAGAIN retried or a MOVED followed is one of its own).
 
 import type { Cluster } from 'iovalkey';
 import { DEFAULT_CLUSTER_OPTIONS } from 'iovalkey/built/cluster/ClusterOptions.js';
