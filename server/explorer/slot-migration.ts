@@ -153,13 +153,11 @@ export function moveSlot(move: SlotMove) {
       const everyone = views.map((view) => view.address);
       await settleOwner(admin.dial, everyone, [slot], target.id, target.address);
     },
-  };
-  return {
-    ...steps,
     async whole() {
       await steps.importing();
       await steps.migrating();
       await steps.owner();
     },
   };
+  return steps;
 }

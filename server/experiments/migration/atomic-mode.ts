@@ -165,8 +165,7 @@ export async function runAtomicReshard(
   const n = queueSlot(queue);
   return on.inTurn(async () => {
     await settle(on);
-    const everyone = await on.shards();
-    const plan = planMove(queue, n, everyone);
+    const plan = planMove(queue, n, await on.shards());
     const { source, target } = plan;
     // Every key of the queue deleted from the slot's owner; answers how many outlived it.
     const cleanQueue = async () => {
@@ -261,7 +260,7 @@ export async function runAtomicReshard(
       // The clean-up comes after the run's last writer: the probes ended with the move (migrateAtomically
       // waits for them), the worker stops here; then the queue goes from every node that answers.
       await walk.stop();
-      for (const node of everyone)
+      for (const node of plan.nodes)
         await deleteQueueKeysOn([on.clusterAdminNode(node.address)], queue, n).catch(() => {});
     }
   });

@@ -8,10 +8,7 @@ import type { MigrationResult } from '../../contract/experiments/migration.ts';
 /** Each answer's move start and last phase, absolute, for bench/reshard-sizes.ts in the same process. */
 export const MOVE_TIMED = channel('emq:reshard:timed');
 
-export interface MoveTimed {
-  origin: number;
-  lastPhaseAt: number;
-}
+export type MoveTimed = { origin: number; lastPhaseAt: number };
 
 /** Now, on the clock every stamp of a run uses. */
 export const stamp = (): number => performance.now();

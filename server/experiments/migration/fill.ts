@@ -52,18 +52,12 @@ export function fillWords(queue: string, jobs: ReadonlyArray<readonly [string, s
 
 /** Writes `count` jobs (payloads fillPayload(1…count)) into `queue` on `owner`; answers every id, oldest first. */
 export async function fillQueue(owner: Valkey, queue: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let done = 0; done < count;) {
-    const jobs: Array<[string, string]> = [];
-    for (let i = 0; i < Math.min(FILL_BATCH, count - done); i += 1) {
-      const id = mintJobId();
-      ids.push(id);
-      jobs.push([id, fillPayload(done + i + 1)]);
-    }
+  const ids = Array.from({ length: count }, () => mintJobId());
+  for (let done = 0; done < count; done += FILL_BATCH) {
+    const jobs = ids.slice(done, done + FILL_BATCH).map((id, i) => [id, fillPayload(done + i + 1)] as const);
     const [name, ...args] = fillWords(queue, jobs);
     const added = await owner.call(name!, ...args);
     if (added !== jobs.length) throw new Error(`the fill wrote ${String(added)} of ${jobs.length} jobs`);
-    done += jobs.length;
   }
   return ids;
 }

@@ -168,7 +168,7 @@ export async function runKeysMigration(
         },
       });
       const client = clientRetries(claim, sent!.wire, await sent!.reply);
-      const clean = (await checkCluster(admin.dial, admin.seeds)).problems.length === 0;
+      const clean = (await checkCluster(dial, seeds)).problems.length === 0;
       return walk.answer({ mode: 'keys', server: version, jobs, jobCount: size }, { client, clean });
     } finally {
       // The clean-up comes after the run's last writer: the mid-move claim ends (its client cut) and
@@ -176,11 +176,8 @@ export async function runKeysMigration(
       cluster.disconnect();
       await Promise.race([sent?.reply, pause(CLAIM_END_WAIT_MS)]);
       await walk.stop();
-      await deleteQueueKeysOn(
-        nodes.map(({ address }) => on.clusterAdminNode(address)),
-        queue,
-        n,
-      );
+      const everyNode = nodes.map((node) => dial(node.address));
+      await deleteQueueKeysOn(everyNode, queue, n);
     }
   });
 }
