@@ -62,6 +62,7 @@ async function migrateAtomically(
   // The source's jobs from before: the move's own job is the one that is new there.
   const known = new Set((await slotMigrations(admin(source))).map((job) => job.name));
   const command = ['CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', String(n), String(n), 'NODE', target.id];
+  const late = `the atomic move of slot ${n} did not finish within ${ATOMIC_MOVE_DEADLINE_MS / 1000} s`;
   const startedAt = stamp();
   const reply = await admin(source).call(command[0]!, ...command.slice(1));
   record({ node: source.address, command, reply, atMs: startedAt });
@@ -73,12 +74,9 @@ async function migrateAtomically(
   const watching = (async () => {
     while (!FINISHED.has(exportState)) {
       if (stamp() - startedAt > ATOMIC_MOVE_DEADLINE_MS) {
-        await admin(source)
-          .call('CLUSTER', 'CANCELSLOTMIGRATIONS')
-          .catch(() => {});
-        throw new Error(
-          `the atomic move of slot ${n} did not finish within ${ATOMIC_MOVE_DEADLINE_MS / 1000} s`,
-        );
+        const cancelled = admin(source).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
+        await cancelled.catch(() => {});
+        throw new Error(late);
       }
       for (const node of [source, target]) {
         for (const { name = '', operation = '', state = '' } of await slotMigrations(admin(node))) {
@@ -125,8 +123,7 @@ async function probeWhileMoving(on: AtomicGrant, list: ProbeAsk[], failed: () =>
       if (asked.firstReply === undefined) Object.assign(asked, { firstReply: reply, atMs });
       asked.reply = reply;
     }
-    // As the worker pauses between claims: a redirection is seen within a few ms, without a round trip
-    // after round trip for the whole move.
+    // As the worker pauses between claims: a redirection is seen within ms, without back-to-back trips.
     await pause(WORKER_PAUSE_MS);
   }
   return results;
@@ -173,8 +170,7 @@ export async function runAtomicReshard(
       return owner ? deleteQueueKeys(on.clusterAdminNode(owner.address), queue, n, { inServer: true }) : 0;
     };
     await cleanQueue();
-    // The probes send EVALSHA as they are, so both ends hold the scripts (a node restarted by its
-    // supervisor comes back without them).
+    // The probes send EVALSHA as is: both ends must hold the scripts (a restarted node comes back without).
     for (const node of [source, target]) await loadScripts(on.clusterAdminNode(node.address));
     // The queue's own keys are listed where they are; its rows are counted.
     const listed = queueKeys(queue).map(({ key }) => key);

@@ -47,8 +47,7 @@ export async function runKeysMigration(
     const bystander = nodes.find((node) => node !== source && node !== target);
     const outside = (label: string, command: string[]) => (bystander ? [ask(bystander, label, command)] : []);
 
-    // The queue, written on its owner as the enqueue transition writes it (fill.ts); the three oldest
-    // jobs are the ones the probes read and the answer lists.
+    // The queue, filled on its owner (fill.ts); its three oldest jobs are the ones probed and listed.
     const jobs = (await fillQueue(on.clusterAdminNode(source.address), queue, size)).slice(0, 3);
     const pending = queueKey(queue, 'pending');
     const rows = jobs.map((id) => jobKey(queue, id));
@@ -68,9 +67,8 @@ export async function runKeysMigration(
     const importing = { node: target.address, state: 'importing' as const };
     const both = [{ node: source.address, state: 'migrating' as const }, importing];
 
-    // The cluster client's claim, sent once the queue is split: recorded per node until it is served.
-    // A client of its own, allowed many redirections (it keeps retrying until the slot flips),
-    // connected before the move starts so its claim goes out the moment the queue is split.
+    // The cluster client's claim, sent once the queue is split, on a client of its own: allowed many
+    // redirections (it retries until the slot flips), connected before the move so its claim goes at once.
     const cluster = grant.cluster.duplicate([], { maxRedirections: 1000 });
     cluster.on('error', () => {});
     let sent = null as ReturnType<typeof sendClaim> | null;

@@ -26,7 +26,6 @@ import { settledWithin } from '../../run-deadline.ts';
 /** What a walk runs on, whichever cluster's slot it moves, named as the atomic mode's grant names it. */
 type MigrationCluster = Pick<AtomicGrant, 'cluster' | 'clusterNode' | 'clusterAdminNode'>;
 
-/** What a move starts from: the nodes named as the node map names them, the owner, the node it moves to. */
 export type MovePlan = ReturnType<typeof planMove>;
 
 export function ask(node: MigrationNode, label: string, command: string[], asking = false): ProbeAsk {
@@ -48,7 +47,7 @@ interface PhaseStep {
   probesFirst?: boolean;
 }
 
-/** The move of `queue`'s slot from its owner to the next node (`shards` in slot order: node 1, 2, …). */
+/** What a move starts from: `queue`'s slot, its owner, the next node, named as the node map names them. */
 export function planMove(queue: string, slot: number, shards: ShardNode[]) {
   const nodes = shards.map(({ address, id }, i) => ({ name: `node ${i + 1}`, address, id }));
   const at = nodes.findIndex((node) => node.id === ownerOf(shards, slot)?.id);
@@ -68,9 +67,8 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
   let working: Promise<WorkerRun> | null = null;
   let moveEnd = 0;
 
-  // Each node's count of keys in the slot: a node counts the keys it holds whether or not it owns the
-  // slot, so an importing target's arrivals count too; during a run the slot holds the queue's keys
-  // alone (its turn on the slot, and the site's own keys refused there).
+  // A node counts the slot's keys it holds, owner or not, so an importing target's arrivals count too;
+  // during a run the slot holds the queue's keys alone (its turn, and the site's own keys refused there).
   const countOn = async (node: MigrationNode) =>
     Number(await on.clusterAdminNode(node.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot));
   const counts = async (): Promise<Record<string, number>> =>
@@ -171,8 +169,7 @@ function countReplies(nodes: MigrationNode[], probes: MigrationProbe[]): Record<
   for (const probe of probes) {
     const node = (counts[probe.node] ??= none());
     const last = replyKind(probe.reply);
-    // Sent again and again: served alike `served` times (the first reply's kind), then the reply that
-    // ended it, if it redirected.
+    // Sent again and again: `served` replies of the first one's kind, then the last if it redirected.
     if (probe.served !== undefined) node[replyKind(probe.firstReply ?? probe.reply)] += probe.served;
     if (probe.served === undefined || last === 'redirected' || last === 'retry') node[last] += 1;
   }

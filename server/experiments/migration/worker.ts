@@ -100,9 +100,9 @@ export async function startWorker(shared: Cluster, queue: string) {
   })();
   return {
     /**
-     * Ends the loop once the claim under way ends (the run's clean-up comes after its last writer),
-     * cutting the client if it does not. `untilServed`, once a move is over: the loop first goes on
-     * until a claim is served, so the timeline ends on the claim the move held up, not one cut short.
+     * Ends the loop once the claim under way ends (the clean-up comes after the last writer), cutting
+     * the client if it does not. `untilServed`, once a move is over: first claims until one is served,
+     * so the timeline ends on the claim the move held up.
      */
     async stop({ untilServed = false } = {}): Promise<WorkerRun> {
       const wait = untilServed ? SERVED_WAIT_MS : 0;
