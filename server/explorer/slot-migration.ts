@@ -1,7 +1,6 @@
-// Moving one slot the way the cluster spec moves it, checked at each step, one migration at a time across
-// the whole sandbox (the turn is a line kept in the cluster itself, in arrival order). A turn starts by
-// repairing what a previous holder left (a site killed mid-way), and a failed migration is finished or
-// undone by the same repair before the turn is given back: the next reader finds one owner, nothing open.
+// Moving one slot as the cluster spec moves it, checked at each step, one migration at a time in the whole
+// sandbox (a line kept in the cluster, in arrival order). A turn first repairs what a killed holder left,
+// and a failed move is finished or undone the same way: the next reader finds one owner, nothing open.
 
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';

@@ -155,10 +155,8 @@ async function settle(on: AtomicGrant): Promise<boolean> {
 
 export async function runAtomicReshard(
   on: AtomicGrant,
-  input: { queue: string; size?: number },
+  { queue, size: jobCount = DEFAULT_MIGRATION_SIZE }: { queue: string; size?: number },
 ): Promise<MigrationResult> {
-  const { queue } = input;
-  const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = queueSlot(queue);
   return on.inTurn(async () => {
     await settle(on);

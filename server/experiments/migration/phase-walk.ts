@@ -130,10 +130,9 @@ export function phaseWalk(on: MigrationCluster, plan: MovePlan, listed: string[]
           seen.keysByNode ?? counts(),
         ]);
         const probes = seen.probes ?? first ?? (await asked(step));
-        const { summary } = step;
         phases.push({
           name,
-          summary: typeof summary === 'string' ? summary : summary(),
+          summary: typeof step.summary === 'string' ? step.summary : step.summary(),
           atMs,
           owner: (step.owner ?? source).address,
           open: step.open ?? [],

@@ -1,7 +1,6 @@
-// A probe: one command sent to one node on a plain connection (nothing follows a redirection or
-// retries), optionally after ASKING on the same connection, and the reply kept exactly as the node sent
-// it — a MOVED, ASK or TRYAGAIN is the answer being shown, not a failure. A transition's call is sent
-// through its Lua script or the module's command, so both modes show the same call on the same node.
+// A probe: one command sent to one node on a plain connection (nothing follows a redirection or retries),
+// after ASKING on it when asked, its reply kept exactly as sent — a MOVED, ASK or TRYAGAIN is the answer
+// shown, not a failure. A transition's call goes as its Lua script or the module's command.
 
 import type { Valkey } from 'iovalkey';
 import { scriptFor } from '../../executors/scripts.ts';
@@ -11,22 +10,14 @@ import type { MigrationProbe, ProbeReply } from '../../contract/experiments/migr
 import { isRestarting } from '../../catalogue/restarting.ts';
 import { stamp } from './clock.ts';
 
+/** What follows the command's name, for a script and the module alike: numkeys, the keys, the arguments. */
+const callWords = (call: Call) => [String(call.keys.length), ...call.keys, ...call.args];
+
 /** The call as EVALSHA of its transition's script. */
-export const evalWords = (call: Call): string[] => [
-  'EVALSHA',
-  scriptFor(call.transition).sha,
-  String(call.keys.length),
-  ...call.keys,
-  ...call.args,
-];
+export const evalWords = (call: Call) => ['EVALSHA', scriptFor(call.transition).sha, ...callWords(call)];
 
 /** The call as the module's own command (EMQ.*). */
-export const nativeWords = (call: Call): string[] => [
-  TRANSITIONS[call.transition].command!,
-  String(call.keys.length),
-  ...call.keys,
-  ...call.args,
-];
+export const nativeWords = (call: Call) => [TRANSITIONS[call.transition].command!, ...callWords(call)];
 
 /** A server reply in the probe's shape (buffers as text, nested arrays kept). */
 export function asProbeReply(value: unknown): ProbeReply {
