@@ -1,11 +1,9 @@
-// The cluster checked at start and every few seconds while the site runs, as `valkey-cli --cluster check`
-// would check it (every slot covered, every node agreeing, nothing left open), and repaired in the
-// migration turn when something is wrong: a site killed mid-migration, here or on another host sharing
-// the cluster, leaves a slot half-moved, and nobody else would ever close it. What it finds and does is
-// logged. `problems()` is what GET /api/sandbox reports as `degraded`: a slot that is open while a
-// migration holds the turn is that migration's own business (runs on it wait their turn and are served),
-// so neither the status nor the log calls it a problem — the site's own reshards in progress raised an
-// alarm ("slot N is left IMPORTING") every time the watch happened to look during one.
+// The cluster checked at start and every few seconds, as `valkey-cli --cluster check` would, and repaired
+// in the migration turn when something is wrong: a site killed mid-migration (here or on another host)
+// leaves a slot half-moved that nobody else would close. What it finds and does is logged; `problems()`
+// is what GET /api/sandbox reports as `degraded`. A slot open while a migration holds the turn is that
+// migration's business (runs on it wait their turn), so neither calls it a problem: the site's own
+// reshards raised an alarm ("slot N is left IMPORTING") whenever the watch looked during one.
 
 import { checkCluster } from '../sandbox/cluster-check.ts';
 import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
@@ -17,28 +15,7 @@ import {
   CLUSTER_STATUS_CACHE_MS,
 } from '../settings/bounds.ts';
 
-export interface ClusterWatch {
-  /** What is wrong with the cluster right now (empty when every run would be served). */
-  problems(): Promise<string[]>;
-  /** Checks now and repairs what it finds, when the migration turn comes within `waitMs`. */
-  repairNow(waitMs: number): Promise<RepairReport | null>;
-  stop(): void;
-}
-
-export interface WatchOptions {
-  everyMs?: number;
-  /** How long the check at start waits for the migration turn (a killed holder's lock must expire). */
-  startWaitMs?: number;
-  /** How long a reading of `problems()` is reused (a status poll must not cost three round trips each). */
-  cacheMs?: number;
-}
-
-export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = {}): Promise<ClusterWatch> {
-  const {
-    everyMs = CLUSTER_CHECK_EVERY_MS,
-    startWaitMs = CLUSTER_START_CHECK_WAIT_MS,
-    cacheMs = CLUSTER_STATUS_CACHE_MS,
-  } = options;
+export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHECK_EVERY_MS } = {}) {
   const say = (line: string) => admin.log(line);
   let running: Promise<RepairReport | null> | null = null;
 
@@ -59,8 +36,9 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
   };
 
   /**
-   * `found`: the check at start, whose problems are repaired even while the turn is taken (by a holder
-   * killed mid-move, whose lock must expire first); later checks leave a migration in progress alone.
+   * Checks and repairs what it finds, when the migration turn comes within `waitMs`. `found`: the check
+   * at start, repaired even while the turn is taken (by a holder killed mid-move, whose lock must expire
+   * first); later checks leave a migration in progress alone.
    */
   const repairNow = (waitMs: number, found?: { problems: string[] }) =>
     (running ??= (async () => {
@@ -91,11 +69,12 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
     problems: [`cannot read the cluster: ${error.message}`],
   }));
   say(start.problems.length === 0 ? 'check at start: clean' : `check at start: ${start.problems.join('; ')}`);
-  if (start.problems.length > 0) await repairNow(startWaitMs, start);
+  if (start.problems.length > 0) await repairNow(CLUSTER_START_CHECK_WAIT_MS, start);
 
   const timer = setInterval(() => void repairNow(500), everyMs);
   timer.unref();
 
+  // Reused a moment: a status poll must not cost three round trips each.
   let cached: { at: number; problems: Promise<string[]> } | null = null;
   /**
    * A reading taken while the turn is held says what the last one outside it said: the turn may be a
@@ -110,8 +89,9 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
     return outside;
   };
   return {
+    /** What is wrong with the cluster right now (empty when every run would be served). */
     problems() {
-      if (!cached || Date.now() - cached.at > cacheMs) {
+      if (!cached || Date.now() - cached.at > CLUSTER_STATUS_CACHE_MS) {
         cached = {
           at: Date.now(),
           problems: read().catch((error: Error) => [`cannot read the cluster: ${error.message}`]),
@@ -119,7 +99,6 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
       }
       return cached.problems;
     },
-    repairNow,
     stop: () => clearInterval(timer),
   };
 }

@@ -1,16 +1,17 @@
-// What a run is given: the capabilities its registry row names (server/api/registry.ts), built for the
-// run from this process's one runtime, and nothing else. Each is a value or a closure: the runtime's
-// pool, locks and admin clients stay behind the closures, out of reach of the experiment's code. Only a
-// slot migration (reshard, both modes) is given the admin side of a cluster, and the atomic mode only
-// what it moves a slot of the Valkey 9.1 cluster with: never that cluster's runtime, nor its close().
+// What a run is given: the capabilities its registry row names, built from this process's one runtime.
+// Each is a value or a closure, so the runtime's pool, locks and admin clients stay out of reach of the
+// experiment's code. Only a slot migration (reshard, both modes) is given the admin side of a cluster,
+// and the atomic mode only what it moves a Valkey 9.1 slot with: never that runtime, nor its close().
 
 import type { Cluster, Valkey } from 'iovalkey';
 import { readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { ATOMIC_RUN_LOCK, atomicRuntimeWithin, type AtomicRuntime } from './atomic-runtime.ts';
+import { ATOMIC_RUN_LOCK, atomicRuntime, type AtomicRuntime } from './atomic-runtime.ts';
 import { slotLock, withQueueSlot, type ClusterRunContext } from './cluster-run.ts';
 import type { Lease } from './keyspace-pool.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
+import { settledWithin } from '../run-deadline.ts';
+import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { ATOMIC_START_WAIT_MS } from '../settings/bounds.ts';
 
 /** Two reads of one cluster node that the explorer's account may not run, and nothing more. */
@@ -98,11 +99,19 @@ const BUILD: { [N in CapabilityName]: (runtime: ExplorerRuntime) => Capabilities
   migration: (runtime) =>
     Object.freeze({
       cluster: runtime.migrations,
-      atomic: async () => atomicGrantOf(await atomicRuntimeWithin(ATOMIC_START_WAIT_MS)),
+      // A run's own time must not go on the cluster's start.
+      atomic: async () =>
+        atomicGrantOf(
+          await settledWithin(
+            ATOMIC_START_WAIT_MS,
+            () => new Valkey9UnavailableError('starting'),
+            atomicRuntime(),
+          ),
+        ),
     }),
 };
 
-/** What the atomic mode is given of the Valkey 9.1 cluster's runtime: a frozen object of closures. */
+/** What the atomic mode is given of the Valkey 9.1 cluster's runtime. */
 export function atomicGrantOf(atomic: AtomicRuntime): AtomicGrant {
   return Object.freeze({
     version: atomic.version,
@@ -114,7 +123,7 @@ export function atomicGrantOf(atomic: AtomicRuntime): AtomicGrant {
   });
 }
 
-/** A frozen plain object holding the capabilities `names`, and no other member. */
+/** A frozen object holding the capabilities `names`, and no other member. */
 export function grantOf<N extends CapabilityName>(runtime: ExplorerRuntime, names: readonly N[]): Grant<N> {
   return Object.freeze(Object.fromEntries(names.map((name) => [name, BUILD[name](runtime)]))) as Grant<N>;
 }

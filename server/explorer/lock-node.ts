@@ -5,7 +5,7 @@
 
 import type { Cluster, Valkey } from 'iovalkey';
 import { slot } from '../contract/keyspace/index.ts';
-import { answersPing } from '../cluster/answers-ping.ts';
+import { answersPing } from '../cluster/handle.ts';
 import { RunLocks } from '../cluster/run-lock.ts';
 
 /** The slot of the site's own locks and lines on the Valkey 8 cluster (all share one hashtag). */

@@ -48,7 +48,7 @@ before(async () => {
 });
 after(() => boundedTeardown(async () => site?.close()));
 
-/** The atomic runs' line on the Valkey 9.1 cluster (turn-line.ts): tokens `<host>:<pid>:<random>`. */
+/** The atomic runs' line on the Valkey 9.1 cluster (run-lock.ts): tokens `<host>:<pid>:<random>`. */
 const LINE = '{sandbox}:line:reshard-atomic';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
