@@ -1,7 +1,6 @@
-// One cluster, reached one way whatever its Valkey version: the shared Valkey 8 cluster of every run
-// (runtime.ts) and the Valkey 9.1 cluster of the atomic reshard (atomic-runtime.ts) are each one
-// handle. A reader's commands go out as the explorer (a cluster client, and a node by address, which
-// answers MOVED for others' slots); topology, proofs, clean-up and migrations as the admin.
+// One cluster, reached one way whatever its Valkey version (the shared Valkey 8 cluster, runtime.ts; the
+// atomic reshard's Valkey 9.1 one, atomic-runtime.ts): a reader's commands go out as the explorer, the
+// layout, proofs, clean-up and migrations as the admin.
 
 import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
@@ -26,10 +25,9 @@ export interface ClusterHandle {
   access: ClusterAccess;
   /** The server version the nodes report, e.g. 8.0.2 or 9.1.2. */
   version: string;
-  /** The cluster as the explorer user (a reader's commands). */
   cluster: Cluster;
+  /** One node as the explorer: it answers MOVED for others' slots. */
   clusterNode(address: string): Valkey;
-  /** The cluster as the admin: layout, migrations, proofs and clean-up, never a reader's command. */
   clusterAdmin: Cluster;
   clusterAdminNode(address: string): Valkey;
   /** Runs on this cluster take turns, within and across processes. */
@@ -70,22 +68,20 @@ export function answersPing(client: Valkey): Promise<boolean> {
  */
 export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
   let lastError = 'no answer yet';
-  admin.on('error', (error: Error) => (lastError = error.message));
   let current = false;
-  let settle: { resolve(native: boolean): void; reject(error: Error): void } | null = null;
-  const prepared = new Promise<boolean>((resolve, reject) => (settle = { resolve, reject }));
-  prepared.catch(() => {});
+  const first = Promise.withResolvers<boolean>();
+  first.promise.catch(() => {});
   const install = () => {
     void prepare(admin)
       .then(async (native) => {
         await loadScripts(admin);
         current = admin.status === 'ready';
-        settle?.resolve(native);
+        first.resolve(native);
       })
       .catch((error: Error) => {
         lastError = error.message;
         if (/^NOPERM|^ERR unknown command/.test(error.message)) {
-          settle?.reject(
+          first.reject(
             new StartRefusedError(
               `the admin user of ${address} may not create the explorer's account (${error.message}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
             ),
@@ -94,10 +90,11 @@ export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
         // Anything else (the server went away meanwhile): the next `ready` tries again.
       });
   };
+  admin.on('error', (error: Error) => (lastError = error.message));
+  admin.on('close', () => (current = false));
   admin.on('ready', install);
   if (admin.status === 'ready') install();
-  admin.on('close', () => (current = false));
-  return { admin, address, prepared, ready: () => current, lastError: () => lastError };
+  return { admin, address, prepared: first.promise, ready: () => current, lastError: () => lastError };
 }
 
 /**

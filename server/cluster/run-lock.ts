@@ -56,9 +56,8 @@ export interface Turn {
 }
 
 /**
- * Runs `work` in a turn kept by `renew`, sent every `everyMs`: a renewal answering false means the turn
- * is no longer ours alone; one that fails (a node restarting) is tried again at the next, well before the
- * turn expires. A run whose deadline has passed does no work.
+ * Runs `work` in a turn kept by `renew`, sent every `everyMs`: one answering false means the turn is no
+ * longer ours alone; one that fails (a node restarting) is tried again at the next, before it expires.
  */
 async function whileRenewed<T>(
   renew: () => Promise<boolean>,
@@ -83,17 +82,13 @@ async function whileRenewed<T>(
 }
 
 /** A holder's token: `<host>:<pid>:<random>`, so a taker on the same host can tell a dead holder. */
-function holderToken(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(12).toString('base64url')}`;
-}
+const holderToken = () => `${hostname()}:${process.pid}:${randomBytes(12).toString('base64url')}`;
 
-/** Whether a token names this host and a pid that no longer runs (a site killed mid-turn). */
 function holderDead(token: string): boolean {
   const match = /^(.+):(\d+):[A-Za-z0-9_-]+$/.exec(token);
   return match !== null && match[1] === hostname() && !processRuns(Number(match[2]));
 }
 
-/** The keys of a line. */
 export function lineKeys(name: string): [line: string, alive: string, meta: string] {
   const line = `{sandbox}:line:${name}`;
   return [line, `${line}:alive`, `${line}:meta`];
@@ -111,7 +106,6 @@ export class RunLocks {
     this.line = new TurnLines(admin);
   }
 
-  /** The lock key of a name. */
   static key(name: string): string {
     return `{sandbox}:lock:${name}`;
   }
@@ -212,12 +206,7 @@ export class TurnLines {
    * the run's caller, run-caller.ts); refused at once when the line ahead would take longer than `waitMs`
    * at its pace (LineFullError), and told busy when it did wait that long (LockBusyError).
    */
-  async with<T>(
-    name: string,
-    work: (turn: Turn) => Promise<T>,
-    waitMs = TURN_WAIT_MS,
-    guessMs = LINE_TURN_GUESS_MS,
-  ): Promise<T> {
+  async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
     const run = runDeadline();
     run?.throwIfAborted();
     const keys = lineKeys(name);
@@ -225,15 +214,37 @@ export class TurnLines {
     const eval3 = (script: Script, ...args: Array<string | number>) =>
       runScript(this.admin, script, keys, args);
     const deadline = Date.now() + waitMs;
+    /** Looks until this ticket is first: at once when a ticket of ours leaves, else every LINE_LOOK_MS. */
+    const waitFirst = async () => {
+      let checked = '';
+      for (;;) {
+        run?.throwIfAborted();
+        const [place, first] = (await eval3(WAIT, token, this.leaseMs)) as [number, string?];
+        if (place === 0) return;
+        // Our ticket expired while we waited (this process stalled past its lease): its place is gone.
+        if (place === -1) throw new LockBusyError(name, waitMs);
+        // A dead holder on this host is freed at once; one elsewhere expires with its lease.
+        if (first && first !== checked) {
+          checked = first;
+          if (holderDead(first)) {
+            await eval3(LEAVE, first, 0);
+            continue;
+          }
+        }
+        if (Date.now() >= deadline) throw new LockBusyError(name, waitMs);
+        // Further back, a look less often: the line moves one ticket per turn.
+        await sleep(Math.min(LINE_LOOK_MS * Math.min(place, 8), deadline - Date.now()), this.wake, run);
+      }
+    };
     const reader = runCaller() ?? '';
-    const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, guessMs, reader)) as number[];
+    const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, LINE_TURN_GUESS_MS, reader)) as number[];
     lineAhead.observe({ line: name }, joined[joined[0] === -1 ? 1 : 0]!);
     if (joined[0] === -1) throw new LineFullError(name, joined[1]!, joined[2]!, waitMs);
     let startedAt = 0;
     const joinedAt = Date.now();
     lineWaiting.inc({ line: name });
     try {
-      await this.waitFirst(name, eval3, token, deadline, waitMs, run).finally(() => {
+      await waitFirst().finally(() => {
         lineWaiting.dec({ line: name });
         lineWaitSeconds.observe({ line: name }, (Date.now() - joinedAt) / 1000);
       });
@@ -245,36 +256,6 @@ export class TurnLines {
       const took = startedAt === 0 ? 0 : Math.max(1, Date.now() - startedAt);
       await eval3(LEAVE, token, took).catch(() => {}); // else its lease ends it
       this.wake.emit('left');
-    }
-  }
-
-  /** Looks until this ticket is first: at once when a ticket of ours leaves, else every LINE_LOOK_MS. */
-  private async waitFirst(
-    name: string,
-    eval3: (script: Script, ...args: Array<string | number>) => Promise<unknown>,
-    token: string,
-    deadline: number,
-    waitMs: number,
-    run?: AbortSignal,
-  ): Promise<void> {
-    let checked = '';
-    for (;;) {
-      run?.throwIfAborted();
-      const [place, first] = (await eval3(WAIT, token, this.leaseMs)) as [number, string?];
-      if (place === 0) return;
-      // Our ticket expired while we waited (this process stalled past its lease): its place is gone.
-      if (place === -1) throw new LockBusyError(name, waitMs);
-      // A dead holder on this host is freed at once; one elsewhere expires with its lease.
-      if (first && first !== checked) {
-        checked = first;
-        if (holderDead(first)) {
-          await eval3(LEAVE, first, 0);
-          continue;
-        }
-      }
-      if (Date.now() >= deadline) throw new LockBusyError(name, waitMs);
-      // Further back, a look less often: the line moves one ticket per turn.
-      await sleep(Math.min(LINE_LOOK_MS * Math.min(place, 8), deadline - Date.now()), this.wake, run);
     }
   }
 }

@@ -4,13 +4,15 @@
 // is up is told "being built" or "not available".
 
 import nodeCluster from 'node:cluster';
-import type { Valkey } from 'iovalkey';
-import { connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
+import type { Cluster, Valkey } from 'iovalkey';
+import { slot } from '../contract/keyspace/index.ts';
+import { answersPing, connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
+import { RunLocks } from '../cluster/run-lock.ts';
 import { clearLeftovers } from '../cluster/leftovers.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
 import { startCluster } from '../sandbox/cluster.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
-import { outsideRun } from '../run-deadline.ts';
+import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath } from '../sandbox/valkey-process.ts';
@@ -98,6 +100,11 @@ export async function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promi
   return started;
 }
 
+/** The cluster for a run, waited for ATOMIC_START_WAIT_MS at most: a run's time must not go on its start. */
+export function atomicRuntimeForRun(): Promise<AtomicRuntime> {
+  return settledWithin(ATOMIC_START_WAIT_MS, () => new Valkey9UnavailableError('starting'), atomicRuntime());
+}
+
 /**
  * This process's cluster if it is up within `waitMs`; null while it is still starting; undefined when
  * none was asked for or its start failed.
@@ -169,6 +176,26 @@ export const sharedAtomicCluster: Record<string, Shared<ClusterAccess>> = {
     ifUp: async () => (await startedWithin(0))?.access ?? null,
   },
 };
+
+/** The slot of the site's own locks and lines on the Valkey 8 cluster (all share one hashtag). */
+export const LOCK_SLOT = slot(RunLocks.key('any'));
+
+/**
+ * What is wrong with the Valkey 8 node holding the site's locks, or null when it answers: an atomic run
+ * takes its reader's share there, and with that node frozen atomic runs failed (503 TIMEOUT) while the
+ * atomic half said "up". `admin` is the Valkey 8 cluster as its admin; `node` dials one of its nodes.
+ */
+export async function lockNodeProblem(
+  admin: Cluster,
+  node: (address: string) => Valkey,
+): Promise<string | null> {
+  const address = (admin.slots[LOCK_SLOT] as string[] | undefined)?.[0];
+  const what = `the Valkey 8 node holding the site's locks (slot ${LOCK_SLOT}${address ? `, ${address}` : ''})`;
+  if (!address) return `no node is known to serve ${what}`;
+  return (await answersPing(node(address)))
+    ? null
+    : `${what} does not answer, and every atomic run takes its turn there`;
+}
 
 /** Each Valkey 9.1 node and whether it answers (`emq_server_up`); none while no cluster runs here. */
 export async function atomicServers(): Promise<

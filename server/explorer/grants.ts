@@ -5,22 +5,10 @@
 
 import type { Cluster, Valkey } from 'iovalkey';
 import { readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
-import { ATOMIC_RUN_LOCK, atomicRuntime, type AtomicRuntime } from './atomic-runtime.ts';
+import { ATOMIC_RUN_LOCK, atomicRuntimeForRun, type AtomicRuntime } from './atomic-runtime.ts';
 import { slotLock, withQueueSlot, type ClusterRunContext } from './cluster-run.ts';
 import type { Lease } from './keyspace-pool.ts';
 import type { ExplorerRuntime } from './runtime.ts';
-import type { ClusterAdmin } from './slot-migration.ts';
-import { settledWithin } from '../run-deadline.ts';
-import { Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
-import { ATOMIC_START_WAIT_MS } from '../settings/bounds.ts';
-
-/** Two reads of one cluster node that the explorer's account may not run, and nothing more. */
-export interface NodeReads {
-  /** How many of `keys` the node holds (a node that does not serve their slot answers MOVED). */
-  exists(...keys: string[]): Promise<number>;
-  /** CLUSTER COUNTKEYSINSLOT: how many keys of the slot the node holds. */
-  keysInSlot(slot: number): Promise<number>;
-}
 
 /** What the atomic mode moves a slot of the Valkey 9.1 cluster with (reshard only). */
 export interface AtomicGrant {
@@ -38,78 +26,53 @@ export interface AtomicGrant {
   inTurn<T>(work: () => Promise<T>): Promise<T>;
 }
 
-/** The admin side a slot migration moves slots with (reshard only). */
-export interface MigrationAdmin {
-  /** The shared cluster as the admin: a connection per node, the seeds, the password, the locks. */
-  cluster: ClusterAdmin;
-  /** The Valkey 9.1 cluster of the atomic mode, waited for at most ATOMIC_START_WAIT_MS. */
-  atomic(): Promise<AtomicGrant>;
-}
-
-export interface Capabilities {
+/** Each capability a row may name, as built for one run from the runtime. */
+const BUILD = {
   /** `count` keyspaces of the standalone node, as the explorer, flushed before and after the run. */
-  lease<T>(count: number, work: (leases: Lease[]) => Promise<T>): Promise<T>;
-  /** Whether the standalone node has the native module loaded. */
-  native: boolean;
-  /** The shared cluster, as the explorer, through a cluster client that follows MOVED and ASK. */
-  cluster: Cluster;
-  /** One node of the shared cluster (`host:port`), as the explorer: it answers MOVED for others' slots. */
-  clusterNode(address: string): Valkey;
-  /** `work` in the turn of one slot of the shared cluster (runs on a slot take turns: run-lock.ts). */
-  slotTurn<T>(slot: number, work: () => Promise<T>, waitMs?: number): Promise<T>;
-  /** `work` in the turn of a queue's slot, every key of the queue deleted after it (cluster-run.ts). */
-  queueTurn<T>(
-    queue: string,
-    work: (context: ClusterRunContext) => Promise<T>,
-  ): Promise<T & { leftBehind: number }>;
-  /** The reads of one node (`host:port`) that show a run wrote nothing. */
-  nodeReads(address: string): NodeReads;
-  /** What a slot migration needs: the admin. */
-  migration: MigrationAdmin;
-}
-
-export type CapabilityName = keyof Capabilities;
-
-/** What a run whose row names `N` is given. */
-export type Grant<N extends CapabilityName> = Readonly<Pick<Capabilities, N>>;
-
-const BUILD: { [N in CapabilityName]: (runtime: ExplorerRuntime) => Capabilities[N] } = {
   lease:
     ({ pool }) =>
     <T>(count: number, work: (leases: Lease[]) => Promise<T>) =>
       pool.with(count, work),
+  /** Whether the standalone node has the native module loaded. */
   native: (runtime) => runtime.native(),
-  cluster: ({ cluster }) => cluster,
-  clusterNode: (runtime) => (address) => runtime.clusterNode(address),
+  /** The shared cluster, as the explorer, through a cluster client that follows MOVED and ASK. */
+  cluster: ({ cluster }): Cluster => cluster,
+  /** One node of the shared cluster (`host:port`), as the explorer: it answers MOVED for others' slots. */
+  clusterNode: (runtime) => (address: string) => runtime.clusterNode(address),
+  /** `work` in the turn of one slot of the shared cluster (runs on a slot take turns: run-lock.ts). */
   slotTurn:
     ({ locks }) =>
     <T>(slot: number, work: () => Promise<T>, waitMs?: number) =>
       locks.with(slotLock(slot), () => work(), waitMs),
+  /** `work` in the turn of a queue's slot, every key of the queue deleted after it (cluster-run.ts). */
   queueTurn:
     (runtime) =>
     <T>(queue: string, work: (context: ClusterRunContext) => Promise<T>) =>
       withQueueSlot(runtime, queue, work),
-  nodeReads: (runtime) => (address) => {
+  /** Two reads of one node (`host:port`) that the explorer may not run: they show a run wrote nothing. */
+  nodeReads: (runtime) => (address: string) => {
     const node = runtime.clusterAdminNode(address);
     return Object.freeze({
+      /** How many of `keys` the node holds (a node that does not serve their slot answers MOVED). */
       exists: (...keys: string[]) => node.exists(...keys),
       keysInSlot: async (slot: number) => Number(await node.call('CLUSTER', 'COUNTKEYSINSLOT', slot)),
     });
   },
+  /** The admin side a slot migration moves slots with (reshard only). */
   migration: (runtime) =>
     Object.freeze({
+      /** The shared cluster as the admin: a connection per node, the seeds, the password, the locks. */
       cluster: runtime.migrations,
-      // A run's own time must not go on the cluster's start.
-      atomic: async () =>
-        atomicGrantOf(
-          await settledWithin(
-            ATOMIC_START_WAIT_MS,
-            () => new Valkey9UnavailableError('starting'),
-            atomicRuntime(),
-          ),
-        ),
+      /** The Valkey 9.1 cluster of the atomic mode, waited for at most ATOMIC_START_WAIT_MS. */
+      atomic: async (): Promise<AtomicGrant> => atomicGrantOf(await atomicRuntimeForRun()),
     }),
-};
+} satisfies Record<string, (runtime: ExplorerRuntime) => unknown>;
+
+export type Capabilities = { [N in keyof typeof BUILD]: ReturnType<(typeof BUILD)[N]> };
+export type CapabilityName = keyof Capabilities;
+
+/** What a run whose row names `N` is given. */
+export type Grant<N extends CapabilityName> = Readonly<Pick<Capabilities, N>>;
 
 /** What the atomic mode is given of the Valkey 9.1 cluster's runtime. */
 export function atomicGrantOf(atomic: AtomicRuntime): AtomicGrant {

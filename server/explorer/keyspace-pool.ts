@@ -27,9 +27,9 @@ import {
 } from '../settings/bounds.ts';
 import { DEFAULTS } from '../settings/environment.ts';
 
+/** A run's database, and its connection to it as the explorer. */
 export interface Lease {
   db: number;
-  /** The run's connection to its database, as the explorer. */
   client: Valkey;
 }
 
@@ -53,7 +53,6 @@ export class SandboxLimitError extends Error {
 }
 
 export interface PoolOptions {
-  /** The explorer account a run's connections switch to. */
   explorer: { username: string; password: string };
   /** A run is ended (its commands cancelled, its keyspace flushed) after this long. */
   deadlineMs?: number;
@@ -85,7 +84,7 @@ export class KeyspacePool {
   private readonly deadlineMs: number;
   private readonly ttlMs: number;
   private readonly explorer: PoolOptions['explorer'];
-  private readonly dbs: number[];
+  readonly size: number;
   private readonly clients = new Map<number, Valkey>();
   /** Runs the lease scripts, which flush. */
   private readonly admin: Valkey;
@@ -104,7 +103,7 @@ export class KeyspacePool {
     this.explorer = options.explorer;
     this.deadlineMs = options.deadlineMs ?? DEFAULTS.RUN_DEADLINE_MS;
     this.ttlMs = this.deadlineMs + (options.graceMs ?? DEFAULTS.LEASE_GRACE_MS);
-    this.dbs = Array.from({ length: size }, (_, i) => 1 + i);
+    this.size = size;
     this.admin = new Valkey(adminUrl, {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
@@ -117,10 +116,6 @@ export class KeyspacePool {
     this.admin.setMaxListeners(0); // every waiting run listens for its `ready`
   }
 
-  get size(): number {
-    return this.dbs.length;
-  }
-
   /** Whether runs can take leases now. */
   ready(): boolean {
     return this.admin.status === 'ready';
@@ -130,7 +125,7 @@ export class KeyspacePool {
   async warm(): Promise<void> {
     await this.connected();
     await Promise.all([TAKE, GIVE, DUMP_SCRIPT].map((script) => loadScript(this.admin, script)));
-    await Promise.all(this.dbs.map((db) => this.lease(db)));
+    await Promise.all(Array.from({ length: this.size }, (_, i) => this.lease(i + 1)));
   }
 
   /** Runs `work` with `count` fresh databases, cut at the deadline and flushed whatever happens. */
@@ -254,8 +249,8 @@ export class KeyspacePool {
   /** One try at `count` free leases at once (all or none), or null. */
   private async take(count: number, token: string): Promise<number[] | null> {
     // Start at a random database so processes do not all contend for the first ones.
-    const offset = Math.floor(Math.random() * this.dbs.length);
-    const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
+    const offset = Math.floor(Math.random() * this.size);
+    const order = Array.from({ length: this.size }, (_, i) => ((offset + i) % this.size) + 1);
     const args = [token, this.ttlMs, count, ...order];
     const got = (await this.script(TAKE, order.map(leaseKey), args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
