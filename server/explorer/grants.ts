@@ -10,22 +10,6 @@ import { slotLock, withQueueSlot, type ClusterRunContext } from './cluster-run.t
 import type { Lease } from './keyspace-pool.ts';
 import type { ExplorerRuntime } from './runtime.ts';
 
-/** What the atomic mode moves a slot of the Valkey 9.1 cluster with (reshard only). */
-export interface AtomicGrant {
-  /** The server version the nodes report, e.g. 9.1.2. */
-  version: string;
-  /** The cluster as the explorer (the run's worker claims through it). */
-  cluster: Cluster;
-  /** One node as the explorer (the probes). */
-  clusterNode(address: string): Valkey;
-  /** One node as the admin: MIGRATESLOTS, the migration jobs, the counts and the clean-up. */
-  clusterAdminNode(address: string): Valkey;
-  /** The cluster's layout now (CLUSTER SHARDS, as the admin). */
-  shards(): Promise<ShardNode[]>;
-  /** `work` in the one turn of the atomic runs (nothing else runs on that cluster). */
-  inTurn<T>(work: () => Promise<T>): Promise<T>;
-}
-
 /** Each capability a row may name, as built for one run from the runtime. */
 const BUILD = {
   /** `count` keyspaces of the standalone node, as the explorer, flushed before and after the run. */
@@ -74,14 +58,23 @@ export type CapabilityName = keyof Capabilities;
 /** What a run whose row names `N` is given. */
 export type Grant<N extends CapabilityName> = Readonly<Pick<Capabilities, N>>;
 
+/** What the atomic mode moves a slot of the Valkey 9.1 cluster with (reshard only). */
+export type AtomicGrant = ReturnType<typeof atomicGrantOf>;
+
 /** What the atomic mode is given of the Valkey 9.1 cluster's runtime. */
-export function atomicGrantOf(atomic: AtomicRuntime): AtomicGrant {
+export function atomicGrantOf(atomic: AtomicRuntime) {
   return Object.freeze({
+    /** The server version the nodes report, e.g. 9.1.2. */
     version: atomic.version,
+    /** The cluster as the explorer (the run's worker claims through it). */
     cluster: atomic.cluster,
+    /** One node as the explorer (the probes). */
     clusterNode: (address: string) => atomic.clusterNode(address),
+    /** One node as the admin: MIGRATESLOTS, the migration jobs, the counts and the clean-up. */
     clusterAdminNode: (address: string) => atomic.clusterAdminNode(address),
+    /** The cluster's layout now (CLUSTER SHARDS, as the admin). */
     shards: () => readShards(atomic.clusterAdmin),
+    /** `work` in the one turn of the atomic runs (nothing else runs on that cluster). */
     inTurn: <T>(work: () => Promise<T>) => atomic.locks.line.with(ATOMIC_RUN_LOCK, () => work()),
   });
 }
