@@ -121,20 +121,18 @@ function nodeConnections(options: RedisOptions) {
   return { get, all: () => [...open.values()] };
 }
 
-export interface ConnectOptions {
-  prepare: Prepare;
-  /** Bounds each step of the start (the caller's deadline), failing it with `what` went wrong. */
-  within?: <T>(step: Promise<T>, what: () => string) => Promise<T>;
-}
-
 /**
  * The handle of the cluster `access` names, warm: every node (read from CLUSTER SHARDS, replicas
  * included) prepared and kept so through its restarts; both cluster clients hold the slot map, and every
  * primary has a connection as each user, so a first run opens nothing. A handle that fails is closed.
+ * `within` bounds each step (the caller's deadline), failing it with `what` went wrong.
  */
 export async function connectCluster(
   access: ClusterAccess,
-  { prepare, within = (step) => step }: ConnectOptions,
+  {
+    prepare,
+    within = (step) => step,
+  }: { prepare: Prepare; within?: <T>(step: Promise<T>, what: () => string) => Promise<T> },
 ): Promise<ClusterHandle> {
   const adminOptions = access.admin ?? {};
   // No ready check: it sends INFO, which the explorer may not run.

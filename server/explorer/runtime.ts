@@ -104,18 +104,13 @@ async function start(): Promise<ExplorerRuntime> {
   const password = explorerPasswordFor(process.env);
   // The same bootstrap as the tests and benchmarks: VALKEY_URL or supervised nodes of our own.
   const sandbox = await startSandbox(siteSandboxOptions(password));
-  try {
-    return await startOn(sandboxAccess(sandbox, password), sandbox.stop);
-  } catch (error) {
-    await sandbox.stop();
-    throw error;
-  }
+  return startOn(sandboxAccess(sandbox, password), sandbox.stop);
 }
 
 /**
  * Sets the explorer up on a sandbox and warms everything a first run uses, each step bounded: what
  * cannot be used fails the start within START_BUDGET_MS, with one line naming the server and what was
- * wrong. `stop` stops the sandbox on close, when this process started it.
+ * wrong. `stop` stops the sandbox on close or on such a failure, when this process started it.
  */
 export async function startOn(
   access: SandboxAccess,
@@ -209,6 +204,7 @@ export async function startOn(
     };
   } catch (error) {
     for (const client of opened) client.disconnect();
+    await stop();
     throw error;
   }
 }
