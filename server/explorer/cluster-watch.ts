@@ -76,26 +76,19 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
 
   // Reused a moment: a status poll must not cost three round trips each.
   let cached: { at: number; problems: Promise<string[]> } | null = null;
-  /**
-   * A reading taken while the turn is held says what the last one outside it said: the turn may be a
-   * migration's (the slot open by design, the cluster as clean as before it) or this watch's own repair
-   * of a slot left open, which must not read as "up" for as long as the repair tries.
-   */
+  // A reading taken while the turn is held says what the last one outside it said: the turn may be a
+  // migration's (the slot open by design) or this watch's own repair of a slot left open, which must not
+  // read as "up" for as long as the repair tries.
   let outside: string[] = [];
-  const read = async (): Promise<string[]> => {
-    const check = await checkOutsideMigrations();
-    if ('duringTurn' in check) return outside;
-    outside = check.problems;
-    return outside;
-  };
   return {
     /** What is wrong with the cluster right now (empty when every run would be served). */
     problems() {
       if (!cached || Date.now() - cached.at > CLUSTER_STATUS_CACHE_MS) {
-        cached = {
-          at: Date.now(),
-          problems: read().catch((error: Error) => [`cannot read the cluster: ${error.message}`]),
-        };
+        const read = checkOutsideMigrations().then(
+          (check) => ('duringTurn' in check ? outside : (outside = check.problems)),
+          (error: Error) => [`cannot read the cluster: ${error.message}`],
+        );
+        cached = { at: Date.now(), problems: read };
       }
       return cached.problems;
     },
