@@ -61,11 +61,8 @@ export function answersPing(client: Valkey): Promise<boolean> {
   ]);
 }
 
-/**
- * An admin connection that prepares its server on every (re)connect, e.g. after a restart: the
- * explorer's account, then the project's scripts (the account may not load them itself). `prepared`
- * settles with the first preparation (whether trafikey is loaded), or fails with the first refusal.
- */
+// An admin connection that prepares its server (the explorer's account, then the scripts, which the
+// account may not load) on every connect, as after a restart; `prepared` settles with the first.
 export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
   let lastError = 'no answer yet';
   let current = false;
@@ -97,10 +94,8 @@ export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
   return { admin, address, prepared: first.promise, ready: () => current, lastError: () => lastError };
 }
 
-/**
- * Plain connections to single nodes, one per address, opened when first asked for: nodes are read and
- * repaired one by one (CLUSTER SETSLOT, a node's own keys), which a cluster client would route elsewhere.
- */
+// A connection per node, opened when first asked for: nodes are read and repaired one by one (CLUSTER
+// SETSLOT, a node's own keys), which a cluster client would route elsewhere.
 function nodeConnections(options: RedisOptions) {
   const open = new Map<string, Valkey>();
   const get = (address: string): Valkey => {
@@ -122,10 +117,9 @@ function nodeConnections(options: RedisOptions) {
 }
 
 /**
- * The handle of the cluster `access` names, warm: every node (read from CLUSTER SHARDS, replicas
- * included) prepared and kept so through its restarts; both cluster clients hold the slot map, and every
- * primary has a connection as each user, so a first run opens nothing. A handle that fails is closed.
- * `within` bounds each step (the caller's deadline), failing it with `what` went wrong.
+ * The handle of the cluster `access` names, warm: every node (replicas included) prepared, both clients
+ * holding the slot map, every primary connected as each user, so a first run opens nothing. `within`
+ * bounds each step (the caller's deadline), failing it with `what` went wrong.
  */
 export async function connectCluster(
   access: ClusterAccess,

@@ -19,9 +19,8 @@ const BATCH = 1000;
 const ROUNDS = 100;
 
 /**
- * Deletes `queue`'s keys in slot `n` from `node`; answers how many are left there. `inServer`: the
- * queue's sets and the rows they name dropped inside the server first; nothing is deleted once `inTurn`
- * says the turn is no longer the caller's.
+ * Deletes `queue`'s keys in slot `n` from `node` (`inServer`: dropped in the server first), none once
+ * `inTurn` says the turn is no longer the caller's; answers how many are left there.
  */
 export async function deleteQueueKeys(
   node: Valkey,

@@ -55,10 +55,8 @@ export interface Turn {
   held(): boolean;
 }
 
-/**
- * Runs `work` in a turn kept by `renew`, sent every `everyMs`: one answering false means the turn is no
- * longer ours alone; one that fails (a node restarting) is tried again at the next, before it expires.
- */
+// `work` in a turn kept by `renew` every `everyMs`: false means the turn is no longer ours alone; a
+// renewal that fails (a node restarting) is tried again at the next, well before the turn expires.
 async function whileRenewed<T>(
   renew: () => Promise<boolean>,
   everyMs: number,
@@ -202,9 +200,8 @@ export class TurnLines {
   }
 
   /**
-   * Runs `work` in the turn of the line `name`, once every ticket before this one has left (the reader is
-   * the run's caller, run-caller.ts); refused at once when the line ahead would take longer than `waitMs`
-   * at its pace (LineFullError), and told busy when it did wait that long (LockBusyError).
+   * Runs `work` once every ticket before this one in line `name` has left; refused at once when the line
+   * ahead would take longer than `waitMs` (LineFullError), busy when it did wait that long.
    */
   async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
     const run = runDeadline();

@@ -77,10 +77,7 @@ async function start(server: string): Promise<AtomicRuntime> {
   return connect({ seeds: sandbox.seeds, admin, explorer }, sandbox.stop);
 }
 
-/**
- * The Valkey 9 cluster, started on first call once the build is ready. Fails with
- * Valkey9UnavailableError while it is being built, or when it cannot be (with why).
- */
+/** Started on first call once built; Valkey9UnavailableError while building, or saying why it cannot be. */
 export async function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<AtomicRuntime> {
   if (started) return started;
   const build = valkey9Build(env);
@@ -105,10 +102,7 @@ export function atomicRuntimeForRun(): Promise<AtomicRuntime> {
   return settledWithin(ATOMIC_START_WAIT_MS, () => new Valkey9UnavailableError('starting'), atomicRuntime());
 }
 
-/**
- * This process's cluster if it is up within `waitMs`; null while it is still starting; undefined when
- * none was asked for or its start failed.
- */
+// This process's cluster if up within `waitMs`; null while starting; undefined if none or failed.
 async function startedWithin(waitMs: number): Promise<AtomicRuntime | null | undefined> {
   if (!started) return undefined;
   const late = new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs));
@@ -123,10 +117,9 @@ export interface AtomicStatus {
 }
 
 /**
- * What the atomic half can say now, without starting anything: once its cluster is up, each node's own
- * `cluster_state` (within a second each): `down` while a node does not answer, `degraded` while one
- * says anything but ok. A worker that has run nothing atomic yet connects to its primary's cluster
- * first, so every process answers from the servers, not from its own past.
+ * What the atomic half can say now, without starting anything: once up, each node's own `cluster_state`.
+ * A worker that has run nothing atomic yet connects to its primary's cluster first, so every process
+ * answers from the servers, not from its own past.
  */
 export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promise<AtomicStatus> {
   if (!started) await adoptAtomicCluster(env);
@@ -150,10 +143,7 @@ export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promis
 /** When this worker last heard its primary's cluster was not running: asked again a second later. */
 let notRunningAt = 0;
 
-/**
- * In a worker (before it serves, and on a status while it holds none): connected to its primary's
- * Valkey 9 cluster if that runs, never starting it.
- */
+/** In a worker, before it serves and on a status while it holds none: its primary's cluster if it runs. */
 export async function adoptAtomicCluster(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (!nodeCluster.isWorker || Date.now() - notRunningAt < HEALTH_PING_MS) return;
   if (valkey9Build(env).state !== 'ready') return;
@@ -181,9 +171,8 @@ export const sharedAtomicCluster: Record<string, Shared<ClusterAccess>> = {
 export const LOCK_SLOT = slot(RunLocks.key('any'));
 
 /**
- * What is wrong with the Valkey 8 node holding the site's locks, or null when it answers: an atomic run
- * takes its reader's share there, and with that node frozen atomic runs failed (503 TIMEOUT) while the
- * atomic half said "up". `admin` is the Valkey 8 cluster as its admin; `node` dials one of its nodes.
+ * What is wrong with the Valkey 8 node holding the site's locks, or null: an atomic run takes its share
+ * there, and with that node frozen atomic runs failed (503 TIMEOUT) while the atomic half said "up".
  */
 export async function lockNodeProblem(
   admin: Cluster,
@@ -225,9 +214,8 @@ export function warmAtomicRuntime(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 /**
- * In the primary, after a worker that ran on the Valkey 9 cluster died: what its run left in flight is
- * cancelled and its keys removed, in a turn of its own in the atomic runs' line; refused or failed (a
- * node restarting), tried again until done or until the cluster is stopped. Each step is a line for `say`.
+ * In the primary, after a worker died: what its atomic run left is cleared in a turn of its own, tried
+ * again (a node restarting) until done or the cluster stopped. Each step is a line for `say`.
  */
 export async function clearAfterDeadProcess(say: (line: string) => void): Promise<void> {
   const held = started;

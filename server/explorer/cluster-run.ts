@@ -45,11 +45,10 @@ const OWED_CLEANUP_MS = 2000;
 const OWED_CLEANUP_TRIES = 20;
 
 /**
- * Runs `work` holding the slot of `queue`, then deletes every key of the queue and answers how many
- * outlived the clean-up. A node that dies mid-run is restarted by its supervisor: the run waits until
- * every node says ok and runs once more (only then: a healthy cluster is not asked three times a run).
- * A run that misses its deadline (a node frozen under it) gives the turn back at once: its clean-up is
- * owed, and done later in a turn of its own.
+ * Runs `work` holding the slot of `queue`, then deletes the queue's keys; answers how many outlived it.
+ * After a node died mid-run (its supervisor restarts it) the run waits until every node says ok and
+ * runs once more. One that misses its deadline (a node frozen under it) gives the turn back at once and
+ * owes its clean-up, done later in a turn of its own.
  */
 export async function withQueueSlot<T>(
   runtime: ClusterHandle,
@@ -98,10 +97,8 @@ export async function withQueueSlot<T>(
   }
 }
 
-/**
- * The clean-up of a run that missed its deadline: each try holds the turn at most OWED_CLEANUP_MS (a
- * frozen node must not keep the slot from everyone again), and deletes nothing once it gave the turn up.
- */
+// An owed clean-up: each try holds the turn at most OWED_CLEANUP_MS (a frozen node must not keep the
+// slot from everyone again), and deletes nothing once it gave the turn up.
 async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number): Promise<void> {
   for (let tryNo = 1; tryNo <= OWED_CLEANUP_TRIES; tryNo += 1) {
     let live = true;

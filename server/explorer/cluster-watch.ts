@@ -19,11 +19,8 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
   const say = (line: string) => admin.log(line);
   let running: Promise<RepairReport | null> | null = null;
 
-  /**
-   * The cluster's check, with what is open only because a migration holds the turn left out: the
-   * turn is read before the check and after it, so a move that started or ended while the check read
-   * the nodes counts as in progress (a slot really left open is found by the next check).
-   */
+  // The check, less what is open only because a migration holds the turn: the turn is read before and
+  // after, so a move that started or ended meanwhile counts (one really left open, the next check finds).
   const checkOutsideMigrations = async () => {
     const before = await admin.locks.taken(MIGRATION_LOCK);
     const check = await checkCluster(admin.dial, admin.seeds);
@@ -35,11 +32,8 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
     return check;
   };
 
-  /**
-   * Checks and repairs what it finds, when the migration turn comes within `waitMs`. `found`: the check
-   * at start, repaired even while the turn is taken (by a holder killed mid-move, whose lock must expire
-   * first); later checks leave a migration in progress alone.
-   */
+  // Checks and repairs in the migration turn, if it comes within `waitMs`. `found`: the check at start,
+  // repaired even while the turn is taken (a holder killed mid-move); later checks leave a move alone.
   const repairNow = (waitMs: number, found?: { problems: string[] }) =>
     (running ??= (async () => {
       try {

@@ -51,10 +51,8 @@ export function explorerRules(password: string, withNative: boolean, onCluster =
   return rules;
 }
 
-/**
- * The same user as `--user` arguments for a node's command line (a node restarted by its supervisor has
- * it from its first connection), the password as its SHA-256: any local process can read a command line.
- */
+// The same user as `--user` arguments (a restarted node has it from its first connection), the password
+// as its SHA-256: any local process can read a command line.
 export function explorerUserArgs(password: string, withNative: boolean, onCluster = false): string[] {
   const rules = explorerRules(password, withNative, onCluster).map((rule) =>
     rule.startsWith('>') ? `#${createHash('sha256').update(rule.slice(1)).digest('hex')}` : rule,
