@@ -1,14 +1,8 @@
-// Runs that share a cluster take turns, within a process and across processes and hosts, as the admin
-// (the keys are never the reader's to see or touch). Two kinds, one hashtag (every lock and line of the
-// sandbox on one slot):
-// - a lock (`with`), what a run holds on its slot: within this process a promise chain, across processes
-//   a key set with NX and a lifetime, one SET and one release a run; a token names its holder (host and
-//   pid), so a taker on the same host whose holder is dead (a site killed mid-run) takes over at once;
-// - a line (`line`), what the reshards take: turns in arrival order, a ticket drawn server-side and a
-//   short script asking "am I first?" that also renews it. Served in rounds (line-join-3.lua): a reader
-//   with a ticket in every round takes one turn a round, and one who asks now and then waits only for
-//   the rest of the round. A line whose work ahead is longer than the taker may wait refuses it at once.
-// Either is renewed every third of its lifetime while its holder works, and says so when lost.
+// Runs that share a cluster take turns across processes and hosts, as the admin (the keys are never the
+// reader's), on one hashtag. A lock (`with`, a run's slot) is a key set with NX, one SET and one release
+// a run; a line (`line`, the reshards') serves tickets in arrival order, in rounds (line-join-3.lua), so
+// a reader always in line takes one turn a round. Either is renewed while held, and says so when lost; a
+// token names its holder's host and pid, so a dead holder on the same host is passed over at once.
 
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';

@@ -1,7 +1,6 @@
-// With WORKERS=n a site has one of each set of servers, the primary's: its Valkey 8 sandbox and its
-// Valkey 9.1 cluster. A worker asks its primary where they answer and how to sign in, over the cluster
-// module's channel (the 9.1 cluster may start long after a worker did, so no fork-time environment
-// could carry it); a worker killed leaves no server behind.
+// With WORKERS=n a site has one of each set of servers, the primary's: a worker asks it where they answer
+// over the cluster module's channel (the 9.1 cluster may start long after a worker, so no fork-time
+// environment could carry it), and a worker killed leaves no server behind.
 
 import nodeCluster, { type Worker } from 'node:cluster';
 

@@ -1,7 +1,6 @@
-// The second cluster: three Valkey 9.1 nodes (scripts/valkey9.sh builds the binary), trafikey loaded and
-// declaring atomic-slot-migration support, where the reshard's atomic mode runs. Nothing waits for it:
-// the site serves the course while Valkey 9 is still being built, and a run asking before the cluster
-// is up is told "being built" or "not available".
+// The second cluster, three Valkey 9.1 nodes with trafikey, where the reshard's atomic mode runs. Nothing
+// waits for it: the site serves while Valkey 9 is still being built (scripts/valkey9.sh), and a run
+// asking before the cluster is up is told "being built" or "not available".
 
 import nodeCluster from 'node:cluster';
 import type { Cluster, Valkey } from 'iovalkey';
@@ -27,7 +26,6 @@ import {
   MAXMEMORY,
 } from '../settings/bounds.ts';
 
-/** The Valkey 9 cluster as this process holds it: the one cluster handle, and how to let it go. */
 export interface AtomicRuntime extends ClusterHandle {
   close(): Promise<void>;
 }

@@ -1,9 +1,7 @@
 // The cluster checked at start and every few seconds, as `valkey-cli --cluster check` would, and repaired
-// in the migration turn when something is wrong: a site killed mid-migration (here or on another host)
-// leaves a slot half-moved that nobody else would close. What it finds and does is logged; `problems()`
-// is what GET /api/sandbox reports as `degraded`. A slot open while a migration holds the turn is that
-// migration's business (runs on it wait their turn), so neither calls it a problem: the site's own
-// reshards raised an alarm ("slot N is left IMPORTING") whenever the watch looked during one.
+// in the migration turn: a site killed mid-migration leaves a slot half-moved that nobody else would
+// close. `problems()` is GET /api/sandbox's `degraded`. A slot open while a migration holds the turn is
+// that migration's business, so it is no problem: the site's own reshards raised false alarms.
 
 import { checkCluster } from '../sandbox/cluster-check.ts';
 import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';

@@ -1,7 +1,6 @@
-// What a run is given: the capabilities its registry row names, built from this process's one runtime.
-// Each is a value or a closure, so the runtime's pool, locks and admin clients stay out of reach of the
-// experiment's code. Only a slot migration (reshard, both modes) is given the admin side of a cluster,
-// and the atomic mode only what it moves a Valkey 9.1 slot with: never that runtime, nor its close().
+// What a run is given: the capabilities its registry row names, each a value or a closure, so the
+// runtime's pool, locks and admin clients stay out of the experiment's reach. Only a slot migration is
+// given a cluster's admin side, and the atomic mode only what it moves a slot with, never its runtime.
 
 import type { Cluster, Valkey } from 'iovalkey';
 import { readShards, type ShardNode } from '../sandbox/cluster-topology.ts';

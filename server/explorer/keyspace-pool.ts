@@ -1,9 +1,8 @@
-// Readers share one sandbox server but never one keyspace: each run leases logical databases of its
-// own, flushed (inside the lease scripts, as the admin) before it gets them and after it gives them back.
-// The leases are keys in database 0, never one process's memory, so any number of site processes share
-// one server, and a process that dies mid-run strands nothing: its leases expire, and whoever takes one
-// next flushes it first. A run's connection is opened as the admin on its database and then becomes the
-// explorer (AUTH), which may not SELECT; it never reconnects, as a new socket would start as the admin.
+// Readers share one sandbox server but never one keyspace: each run leases databases of its own,
+// flushed by the lease scripts before and after. The leases are keys in database 0, so site processes
+// share one server, and one that dies mid-run strands nothing: its leases expire, and the next taker
+// flushes first. A run's connection opens as the admin on its database, then becomes the explorer (which
+// may not SELECT); it never reconnects, as a new socket would start as the admin.
 
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -27,9 +26,9 @@ import {
 } from '../settings/bounds.ts';
 import { DEFAULTS } from '../settings/environment.ts';
 
-/** A run's database, and its connection to it as the explorer. */
 export interface Lease {
   db: number;
+  /** The run's connection to its database, as the explorer. */
   client: Valkey;
 }
 
@@ -116,7 +115,6 @@ export class KeyspacePool {
     this.admin.setMaxListeners(0); // every waiting run listens for its `ready`
   }
 
-  /** Whether runs can take leases now. */
   ready(): boolean {
     return this.admin.status === 'ready';
   }
@@ -152,10 +150,8 @@ export class KeyspacePool {
     }
   }
 
-  /**
-   * Flushes the run's databases and gives their leases back; while the server cannot answer, tried again
-   * in the background, so the leases come back as soon as it answers rather than when they expire.
-   */
+  // Flushes the run's databases and gives them back; while the server cannot answer, tried again in the
+  // background, so the leases come back as soon as it answers rather than when they expire.
   private async giveBack(dbs: number[], token: string, tries = LEASE_GIVE_TRIES): Promise<void> {
     try {
       await this.script(GIVE, dbs.map(leaseKey), [token, ...dbs]);
@@ -175,10 +171,8 @@ export class KeyspacePool {
     await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
 
-  /**
-   * The admin, connected: a first connect is waited for a moment; one that is reconnecting (its server
-   * died) is not, and the run fails at once as SANDBOX_DOWN.
-   */
+  // The admin, connected: a first connect is waited for a moment, a reconnect (its server died) is not,
+  // and the run fails at once as SANDBOX_DOWN.
   private async connected(): Promise<void> {
     const admin = this.admin;
     if (admin.status === 'wait') admin.connect().catch(() => {});
@@ -196,12 +190,9 @@ export class KeyspacePool {
     if (admin.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
   }
 
-  /**
-   * Takes `count` leases. Runs of this process that find none free wait in line, first come first
-   * served: the first in line tries again as soon as a run of this process gives leases back, and every
-   * `LEASE_POLL_MS` for those other processes give back. A run leaving the line (served, or out of time)
-   * hands the head to the next, which tries at once only if leases came back meanwhile.
-   */
+  // Takes `count` leases. Runs of this process that find none free wait in line: the first tries again
+  // as soon as a run of ours gives leases back, and every LEASE_POLL_MS for other processes'. A run
+  // leaving the line hands the head to the next, which tries at once only if leases came back meanwhile.
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
     await this.connected();
     if (this.line.length === 0) {
@@ -256,10 +247,8 @@ export class KeyspacePool {
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
   }
 
-  /**
-   * The lease scripts sent in this turn of the event loop go out in one write: corked until setImmediate,
-   * as auto-pipelining would batch them, without the Pipeline it makes (costlier than two scripts).
-   */
+  // The lease scripts of one turn of the event loop go out in one write: corked until setImmediate, as
+  // auto-pipelining would batch them, without the Pipeline it makes (costlier than two scripts).
   private script(script: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
     if (!this.corked && this.admin.status === 'ready') {
       const socket = this.admin.stream;
@@ -284,11 +273,8 @@ export class KeyspacePool {
     return { db, client };
   }
 
-  /**
-   * Opens a connection as the admin, enters `db` and becomes the explorer. If either is refused it is
-   * closed, never handed out: after a restart the account may not exist yet, and a connection that
-   * stayed the admin could reach every database.
-   */
+  // Opens a connection as the admin, enters `db` and becomes the explorer; if either is refused it is
+  // closed, never handed out: one that stayed the admin could reach every database.
   private async openAsExplorer(db: number): Promise<Valkey> {
     const client = new Valkey(this.adminUrl, {
       lazyConnect: true,

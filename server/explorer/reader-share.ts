@@ -16,7 +16,6 @@ export class ShareTakenError extends Error {
   }
 }
 
-/** The lock of one reader's share of `kind`. */
 export function shareLock(kind: string, address: string): string {
   return `${kind}-from:${address}`;
 }

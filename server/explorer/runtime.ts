@@ -1,7 +1,6 @@
-// What every experiment runs against: the sandbox's standalone node (native module loaded), reached as
-// the explorer through a pool of per-run keyspaces, and its three-node cluster's handle. Started once,
-// lazily, by the bootstrap tests and benchmarks use too (`startSandbox`); a worker of WORKERS=n asks its
-// primary where the sandbox is. No run is handed it whole: each is given what its row names (grants.ts).
+// What every experiment runs against: the sandbox's standalone node, through a pool of per-run
+// keyspaces, and its cluster's handle. Started once, lazily, on the bootstrap tests use too; no run is
+// handed it whole, each is given what its row names (grants.ts).
 
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
@@ -39,10 +38,8 @@ export interface ExplorerRuntime extends ClusterHandle {
   close(): Promise<void>;
 }
 
-/**
- * One runtime per process: the JSON API and the server island both import this file from server/ (Astro's
- * build does not bundle a copy: astro.config.mjs). A failed start is forgotten; the next request retries.
- */
+// One runtime per process: the API and the island import this one file (astro.config.mjs keeps Astro
+// from bundling a copy). A failed start is forgotten; the next request tries again.
 let running: Promise<ExplorerRuntime> | undefined;
 
 export function explorerRuntime(): Promise<ExplorerRuntime> {
@@ -53,19 +50,13 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   return running;
 }
 
-/**
- * The explorer's password: derived from VALKEY_URL on existing servers, so every site process on them
- * sets the same account up and none locks the others out; else random (its workers are handed it).
- */
+/** Derived from VALKEY_URL on existing servers, so site processes sharing them do not lock each other out. */
 export function explorerPasswordFor(env: NodeJS.ProcessEnv): string {
   if (!env.VALKEY_URL) return newPassword();
   return createHmac('sha256', env.VALKEY_URL).update('explorer').digest('base64url');
 }
 
-/**
- * The sandbox a site starts for itself: every node has the explorer's account on its command line, so a
- * node its supervisor restarts has it from its first connection, before any admin could install it.
- */
+/** Every node has the explorer's account on its command line: a restarted node has it at once. */
 export function siteSandboxOptions(password: string): SandboxOptions {
   const native = nativeModulePath() !== null;
   return {
@@ -108,9 +99,8 @@ async function start(): Promise<ExplorerRuntime> {
 }
 
 /**
- * Sets the explorer up on a sandbox and warms everything a first run uses, each step bounded: what
- * cannot be used fails the start within START_BUDGET_MS, with one line naming the server and what was
- * wrong. `stop` stops the sandbox on close or on such a failure, when this process started it.
+ * Sets the explorer up on a sandbox and warms what a first run uses; what cannot be used fails the start
+ * within START_BUDGET_MS, naming the server. `stop` stops the sandbox on close or failure.
  */
 export async function startOn(
   access: SandboxAccess,
