@@ -21,23 +21,7 @@ export interface ClusterAccess {
   explorer: { username: string; password: string };
 }
 
-export interface ClusterHandle {
-  access: ClusterAccess;
-  /** The server version the nodes report, e.g. 8.0.2 or 9.1.2. */
-  version: string;
-  cluster: Cluster;
-  /** One node as the explorer: it answers MOVED for others' slots. */
-  clusterNode(address: string): Valkey;
-  clusterAdmin: Cluster;
-  clusterAdminNode(address: string): Valkey;
-  /** Runs on this cluster take turns, within and across processes. */
-  locks: RunLocks;
-  /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
-  servers(): Promise<Array<{ server: string; up: boolean }>>;
-  /** Whether a run would be served: every node prepared since its last reconnect, the client connected. */
-  ready(): boolean;
-  disconnect(): void;
-}
+export type ClusterHandle = Awaited<ReturnType<typeof connectCluster>>;
 
 /** Installs the explorer's account through an admin connection; answers whether trafikey is loaded. */
 export type Prepare = (admin: Valkey) => Promise<boolean>;
@@ -127,7 +111,7 @@ export async function connectCluster(
     prepare,
     within = (step) => step,
   }: { prepare: Prepare; within?: <T>(step: Promise<T>, what: () => string) => Promise<T> },
-): Promise<ClusterHandle> {
+) {
   const adminOptions = access.admin ?? {};
   // No ready check: it sends INFO, which the explorer may not run.
   const asExplorer = { ...access.explorer, enableReadyCheck: false };
@@ -171,12 +155,16 @@ export async function connectCluster(
     );
     return {
       access,
+      /** The server version the nodes report, e.g. 8.0.2 or 9.1.2. */
       version: await serverVersion(adminNodes.get(primaries[0]!)),
       cluster,
+      /** One node as the explorer: it answers MOVED for others' slots. */
       clusterNode,
       clusterAdmin,
       clusterAdminNode: adminNodes.get,
+      /** Runs on this cluster take turns, within and across processes. */
       locks: new RunLocks(clusterAdmin),
+      /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
       servers: () =>
         Promise.all(
           nodes.map(async ({ admin, address }) => ({
@@ -184,6 +172,7 @@ export async function connectCluster(
             up: admin.status === 'ready' && (await answersPing(admin)),
           })),
         ),
+      /** Whether a run would be served: every node prepared since its last reconnect, the client up. */
       ready: () => cluster.status === 'ready' && nodes.every((node) => node.ready()),
       disconnect,
     };

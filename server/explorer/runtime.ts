@@ -5,13 +5,7 @@
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Valkey } from 'iovalkey';
-import {
-  answersPing,
-  connectCluster,
-  preparedNode,
-  type ClusterAccess,
-  type ClusterHandle,
-} from '../cluster/handle.ts';
+import { answersPing, connectCluster, preparedNode, type ClusterAccess } from '../cluster/handle.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
@@ -24,19 +18,7 @@ import { nativeModulePath } from '../sandbox/valkey-process.ts';
 import { ADMIN_CONNECT_MS, MAX_KEYSPACES, reconnectAfter, START_BUDGET_MS } from '../settings/bounds.ts';
 import { runSettings } from '../settings/environment.ts';
 
-export interface ExplorerRuntime extends ClusterHandle {
-  pool: KeyspacePool;
-  /** What slot migrations and cluster repairs use: one node at a time as the admin, in one turn. */
-  migrations: ClusterAdmin;
-  /** Whether the standalone node has the native module loaded. */
-  native(): boolean;
-  /** What is wrong with the cluster's slot map now (empty: every run would be served). */
-  clusterProblems(): Promise<string[]>;
-  /** Whether a run would be served, and every server answers a PING within a second. */
-  health(): Promise<boolean>;
-  servers(): Promise<Array<{ server: string; role: 'standalone' | 'cluster'; up: boolean }>>;
-  close(): Promise<void>;
-}
+export type ExplorerRuntime = Awaited<ReturnType<typeof startOn>>;
 
 // One runtime per process: the API and the island import this one file (astro.config.mjs keeps Astro
 // from bundling a copy). A failed start is forgotten; the next request tries again.
@@ -102,10 +84,7 @@ async function start(): Promise<ExplorerRuntime> {
  * Sets the explorer up on a sandbox and warms what a first run uses; what cannot be used fails the start
  * within START_BUDGET_MS, naming the server. `stop` stops the sandbox on close or failure.
  */
-export async function startOn(
-  access: SandboxAccess,
-  stop: () => Promise<void> = async () => {},
-): Promise<ExplorerRuntime> {
+export async function startOn(access: SandboxAccess, stop: () => Promise<void> = async () => {}) {
   const deadline = Date.now() + START_BUDGET_MS;
   const within = <T>(step: Promise<T>, what: () => string) =>
     settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), step);
@@ -175,8 +154,11 @@ export async function startOn(
     return {
       ...handle,
       pool,
+      /** What slot migrations and cluster repairs use: one node at a time as the admin, in one turn. */
       migrations,
+      /** Whether the standalone node has the native module loaded. */
       native: () => nativeLoaded,
+      /** What is wrong with the cluster's slot map now (empty: every run would be served). */
       clusterProblems: () => watch.problems(),
       servers,
       // Up only while a run would be served: every admin connection prepared since its last reconnect.
