@@ -10,6 +10,7 @@ import { splitAddress } from '../sandbox/cluster-topology.ts';
 import { StartRefusedError } from '../sandbox/standalone-offer.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
 import { HEALTH_PING_MS, reconnectAfter } from '../settings/bounds.ts';
+import { settledWithin } from '../run-deadline.ts';
 import { RunLocks } from './run-lock.ts';
 
 /** Where a cluster answers and how to sign in: what the primary of WORKERS=n hands each worker. */
@@ -29,20 +30,15 @@ export type Prepare = (admin: Valkey) => Promise<boolean>;
 /** The Valkey version a node reports (INFO server). */
 export async function serverVersion(node: Valkey): Promise<string> {
   const info = String(await node.call('INFO', 'server'));
-  return (
-    /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown'
-  );
+  return /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown';
 }
 
 /** Whether `client` answers a PING within HEALTH_PING_MS (`emq_server_up`, the health). */
 export function answersPing(client: Valkey): Promise<boolean> {
-  return Promise.race([
-    client.ping().then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((r) => setTimeout(() => r(false), HEALTH_PING_MS)),
-  ]);
+  return settledWithin(HEALTH_PING_MS, () => new Error('no PONG'), client.ping()).then(
+    () => true,
+    () => false,
+  );
 }
 
 // An admin connection that prepares its server (the explorer's account, then the scripts, which the

@@ -5,7 +5,7 @@
 // token names its holder's host and pid, so a dead holder on the same host is passed over at once.
 
 import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
@@ -152,7 +152,8 @@ export class RunLocks {
       const set = await this.admin.set(key, token, 'PX', this.ttlMs, 'NX');
       if (set === 'OK') return token;
       // Once per wait: a holder on this host whose process is gone left the key; free it (only that value).
-      if (first && (await this.freeIfHolderDead(key))) {
+      const holder = first ? await this.admin.get(key) : null;
+      if (holder && holderDead(holder) && (await runScript(this.admin, RELEASE, [key], [holder])) === 1) {
         delay = 2.5; // the next try at once (the loop doubles it to 5 ms)
         continue;
       }
@@ -160,27 +161,7 @@ export class RunLocks {
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
-
-  private async freeIfHolderDead(key: string): Promise<boolean> {
-    const holder = await this.admin.get(key);
-    if (!holder || !holderDead(holder)) return false;
-    return (await runScript(this.admin, RELEASE, [key], [holder!])) === 1;
-  }
 }
-
-/** Wakes on a ticket of this process leaving, on the run's deadline, or after `ms`. */
-const sleep = (ms: number, wake: EventEmitter, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      wake.off('left', done);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    wake.once('left', done);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 export class TurnLines {
   private readonly admin: Cluster;
@@ -224,7 +205,10 @@ export class TurnLines {
         }
         if (Date.now() >= deadline) throw new LockBusyError(name, waitMs);
         // Further back, a look less often: the line moves one ticket per turn.
-        await sleep(Math.min(LINE_LOOK_MS * Math.min(place, 8), deadline - Date.now()), this.wake, run);
+        const look = AbortSignal.timeout(
+          Math.max(0, Math.min(LINE_LOOK_MS * Math.min(place, 8), deadline - Date.now())),
+        );
+        await once(this.wake, 'left', { signal: run ? AbortSignal.any([look, run]) : look }).catch(() => {});
       }
     };
     const reader = runCaller() ?? '';

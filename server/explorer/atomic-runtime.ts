@@ -26,9 +26,7 @@ import {
   MAXMEMORY,
 } from '../settings/bounds.ts';
 
-export interface AtomicRuntime extends ClusterHandle {
-  close(): Promise<void>;
-}
+export type AtomicRuntime = Awaited<ReturnType<typeof connect>>;
 
 /** The one turn every atomic run takes on the Valkey 9 cluster: nothing else runs there. */
 export const ATOMIC_RUN_LOCK = 'reshard-atomic';
@@ -43,7 +41,7 @@ let failure: { why: string; at: number } | undefined;
 let watching: NodeJS.Timeout | undefined;
 
 /** The one handle on `access`; `stop` stops the cluster itself when this process started it. */
-async function connect(access: ClusterAccess, stop = async () => {}): Promise<AtomicRuntime> {
+async function connect(access: ClusterAccess, stop = async () => {}) {
   const prepare = (admin: Valkey) => installExplorerUser(admin, access.explorer.password);
   const handle = await connectCluster(access, { prepare }).catch(async (error) => {
     await stop();

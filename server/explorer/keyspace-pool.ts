@@ -4,6 +4,7 @@
 // flushes first. A run's connection opens as the admin on its database, then becomes the explorer (which
 // may not SELECT); it never reconnects, as a new socket would start as the admin.
 
+import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -42,11 +43,7 @@ export class PoolBusyError extends BusyError {
 /** Fewer keyspaces than a run needs, or a lease script or SELECT refused: the deployment's limit. */
 export class SandboxLimitError extends Error {
   constructor(limit: { keyspaces: string; count: number } | { command: string; reply: string }) {
-    super(
-      'command' in limit
-        ? catalogueText('SANDBOX_LIMIT', limit, 'refused')
-        : catalogueText('SANDBOX_LIMIT', limit, 'keyspaces'),
-    );
+    super(catalogueText('SANDBOX_LIMIT', limit, 'command' in limit ? 'refused' : 'keyspaces'));
     this.name = 'SandboxLimitError';
   }
 }
@@ -177,15 +174,7 @@ export class KeyspacePool {
     const admin = this.admin;
     if (admin.status === 'wait') admin.connect().catch(() => {});
     if (!this.adminWasReady && (admin.status === 'connecting' || admin.status === 'connect')) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          admin.off('ready', done);
-          resolve();
-        };
-        const timer = setTimeout(done, 1000);
-        admin.on('ready', done);
-      });
+      await once(admin, 'ready', { signal: AbortSignal.timeout(1000) }).catch(() => {});
     }
     if (admin.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
   }

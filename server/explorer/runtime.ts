@@ -49,16 +49,13 @@ export function siteSandboxOptions(password: string): SandboxOptions {
 }
 
 /** What a site's explorer runs on: the standalone node (as its admin) and the shared cluster. */
-export interface SandboxAccess {
-  standaloneUrl: string;
-  cluster: ClusterAccess;
-}
+export type SandboxAccess = ReturnType<typeof sandboxAccess>;
 
 /** The name the primary of WORKERS=n shares its sandbox under (cluster/share.ts). */
 const SHARED = 'sandbox';
 
 /** Where `sandbox` answers and how to sign in, the explorer's account with `password`. */
-export function sandboxAccess(sandbox: Sandbox, password: string): SandboxAccess {
+export function sandboxAccess(sandbox: Sandbox, password: string) {
   const { seeds, admin } = sandbox.cluster!;
   return {
     standaloneUrl: sandbox.standalone.url,
