@@ -114,9 +114,8 @@ export class RunLocks {
     const run = runDeadline();
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
     const previous = this.local.get(name) ?? Promise.resolve();
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    const tail = previous.then(() => mine);
+    const mine = Promise.withResolvers<void>();
+    const tail = previous.then(() => mine.promise);
     this.local.set(name, tail);
     let leave: (() => void) | undefined;
     try {
@@ -139,7 +138,7 @@ export class RunLocks {
       }
     } finally {
       if (leave) run?.removeEventListener('abort', leave);
-      done();
+      mine.resolve();
       if (this.local.get(name) === tail) this.local.delete(name);
     }
   }

@@ -2,7 +2,7 @@
 // over the cluster module's channel (the 9.1 cluster may start long after a worker, so no fork-time
 // environment could carry it), and a worker killed leaves no server behind.
 
-import nodeCluster, { type Worker } from 'node:cluster';
+import type { Worker } from 'node:cluster';
 
 const ASK = 'emq:servers?';
 const ANSWER = 'emq:servers';
@@ -41,7 +41,6 @@ export function fromPrimary<T>(name: string, waitMs: number, ifUp = false): Prom
 
 /** In the primary: answers `worker`'s questions with what `shared` holds under each name. */
 export function shareWith(worker: Worker, shared: Record<string, Shared<unknown>>): void {
-  if (!nodeCluster.isPrimary) return;
   worker.on('message', (message: Question) => {
     const what = message?.type === ASK ? shared[message.name] : undefined;
     if (!what) return;

@@ -183,9 +183,7 @@ export async function lockNodeProblem(
 }
 
 /** Each Valkey 9.1 node and whether it answers (`emq_server_up`); none while no cluster runs here. */
-export async function atomicServers(): Promise<
-  Array<{ server: string; role: 'atomic-cluster'; up: boolean }>
-> {
+export async function atomicServers() {
   const runtime = await startedWithin(50);
   if (!runtime) return [];
   return (await runtime.servers()).map((node) => ({ ...node, role: 'atomic-cluster' as const }));
