@@ -6,11 +6,11 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { projectRoot } from '../../server/project-root.ts';
+import { copyOfProject } from '../support/project-copy.ts';
 
 const ROOT = projectRoot();
 let copy = '';
@@ -88,19 +88,20 @@ function typeCheck() {
 }
 
 before(() => {
-  copy = mkdtempSync(join(tmpdir(), 'adding-an-experiment-'));
-  for (const path of [
-    'server',
-    'src',
-    'docs',
-    'tests/unit/experiment-table.test.ts',
-    'scripts/api-doc.ts',
-    'README.md',
-    'package.json',
-    'tsconfig.json',
-  ])
-    cpSync(join(ROOT, path), join(copy, path), { recursive: true });
-  for (const link of ['node_modules', '.astro']) symlinkSync(join(ROOT, link), join(copy, link));
+  copy = copyOfProject(
+    'adding-an-experiment',
+    [
+      'server',
+      'src',
+      'docs',
+      'tests/unit/experiment-table.test.ts',
+      'scripts/api-doc.ts',
+      'README.md',
+      'package.json',
+      'tsconfig.json',
+    ],
+    ['node_modules', '.astro'],
+  );
 });
 
 after(() => rmSync(copy, { recursive: true, force: true }));
