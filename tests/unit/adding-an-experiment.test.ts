@@ -82,9 +82,14 @@ function insertBefore(path: string, mark: string, text: string) {
   write(path, was.replace(mark, text + mark));
 }
 
+/**
+ * The copy's whole type check. Incremental: the second check re-reads only what the registry's row
+ * changed (its build info kept in the copy), about half the first one's time.
+ */
 function typeCheck() {
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
-  return spawnSync(tsc, ['--noEmit', '-p', copy], { encoding: 'utf8' });
+  const incremental = ['--incremental', '--tsBuildInfoFile', join(copy, '.tsbuildinfo')];
+  return spawnSync(tsc, ['--noEmit', ...incremental, '-p', copy], { encoding: 'utf8' });
 }
 
 before(() => {
