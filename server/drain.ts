@@ -6,7 +6,7 @@
 // just then is still served (its answer closes the connection), instead of failing with a reset that the
 // proxy would not retry for a run.
 
-import { Server as NetServer } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { Server, ServerResponse } from 'node:http';
 import { draining as drainingGauge } from './observe/metrics.ts';
 
@@ -44,13 +44,32 @@ export interface DrainOptions {
 function trackRequests(server: Server) {
   const open = new Set<ServerResponse>();
   let idle: (() => void) | undefined;
+  const over = (response: ServerResponse) => {
+    if (open.delete(response) && open.size === 0) idle?.();
+  };
+  /**
+   * The responses still open on each connection. A pipelined request queued behind an answer that
+   * closed its connection (a 429's `connection: close`) is never answered, and its response never says
+   * 'close': the connection's close ends it, or it would be counted, and kept, for ever.
+   */
+  const byConnection = new WeakMap<Socket, Set<ServerResponse>>();
+  const onConnection = (socket: Socket) => {
+    let responses = byConnection.get(socket);
+    if (!responses) {
+      const mine = (responses = new Set());
+      byConnection.set(socket, mine);
+      socket.once('close', () => mine.forEach(over));
+    }
+    return responses;
+  };
   // Ahead of the front's own handler, so that an answer it writes at once already closes its connection.
-  server.prependListener('request', (_request, response) => {
+  server.prependListener('request', (request, response) => {
     open.add(response);
     if (draining) response.setHeader('connection', 'close');
+    const mine = onConnection(request.socket).add(response);
     response.once('close', () => {
-      open.delete(response);
-      if (open.size === 0) idle?.();
+      mine.delete(response);
+      over(response);
     });
   });
   return {

@@ -1,9 +1,12 @@
 // The drain's two ends, with WORKERS 1 and 2, on a site with a sandbox of its own: a second SIGTERM ends
 // the drain at once (a run still in flight is cut, on purpose), and so does the drain's deadline (the run
 // deadline plus 5 s: each worker's, and the primary's 2 s later as a backstop); either way the sandbox's
-// servers go with the site. That a drain answers every run in flight is tests/deploy/guide.test.ts's.
+// servers go with the site; and requests a client pipelined behind an answer that closed the connection
+// are not counted (nor kept) as in flight. That a drain answers every run in flight is
+// tests/deploy/guide.test.ts's.
 
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { halfSent } from '../support/half-sent.ts';
@@ -88,3 +91,30 @@ for (const workers of [1, 2]) {
     });
   });
 }
+
+describe('requests pipelined behind a closing answer', () => {
+  it('are over when their connection closes (20 behind a 429): the drain finds none in flight and ends at once', async () => {
+    // EXPLORER_BURST=1: the catalogue's second read is refused 429, which closes the connection.
+    const { site } = await upSite({ WORKERS: '1', EXPLORER_BURST: '1' });
+    try {
+      const pipelined = 'GET /api/experiments HTTP/1.1\r\nHost: l\r\n\r\n'.repeat(22);
+      const { port } = new URL(site.url);
+      const answers = await new Promise<string>((resolve, reject) => {
+        let read = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(pipelined));
+        socket.on('data', (chunk) => (read += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(read));
+      });
+      const statuses = [...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+      assert.deepEqual(statuses, ['200', '429'], 'a read, a refusal that closed the connection, 20 left');
+      const ended = ending(site, () => 0);
+      process.kill(site.pid, 'SIGTERM');
+      const { log } = await ended;
+      assert.match(log, /drain: SIGTERM: not ready; taking no new connection; 0 requests in flight/);
+      assert.doesNotMatch(log, /drain: deadline of \d+ ms passed/);
+    } finally {
+      if (alive(site.pid)) process.kill(site.pid, 'SIGKILL');
+    }
+  });
+});
