@@ -47,23 +47,13 @@ export function withinDeadline<T>(ms: number, late: () => Error, work: () => Pro
   } catch (error) {
     return Promise.reject(error);
   }
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = late();
-      reject(error);
-      deadline.abort(error);
-    }, ms);
-    running.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  // The deadline aborts (what listens lets go) with the very error the run is rejected with.
+  const expired = () => {
+    const error = late();
+    deadline.abort(error);
+    return error;
+  };
+  return settledWithin(ms, expired, running);
 }
 
 /**
