@@ -5,13 +5,14 @@
 
 import { atomicRuntime, closeAtomicRuntime } from '../server/explorer/atomic-runtime.ts';
 import { runAtomicReshard } from '../server/experiments/migration/atomic-mode.ts';
+import { atomicGrantOf } from '../server/explorer/grants.ts';
 
 const sizes = process.argv.slice(2).map(Number);
 const runtime = await atomicRuntime();
 console.log(`Valkey ${runtime.version}, three nodes, trafikey loaded and opted in`);
 try {
   for (const jobs of sizes.length ? sizes : [20_000]) {
-    const r = await runAtomicReshard(runtime, { queue: 'orders', size: jobs });
+    const r = await runAtomicReshard(atomicGrantOf(runtime), { queue: 'orders', size: jobs });
     const moving = r.phases.find((phase) => phase.name === 'moving')!;
     const a = r.atomic!;
     console.log(

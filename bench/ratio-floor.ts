@@ -14,7 +14,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
-import { siteSandboxOptions } from '../server/explorer/runtime.ts';
+import { explorerPasswordFor, siteSandboxOptions } from '../server/explorer/runtime.ts';
 import { WORKLOADS } from './explorer-workloads.ts';
 import { captureTraces } from './floor-capture.ts';
 import { load, measureWarm } from './reader-load.ts';
@@ -26,9 +26,9 @@ export async function measureFloor(
   levels: number[],
   requests: number,
 ): Promise<Map<string, Map<number, Cost>>> {
-  const password = randomBytes(18).toString('base64url');
-  process.env.SANDBOX_EXPLORER_PASSWORD = password;
-  const sandbox = await startSandbox(siteSandboxOptions(password));
+  const sandbox = await startSandbox(siteSandboxOptions(randomBytes(18).toString('base64url')));
+  // The captured runs' runtime, on VALKEY_URL, sets the account up with the password derived from it.
+  const password = explorerPasswordFor({ VALKEY_URL: sandbox.standalone.url });
   const dir = mkdtempSync(join(tmpdir(), 'ratio-floor-'));
   const costs = new Map<string, Map<number, Cost>>();
   try {

@@ -2,9 +2,10 @@
 // starts the explorer's runtime (its sandbox, pools and scripts, warmed), so the first reader does not
 // wait for it. A sandbox that cannot be used ends the start with one line saying why.
 // With WORKERS=n, n processes share one port (Node's cluster module); this primary starts the sandbox
-// once, checks it, and hands its address to every worker, which lease keyspaces through Valkey itself;
-// it starts the Valkey 9.1 cluster too (at start, or when a worker first asks) and hands it over the same
-// way, so a site has one of each, and a worker killed leaves no server of its own behind.
+// once, checks it, and hands where it answers to every worker that asks (cluster/share.ts), which lease
+// keyspaces through Valkey itself; it starts the Valkey 9.1 cluster too (at start, or when a worker
+// first asks) and hands it over the same way, so a site has one of each, and a worker killed leaves no
+// server of its own behind.
 // SIGTERM drains (drain.ts): readiness 503, no new connection, every run in flight answered, then the
 // servers stop. METRICS_PORT serves /metrics apart from the public port (observe/metrics-server.ts).
 
@@ -13,19 +14,21 @@ import type { Server } from 'node:http';
 import {
   explorerPasswordFor,
   explorerRuntime,
+  sandboxAccess,
+  sharedSandbox,
   siteSandboxOptions,
+  startOn,
   type ExplorerRuntime,
 } from './explorer/runtime.ts';
 import {
-  atomicClusterForWorkers,
   adoptAtomicCluster,
   atomicServers,
   clearAfterDeadProcess,
   closeAtomicRuntime,
-  runningAtomicCluster,
+  sharedAtomicCluster,
   warmAtomicRuntime,
 } from './explorer/atomic-runtime.ts';
-import { shareAtomicCluster } from './explorer/atomic-shared.ts';
+import { shareWith } from './cluster/share.ts';
 import { isApiPath } from './api/routes.ts';
 import { liveState } from './api/island.ts';
 import { provideLiveState } from './contract/live-state.ts';
@@ -52,9 +55,12 @@ const { host, port, workers, valkey9AtStart } = siteSettings();
  * Starts the explorer's runtime, or ends this process with one line saying why it cannot (after
  * `cleanUp`: the primary stops the sandbox it started).
  */
-async function explorerOrExit(cleanUp: () => Promise<void> = async () => {}) {
+async function explorerOrExit(
+  cleanUp: () => Promise<void> = async () => {},
+  start: () => Promise<ExplorerRuntime> = explorerRuntime,
+) {
   try {
-    return await explorerRuntime();
+    return await start();
   } catch (error) {
     console.error(`the owned keyspace cannot start: ${(error as Error)?.message ?? String(error)}`);
     await cleanUp();
@@ -70,20 +76,17 @@ async function primary(): Promise<void> {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   const password = explorerPasswordFor(process.env);
   const sandbox = await startSandbox(siteSandboxOptions(password));
-  const env = {
-    VALKEY_URL: sandbox.standalone.url,
-    VALKEY_CLUSTER_URL: sandbox.cluster?.url ?? '',
-    SANDBOX_EXPLORER_PASSWORD: password,
-    WORKERS: String(workers),
-  };
+  const access = sandboxAccess(sandbox, password);
   // The workers' sandbox checked once, here, before any of them starts: what cannot be used ends the
   // start now rather than in a worker restarted every half second.
-  Object.assign(process.env, env);
-  const check = await explorerOrExit(() => sandbox.stop());
+  const check = await explorerOrExit(
+    () => sandbox.stop(),
+    () => startOn(access),
+  );
   await check.close();
   let stopping = false;
-  const fork = () =>
-    shareAtomicCluster(cluster.fork(env), () => atomicClusterForWorkers(), runningAtomicCluster);
+  const shared = { ...sharedSandbox(access), ...sharedAtomicCluster };
+  const fork = () => shareWith(cluster.fork({ WORKERS: String(workers) }), shared);
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     console.error(`worker ${worker.process.pid} ended (${signal ?? code}); starting another`);

@@ -1,14 +1,16 @@
-// The scripted executor: EVALSHA first. On NOSCRIPT it loads the script, checks that the sha the server
-// computed equals ours, and retries once; a second NOSCRIPT is an error, not a loop.
+// Every script the site sends goes out one way (`runScript`, and the scripted executor for the
+// transitions): EVALSHA first. On NOSCRIPT the script is loaded, the sha the server computed checked
+// against ours, and the command sent once more; a second NOSCRIPT is an error, not a loop.
 //
 // The explorer's account may not SCRIPT LOAD (it would run any Lua): its connections are registered
 // with an admin connection to the same server(s), which loads the project's own scripts for them —
 // at start and after a restart (`loadScripts`), and here after a NOSCRIPT.
 
 import { Cluster, type Command } from 'iovalkey';
+import type { Script } from '../lua/lua-file.ts';
 import { CommandExecutor } from './command-executor.ts';
 import type { Client } from './executor.ts';
-import { callCommand } from './routed.ts';
+import { callCommand, routedCommand, send } from './routed.ts';
 import { scriptFor } from './scripts.ts';
 import { TRANSITIONS, type Call, type Reply, type TransitionName } from '../contract/transitions.ts';
 import { WireError } from './wire-error.ts';
@@ -27,20 +29,52 @@ export function scriptLoaderOf(client: Client): Client | undefined {
 
 /** Loads every transition's script through `admin` (on a cluster, on every primary). */
 export async function loadScripts(admin: Client): Promise<void> {
-  for (const transition of Object.keys(TRANSITIONS) as TransitionName[]) {
-    await loadOne(admin, transition);
-  }
+  // Sent together: one round trip per server, not one per script (a worker's start waits for them).
+  await Promise.all(
+    (Object.keys(TRANSITIONS) as TransitionName[]).map((name) => loadScript(admin, scriptFor(name))),
+  );
 }
 
-async function loadOne(loader: Client, transition: TransitionName): Promise<void> {
-  const script = scriptFor(transition);
+/** SCRIPT LOAD of `script` through `loader` (on a cluster, on every primary), its sha checked. */
+export async function loadScript(loader: Client, script: Script): Promise<void> {
   const servers = loader instanceof Cluster ? loader.nodes('master') : [loader];
-  for (const server of servers) {
-    const sha = await server.call('SCRIPT', 'LOAD', script.source);
-    if (sha !== script.sha) {
-      throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
-    }
+  await Promise.all(
+    servers.map(async (server) => {
+      const sha = await server.call('SCRIPT', 'LOAD', script.source);
+      if (sha !== script.sha) {
+        throw new Error(`SCRIPT LOAD of ${script.file} answered sha ${String(sha)}, expected ${script.sha}`);
+      }
+    }),
+  );
+}
+
+/**
+ * Runs `script` on `client` (a connection or a cluster client, routed by `keys[0]`), loading it through
+ * the client's admin (or the client itself) on NOSCRIPT. `asking`: ASKING goes first, in the same write,
+ * so an importing node runs it for a slot it does not own yet.
+ */
+export async function runScript(
+  client: Client,
+  script: Script,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number>,
+  asking = false,
+): Promise<unknown> {
+  const once = async () => {
+    const command = routedCommand('EVALSHA', keys, [script.sha, keys.length, ...keys, ...args]);
+    if (!asking) return send(client, command);
+    const pipeline = client.pipeline().call('ASKING');
+    const [reply] = await Promise.allSettled([send(pipeline, command), pipeline.exec()]);
+    if (reply.status === 'rejected') throw reply.reason;
+    return reply.value;
+  };
+  try {
+    return await once();
+  } catch (error) {
+    if (!String(error).includes('NOSCRIPT')) throw error;
   }
+  await loadScript(loaders.get(client) ?? client, script);
+  return once();
 }
 
 export class ScriptedExecutor extends CommandExecutor {
@@ -73,7 +107,7 @@ export class ScriptedExecutor extends CommandExecutor {
 
   /** Loads the script where EVALSHA runs: on a cluster, every primary has a script cache of its own. */
   private async load(call: Call): Promise<void> {
-    await loadOne(loaders.get(this.client) ?? this.client, call.transition);
+    await loadScript(loaders.get(this.client) ?? this.client, scriptFor(call.transition));
   }
 }
 

@@ -18,7 +18,7 @@ import {
   type MigrationSize,
 } from '../contract/experiments/migration.ts';
 import { fields, InputError, numberOneOf, oneOf, queueName } from '../input/fields.ts';
-import { RunLocks } from '../explorer/run-lock.ts';
+import { RunLocks } from '../cluster/run-lock.ts';
 import { inReaderShare } from '../explorer/reader-share.ts';
 import { runKeysMigration, type MigrationGrant } from './migration/keys-mode.ts';
 import { runAtomicReshard } from './migration/atomic-mode.ts';

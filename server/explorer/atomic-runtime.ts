@@ -4,20 +4,17 @@
 // is still being built, and asking before the cluster is up answers "being built" or "not available".
 
 import nodeCluster from 'node:cluster';
-import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
-import { atomicClusterIfUp, atomicClusterOfPrimary } from './atomic-shared.ts';
-import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
-import { clusterClient, startCluster, type NodeAddress, type SandboxCluster } from '../sandbox/cluster.ts';
-import { nodeConnections } from './node-connections.ts';
-import { EXPLORER_USER, explorerUserArgs, newPassword } from './explorer-user.ts';
-import { RunLocks } from './run-lock.ts';
-import { clearAtomicLeftovers } from './atomic-leftovers.ts';
+import { connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
+import { clearLeftovers } from '../cluster/leftovers.ts';
+import { fromPrimary, type Shared } from '../cluster/share.ts';
+import { startCluster } from '../sandbox/cluster.ts';
+import type { Valkey } from 'iovalkey';
+import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
-import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
+import { nativeModulePath } from '../sandbox/valkey-process.ts';
 import { clusterStateProblems } from '../sandbox/cluster-check.ts';
-import { answersPing } from './answers-ping.ts';
 import {
   ATOMIC_RETRY_START_MS,
   ATOMIC_START_WAIT_MS,
@@ -28,33 +25,15 @@ import {
   MAXMEMORY,
 } from '../settings/bounds.ts';
 
-export interface AtomicRuntime {
-  /** The server version the nodes report (INFO server), e.g. 9.1.2. */
-  version: string;
-  /** Whether trafikey is loaded on every node. */
+/** The Valkey 9 cluster's access, and whether trafikey is loaded on every node. */
+export interface AtomicCluster extends ClusterAccess {
   native: boolean;
-  /** Where the cluster answers and how to sign in (the primary of WORKERS=n hands it to its workers). */
-  sandbox: AtomicCluster;
-  /** The cluster as the explorer user (a reader's commands). */
-  cluster: Cluster;
-  /** One node as the explorer user: it answers MOVED for slots it does not own. */
-  clusterNode(address: string): Valkey;
-  /** The cluster as the admin: layout, MIGRATESLOTS, proofs and clean-up, never a reader's command. */
-  clusterAdmin: Cluster;
-  clusterAdminNode(address: string): Valkey;
-  locks: RunLocks;
-  close(): Promise<void>;
 }
 
-/**
- * Where a Valkey 9 cluster answers and how to sign in to it: what the primary of WORKERS=n hands each
- * worker, so a site has one such cluster whatever its number of processes.
- */
-export interface AtomicCluster {
-  seeds: NodeAddress[];
-  admin: AdminCredentials;
-  explorerPassword: string;
-  native: boolean;
+/** The Valkey 9 cluster as this process holds it: the one cluster handle, and how to let it go. */
+export interface AtomicRuntime extends ClusterHandle {
+  access: AtomicCluster;
+  close(): Promise<void>;
 }
 
 /** This process's hold on the Valkey 9 cluster: one per process, as this module is (see runtime.ts). */
@@ -70,12 +49,19 @@ const held: Held = {};
 /** The one turn every atomic run takes on the Valkey 9 cluster: nothing else runs there. */
 export const ATOMIC_RUN_LOCK = 'reshard-atomic';
 
+/** The name the primary of WORKERS=n shares its Valkey 9 cluster under (cluster/share.ts). */
+const SHARED = 'Valkey 9 cluster';
+/** How long a worker waits for its primary to start the cluster (three servers and their join). */
+const PRIMARY_ANSWER_MS = 60_000;
+/** How long a worker's status waits for its primary to say whether the cluster runs. */
+const PRIMARY_IF_UP_MS = 1000;
+
 /** Starts this site's Valkey 9 cluster (in the primary of WORKERS=n, or in a site of one process). */
-async function startOwnCluster(server: string): Promise<{ cluster: AtomicCluster; stop(): Promise<void> }> {
+async function startOwnCluster(server: string): Promise<AtomicRuntime> {
   const password = newPassword();
   const module = nativeModulePath();
   const admin = { username: ADMIN_USER, password: newPassword() };
-  const sandbox: SandboxCluster = await startCluster({
+  const sandbox = await startCluster({
     binary: server,
     module,
     admin,
@@ -83,64 +69,31 @@ async function startOwnCluster(server: string): Promise<{ cluster: AtomicCluster
     maxmemory: MAXMEMORY.atomicNode,
     args: explorerUserArgs(password, module !== null),
   });
-  return {
-    cluster: { seeds: sandbox.seeds, admin, explorerPassword: password, native: module !== null },
-    stop: sandbox.stop,
-  };
+  const explorer = { username: EXPLORER_USER, password };
+  return connect({ seeds: sandbox.seeds, admin, explorer, native: module !== null }, sandbox.stop);
 }
 
-async function start(server: string, version: string): Promise<AtomicRuntime> {
-  // A worker uses its primary's cluster (atomic-shared.ts): a killed worker leaves nothing running.
-  if (nodeCluster.isWorker) return connect(await atomicClusterOfPrimary(), version, async () => {});
-  const own = await startOwnCluster(server);
-  return connect(own.cluster, version, own.stop);
-}
-
-/** The clients of a run on `sandbox`; `stop` stops the cluster itself when this process started it. */
+/** The one handle on `access`; `stop` stops the cluster itself when this process started it. */
 async function connect(
-  sandbox: AtomicCluster,
-  version: string,
-  stop: () => Promise<void>,
+  access: AtomicCluster,
+  stop: () => Promise<void> = async () => {},
 ): Promise<AtomicRuntime> {
-  const { admin } = sandbox;
-  const adminOptions: RedisOptions = { username: admin.username, password: admin.password };
-  const asExplorer = { username: EXPLORER_USER, password: sandbox.explorerPassword, enableReadyCheck: false };
-  const clusterAdmin = clusterClient(sandbox.seeds, { redisOptions: adminOptions });
-  const adminNodes = nodeConnections(adminOptions);
-  const explorerNodes = nodeConnections(asExplorer);
-  const cluster = clusterClient(sandbox.seeds, { redisOptions: asExplorer });
+  const prepare = (admin: Valkey) => installExplorerUser(admin, access.explorer.password);
+  const handle = await connectCluster(access, { prepare }).catch(async (error) => {
+    await stop();
+    throw error;
+  });
   const close = async () => {
-    cluster.disconnect();
-    clusterAdmin.disconnect();
-    for (const client of [...explorerNodes.all(), ...adminNodes.all()]) client.disconnect();
+    handle.disconnect();
     await stop();
   };
-  try {
-    // Connected first: a cluster client knows its nodes (where the scripts go) only once it is ready.
-    await Promise.all([cluster.ping(), clusterAdmin.ping()]);
-    await loadScripts(clusterAdmin);
-    loadScriptsThrough(cluster, clusterAdmin);
-    const info = String(await adminNodes.get(`127.0.0.1:${sandbox.seeds[0]!.port}`).call('INFO', 'server'));
-    const reported = /valkey_version:(\S+)/.exec(info)?.[1] ?? version;
-    return {
-      version: reported,
-      native: sandbox.native,
-      sandbox,
-      cluster,
-      clusterNode: (address) => {
-        const client = explorerNodes.get(address);
-        loadScriptsThrough(client, adminNodes.get(address));
-        return client;
-      },
-      clusterAdmin,
-      clusterAdminNode: adminNodes.get,
-      locks: new RunLocks(clusterAdmin),
-      close,
-    };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  return { ...handle, access, close };
+}
+
+/** A worker uses its primary's cluster: a killed worker leaves nothing running. */
+async function start(server: string): Promise<AtomicRuntime> {
+  if (!nodeCluster.isWorker) return startOwnCluster(server);
+  return connect((await fromPrimary<AtomicCluster>(SHARED, PRIMARY_ANSWER_MS))!);
 }
 
 /**
@@ -172,13 +125,23 @@ export function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Ato
   if (held.failure && Date.now() - (held.failedAt ?? 0) < ATOMIC_RETRY_START_MS) {
     throw new Valkey9UnavailableError('absent', held.failure);
   }
-  held.started = outsideRun(() => start(build.server, build.version)).catch((error: Error) => {
+  held.started = outsideRun(() => start(build.server)).catch((error: Error) => {
     held.started = undefined;
     held.failure = `its cluster did not start (${error.message.split('\n', 1)[0]})`;
     held.failedAt = Date.now();
     throw new Valkey9UnavailableError('absent', held.failure);
   });
   return held.started;
+}
+
+/**
+ * This process's cluster if it is up within `waitMs`; null while it is still starting; undefined when
+ * none was asked for or its start failed.
+ */
+async function startedWithin(waitMs: number): Promise<AtomicRuntime | null | undefined> {
+  if (!held.started) return undefined;
+  const late = new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs));
+  return Promise.race([held.started, late]).catch(() => undefined);
 }
 
 /** Where the atomic half stands: for the page's status line and GET /api/sandbox. */
@@ -197,14 +160,9 @@ export interface AtomicStatus {
  */
 export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promise<AtomicStatus> {
   if (!held.started && nodeCluster.isWorker) await adoptPrimaryCluster(env);
-  if (held.started) {
-    const settled = await Promise.race([
-      held.started,
-      new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
-    ]).catch(() => undefined);
-    if (settled) return nodesStatus(settled);
-    if (settled === null) return { state: 'starting', message: 'the Valkey 9.1 cluster is starting' };
-  }
+  const settled = await startedWithin(50);
+  if (settled) return nodesStatus(settled);
+  if (settled === null) return { state: 'starting', message: 'the Valkey 9.1 cluster is starting' };
   const build = valkey9Build(env);
   if (build.state === 'building') return { state: 'building', message: 'Valkey 9.1 is being built' };
   if (build.state === 'absent') return { state: 'absent', message: `not available: ${build.why}` };
@@ -218,12 +176,11 @@ let notRunningAt = 0;
 /** In a worker: connects to the primary's Valkey 9 cluster if it runs (never starting it). */
 async function adoptPrimaryCluster(env: NodeJS.ProcessEnv): Promise<void> {
   if (Date.now() - notRunningAt < HEALTH_PING_MS) return;
-  const build = valkey9Build(env);
-  if (build.state !== 'ready') return;
-  const running = await atomicClusterIfUp();
+  if (valkey9Build(env).state !== 'ready') return;
+  const running = await fromPrimary<AtomicCluster>(SHARED, PRIMARY_IF_UP_MS, true).catch(() => null);
   if (held.started) return; // a run connected meanwhile
   if (!running) return void (notRunningAt = Date.now());
-  const started = connect(running, build.version, async () => {}).catch((error: Error) => {
+  const started = connect(running).catch((error: Error) => {
     if (held.started === started) held.started = undefined;
     throw error;
   });
@@ -242,17 +199,17 @@ export function adoptAtomicCluster(env: NodeJS.ProcessEnv = process.env): Promis
   return nodeCluster.isWorker ? adoptPrimaryCluster(env) : Promise.resolve();
 }
 
-/** In the primary: its Valkey 9 cluster if it is up now, else null (nothing is started). */
-export async function runningAtomicCluster(): Promise<AtomicCluster | null> {
-  const started = held.started;
-  if (!started) return null;
-  const settled = await Promise.race([started, Promise.resolve(null)]).catch(() => null);
-  return settled?.sandbox ?? null;
-}
+/** In the primary: its Valkey 9 cluster for its workers, started on `get()`, never by `ifUp()`. */
+export const sharedAtomicCluster: Record<string, Shared<AtomicCluster>> = {
+  [SHARED]: {
+    get: async () => (await atomicRuntime()).access,
+    ifUp: async () => (await startedWithin(0))?.access ?? null,
+  },
+};
 
 async function nodesStatus(runtime: AtomicRuntime): Promise<AtomicStatus> {
   const { version } = runtime;
-  const seeds = runtime.sandbox.seeds.map(({ host, port }) => `${host}:${port}`);
+  const seeds = runtime.access.seeds.map(({ host, port }) => `${host}:${port}`);
   const problems = await clusterStateProblems(runtime.clusterAdminNode, seeds, HEALTH_PING_MS);
   if (problems.length === 0) return { state: 'up', message: `Valkey ${version}`, version };
   const state = problems.some((line) => /does not answer/.test(line)) ? 'down' : 'degraded';
@@ -266,23 +223,9 @@ async function nodesStatus(runtime: AtomicRuntime): Promise<AtomicStatus> {
 export async function atomicServers(): Promise<
   Array<{ server: string; role: 'atomic-cluster'; up: boolean }>
 > {
-  const runtime = held.started
-    ? await Promise.race([
-        held.started,
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
-      ]).catch(() => null)
-    : null;
+  const runtime = await startedWithin(50);
   if (!runtime) return [];
-  return Promise.all(
-    runtime.sandbox.seeds.map(async ({ host, port }) => {
-      const server = `${host}:${port}`;
-      return {
-        server,
-        role: 'atomic-cluster' as const,
-        up: await answersPing(runtime.clusterAdminNode(server)),
-      };
-    }),
-  );
+  return (await runtime.servers()).map((node) => ({ ...node, role: 'atomic-cluster' as const }));
 }
 
 /** While the build runs, look every few seconds and start the cluster as soon as it is ready. */
@@ -320,7 +263,7 @@ export async function clearAfterDeadProcess(say: (line: string) => void): Promis
   if (!runtime) return;
   for (let tries = 1; held.started === started; tries += 1) {
     try {
-      const lines = await clearAtomicLeftovers(runtime, ATOMIC_RUN_LOCK, CLEANUP_TURN_WAIT_MS);
+      const lines = await clearLeftovers(runtime, ATOMIC_RUN_LOCK, CLEANUP_TURN_WAIT_MS);
       lines.forEach(say);
       return say(`clean-up done (try ${tries})`);
     } catch (error) {
@@ -329,11 +272,6 @@ export async function clearAfterDeadProcess(say: (line: string) => void): Promis
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
-}
-
-/** The primary's Valkey 9 cluster as its workers reach it, started if it is not yet (atomic-shared.ts). */
-export async function atomicClusterForWorkers(env: NodeJS.ProcessEnv = process.env): Promise<AtomicCluster> {
-  return (await atomicRuntime(env)).sandbox;
 }
 
 /** Stops the Valkey 9 cluster if this process started it (tests, shutdown). */

@@ -4,14 +4,12 @@
 // (RunLocks: in this process and across processes) and, before it lets go, deletes every key of its
 // queue by key — then checks the slot holds none of them. A reshard holds the slot it moves the same way.
 
-import { join } from 'node:path';
-import { queuePrefix, queueSlot } from '../contract/keyspace/index.ts';
-import { luaScript } from '../lua/lua-file.ts';
-import { projectRoot } from '../project-root.ts';
+import { queueSlot } from '../contract/keyspace/index.ts';
+import type { ClusterHandle } from '../cluster/handle.ts';
+import { deleteQueueKeys } from '../cluster/queue-keys.ts';
 import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
 import { isRestarting } from '../catalogue/restarting.ts';
 import { outsideRun, runDeadline, settledWithin } from '../run-deadline.ts';
-import type { ExplorerRuntime } from './runtime.ts';
 
 export interface ClusterRunContext {
   slot: number;
@@ -19,16 +17,13 @@ export interface ClusterRunContext {
   owner: ShardNode;
 }
 
-/** A queue's rows and sets, deleted inside the server in one call (lua/queue-drop-n.lua). */
-export const DROP_QUEUE = luaScript(join(projectRoot(), 'server', 'explorer', 'lua'), 'queue-drop-n.lua');
-
 /** The lock name of a slot: runs of every queue on one slot take turns (a name may share a slot). */
 export function slotLock(n: number): string {
   return `slot:${n}`;
 }
 
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
-export async function waitClusterHealthy(runtime: ExplorerRuntime, timeoutMs = 12_000): Promise<ShardNode[]> {
+export async function waitClusterHealthy(runtime: ClusterHandle, timeoutMs = 12_000): Promise<ShardNode[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -60,7 +55,7 @@ const OWED_CLEANUP_TRIES = 20;
  * holding it until the node answers: its clean-up is owed, and done later in a turn of its own.
  */
 export async function withQueueSlot<T>(
-  runtime: ExplorerRuntime,
+  runtime: ClusterHandle,
   queue: string,
   work: (context: ClusterRunContext) => Promise<T>,
 ): Promise<T & { leftBehind: number }> {
@@ -111,7 +106,7 @@ export async function withQueueSlot<T>(
  * OWED_CLEANUP_MS (so a frozen node does not keep the slot from everyone again), and a read that comes
  * back after its try has given the turn up deletes nothing.
  */
-async function cleanUpOwed(runtime: ExplorerRuntime, queue: string, n: number): Promise<void> {
+async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number): Promise<void> {
   for (let tryNo = 1; tryNo <= OWED_CLEANUP_TRIES; tryNo += 1) {
     let live = true;
     const done = await runtime.locks
@@ -132,12 +127,11 @@ async function cleanUpOwed(runtime: ExplorerRuntime, queue: string, n: number): 
 }
 
 /**
- * Deletes the queue's keys from the slot's owner (read live unless the run knows it), then reads the
- * slot again: the delete and the second read go out together. Nothing is deleted once `inTurn` says the
- * turn is no longer this run's.
+ * Deletes the queue's keys from the slot's owner (read live unless the run knows it); answers how many
+ * are left. Nothing is deleted once `inTurn` says the turn is no longer this run's.
  */
 async function cleanUp(
-  runtime: ExplorerRuntime,
+  runtime: ClusterHandle,
   queue: string,
   n: number,
   inTurn: () => boolean,
@@ -145,15 +139,5 @@ async function cleanUp(
 ): Promise<number> {
   const owner = known ?? ownerOf(await readShards(runtime.clusterAdmin), n);
   if (!owner) return 0;
-  const node = runtime.clusterAdminNode(owner.address);
-  const prefix = queuePrefix(queue);
-  const ours = (keys: string[]) => keys.filter((key) => key.startsWith(prefix));
-  const keys = ours((await node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000)) as string[]);
-  if (keys.length === 0) return 0;
-  if (!inTurn()) throw new Error(`the turn of slot ${n} ended before its clean-up`);
-  const [, left] = await Promise.all([
-    node.del(...keys),
-    node.call('CLUSTER', 'GETKEYSINSLOT', n, 1000) as Promise<string[]>,
-  ]);
-  return ours(left).length;
+  return deleteQueueKeys(runtime.clusterAdminNode(owner.address), queue, n, { inTurn });
 }

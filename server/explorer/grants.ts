@@ -1,10 +1,12 @@
 // What a run is given: the capabilities its registry row names (server/api/registry.ts), built for the
 // run from this process's one runtime, and nothing else. Each is a value or a closure: the runtime's
 // pool, locks and admin clients stay behind the closures, out of reach of the experiment's code. Only a
-// slot migration (reshard, both modes) is given the admin side of a cluster.
+// slot migration (reshard, both modes) is given the admin side of a cluster, and the atomic mode only
+// what it moves a slot of the Valkey 9.1 cluster with: never that cluster's runtime, nor its close().
 
 import type { Cluster, Valkey } from 'iovalkey';
-import { atomicRuntimeWithin, type AtomicRuntime } from './atomic-runtime.ts';
+import { readShards, type ShardNode } from '../sandbox/cluster-topology.ts';
+import { ATOMIC_RUN_LOCK, atomicRuntimeWithin, type AtomicRuntime } from './atomic-runtime.ts';
 import { slotLock, withQueueSlot, type ClusterRunContext } from './cluster-run.ts';
 import type { Lease } from './keyspace-pool.ts';
 import type { ExplorerRuntime } from './runtime.ts';
@@ -19,12 +21,28 @@ export interface NodeReads {
   keysInSlot(slot: number): Promise<number>;
 }
 
+/** What the atomic mode moves a slot of the Valkey 9.1 cluster with (reshard only). */
+export interface AtomicGrant {
+  /** The server version the nodes report, e.g. 9.1.2. */
+  version: string;
+  /** The cluster as the explorer (the run's worker claims through it). */
+  cluster: Cluster;
+  /** One node as the explorer (the probes). */
+  clusterNode(address: string): Valkey;
+  /** One node as the admin: MIGRATESLOTS, the migration jobs, the counts and the clean-up. */
+  clusterAdminNode(address: string): Valkey;
+  /** The cluster's layout now (CLUSTER SHARDS, as the admin). */
+  shards(): Promise<ShardNode[]>;
+  /** `work` in the one turn of the atomic runs (nothing else runs on that cluster). */
+  inTurn<T>(work: () => Promise<T>): Promise<T>;
+}
+
 /** The admin side a slot migration moves slots with (reshard only). */
 export interface MigrationAdmin {
   /** The shared cluster as the admin: a connection per node, the seeds, the password, the locks. */
   cluster: ClusterAdmin;
   /** The Valkey 9.1 cluster of the atomic mode, waited for at most ATOMIC_START_WAIT_MS. */
-  atomic(): Promise<AtomicRuntime>;
+  atomic(): Promise<AtomicGrant>;
 }
 
 export interface Capabilities {
@@ -80,9 +98,21 @@ const BUILD: { [N in CapabilityName]: (runtime: ExplorerRuntime) => Capabilities
   migration: (runtime) =>
     Object.freeze({
       cluster: runtime.migrations,
-      atomic: () => atomicRuntimeWithin(ATOMIC_START_WAIT_MS),
+      atomic: async () => atomicGrantOf(await atomicRuntimeWithin(ATOMIC_START_WAIT_MS)),
     }),
 };
+
+/** What the atomic mode is given of the Valkey 9.1 cluster's runtime: a frozen object of closures. */
+export function atomicGrantOf(atomic: AtomicRuntime): AtomicGrant {
+  return Object.freeze({
+    version: atomic.version,
+    cluster: atomic.cluster,
+    clusterNode: (address: string) => atomic.clusterNode(address),
+    clusterAdminNode: (address: string) => atomic.clusterAdminNode(address),
+    shards: () => readShards(atomic.clusterAdmin),
+    inTurn: <T>(work: () => Promise<T>) => atomic.locks.line.with(ATOMIC_RUN_LOCK, () => work()),
+  });
+}
 
 /** A frozen plain object holding the capabilities `names`, and no other member. */
 export function grantOf<N extends CapabilityName>(runtime: ExplorerRuntime, names: readonly N[]): Grant<N> {

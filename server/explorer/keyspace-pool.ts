@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
 import { RunTimeoutError } from '../catalogue/run-timeout.ts';
-import { loadScriptsThrough } from '../executors/scripted.ts';
+import { loadScript, loadScriptsThrough, runScript } from '../executors/scripted.ts';
 import { DUMP_SCRIPT } from '../inspect/keyspace-dump.ts';
 import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
@@ -156,9 +156,7 @@ export class KeyspacePool {
    */
   async warm(): Promise<void> {
     await this.connected(this.admin);
-    await Promise.all(
-      [TAKE, GIVE, DUMP_SCRIPT].map(({ source }) => this.admin.call('SCRIPT', 'LOAD', source)),
-    );
+    await Promise.all([TAKE, GIVE, DUMP_SCRIPT].map((script) => loadScript(this.admin, script)));
     await Promise.all(
       this.dbs.map(async (db) => {
         if (this.clients.get(db)?.status !== 'ready') this.clients.set(db, await this.openAsExplorer(db));
@@ -201,7 +199,7 @@ export class KeyspacePool {
    */
   private async giveBack(dbs: number[], token: string, tries = LEASE_GIVE_TRIES): Promise<void> {
     try {
-      await this.script(GIVE, [dbs.length, ...dbs.map(leaseKey), token, ...dbs]);
+      await this.script(GIVE, dbs.map(leaseKey), [token, ...dbs]);
       this.gaveBack(dbs.length);
     } catch {
       if (tries <= 1 || this.closing) return;
@@ -272,18 +270,15 @@ export class KeyspacePool {
     // Start at a random database so processes do not all contend for the first ones.
     const offset = Math.floor(Math.random() * this.dbs.length);
     const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
-    const args = [order.length, ...order.map(leaseKey), token, this.ttlMs, count, ...order];
-    const got = (await this.script(TAKE, args).catch(refusedAsLimit)) as number[];
+    const args = [token, this.ttlMs, count, ...order];
+    const got = (await this.script(TAKE, order.map(leaseKey), args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
   }
 
-  /** A lease script, as the admin: EVALSHA first, the script sent whole only when the server lacks it. */
-  private script({ source, sha }: Script, args: Array<string | number>): Promise<unknown> {
+  /** A lease script, as the admin (executors/scripted.ts: EVALSHA, loaded when the server lacks it). */
+  private script(script: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
     this.writeThisTurn();
-    return this.admin.call('EVALSHA', sha, ...args).catch((error) => {
-      if (!String(error).includes('NOSCRIPT')) throw error;
-      return this.admin.eval(source, ...(args as [number, ...Array<string | number>]));
-    });
+    return runScript(this.admin, script, keys, args);
   }
 
   /**

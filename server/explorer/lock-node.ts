@@ -3,11 +3,10 @@
 // serves that slot frozen, atomic runs failed (503 TIMEOUT) while the atomic half said "up"; the status
 // asks that node too.
 
-import type { Valkey } from 'iovalkey';
-import type { Cluster } from 'iovalkey';
+import type { Cluster, Valkey } from 'iovalkey';
 import { slot } from '../contract/keyspace/index.ts';
-import { HEALTH_PING_MS } from '../settings/bounds.ts';
-import { RunLocks } from './run-lock.ts';
+import { answersPing } from '../cluster/answers-ping.ts';
+import { RunLocks } from '../cluster/run-lock.ts';
 
 /** The slot of the site's own locks and lines on the Valkey 8 cluster (all share one hashtag). */
 export const LOCK_SLOT = slot(RunLocks.key('any'));
@@ -23,14 +22,7 @@ export async function lockNodeProblem(
   const address = (admin.slots[LOCK_SLOT] as string[] | undefined)?.[0];
   const what = `the Valkey 8 node holding the site's locks (slot ${LOCK_SLOT}${address ? `, ${address}` : ''})`;
   if (!address) return `no node is known to serve ${what}`;
-  const answered = await Promise.race([
-    node(address)
-      .ping()
-      .then(
-        () => true,
-        () => false,
-      ),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), HEALTH_PING_MS)),
-  ]);
-  return answered ? null : `${what} does not answer, and every atomic run takes its turn there`;
+  return (await answersPing(node(address)))
+    ? null
+    : `${what} does not answer, and every atomic run takes its turn there`;
 }

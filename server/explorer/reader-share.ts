@@ -6,7 +6,7 @@
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import { runCaller } from '../run-caller.ts';
 import { SHARE_RETRY_S } from '../settings/bounds.ts';
-import { LockBusyError, type RunLocks } from './run-lock.ts';
+import { LockBusyError, type RunLocks } from '../cluster/run-lock.ts';
 
 /** This reader already has a run of this kind queued or running. */
 export class ShareTakenError extends Error {

@@ -1,57 +1,34 @@
 // What every experiment runs against: the sandbox's standalone node (native module loaded) reached as
 // the restricted explorer user through a pool of per-run keyspaces, and its three-node cluster, reached
-// as the same user through a cluster client (and node by node, to show what a node that does not own a
-// slot answers). Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and
-// benchmarks use too. No run is handed it whole: each is given what its registry row names (grants.ts).
+// through the one cluster handle (cluster/handle.ts, as the Valkey 9.1 cluster is: atomic-runtime.ts).
+// Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and benchmarks use too; a
+// worker of WORKERS=n asks its primary where the sandbox is (cluster/share.ts). No run is handed it
+// whole: each is given what its registry row names (grants.ts).
 
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
-import { Cluster, Valkey, type RedisOptions } from 'iovalkey';
-import { clusterClient } from '../sandbox/cluster.ts';
-import { nodeConnections } from './node-connections.ts';
-import { reachCluster } from '../sandbox/cluster-reach.ts';
+import { Valkey } from 'iovalkey';
+import { connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
+import { fromPrimary, type Shared } from '../cluster/share.ts';
+import { preparedNode } from '../cluster/prepared-node.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
-import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
-import { answersPing } from './answers-ping.ts';
-import { RunLocks } from './run-lock.ts';
+import { answersPing } from '../cluster/answers-ping.ts';
 import { watchCluster } from './cluster-watch.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
 import { describeOffer, readKeyspaceOffer, StartRefusedError } from '../sandbox/standalone-offer.ts';
-import { nativeModulePath, type AdminCredentials } from '../sandbox/valkey-process.ts';
+import { nativeModulePath } from '../sandbox/valkey-process.ts';
 import { ADMIN_CONNECT_MS, MAX_KEYSPACES, reconnectAfter, START_BUDGET_MS } from '../settings/bounds.ts';
 import { runSettings } from '../settings/environment.ts';
 
 /** A run's deadline, and how long past it a lease may outlive a run whose process died. */
 const RUN = runSettings();
 
-/**
- * The explorer's password, derived from the admin's URL: every site process on one VALKEY_URL (on one
- * host or several) sets the same account up, so none locks the others out by resetting it.
- */
-function explorerPassword(adminUrl: string): string {
-  // (When this process starts its own sandbox, no other shares it, and the password is random.)
-  return createHmac('sha256', adminUrl).update('explorer').digest('base64url');
-}
-
-export interface ExplorerRuntime {
+/** The shared cluster's handle (cluster/handle.ts), with the standalone node's pool beside it. */
+export interface ExplorerRuntime extends ClusterHandle {
   pool: KeyspacePool;
-  /** The cluster, as the explorer user, through a cluster client that follows MOVED and ASK. */
-  cluster: Cluster;
-  /** One node of the cluster (`host:port`), as the explorer user: it answers MOVED for others' slots. */
-  clusterNode(address: string): Valkey;
-  /**
-   * The cluster as the admin — topology, proofs, clean-up, slot migration — never for a reader's
-   * command; `clusterAdminNode` is one node of it.
-   */
-  clusterAdmin: Cluster;
-  clusterAdminNode(address: string): Valkey;
-  /** The admin's credentials on the cluster's nodes (MIGRATE passes them to the target), if any. */
-  clusterAdminCredentials(): AdminCredentials | null;
-  /** Runs on one slot of the shared cluster take turns (within and across processes). */
-  locks: RunLocks;
   /** What slot migrations and cluster repairs use: one node at a time as the admin, in one turn. */
   migrations: ClusterAdmin;
   /** Whether the standalone node has the native module loaded. */
@@ -80,11 +57,6 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   return running;
 }
 
-/** `promise`, or past `deadline` (ms since the epoch) a StartRefusedError saying what did not answer. */
-function by<T>(deadline: number, promise: Promise<T>, what: () => string): Promise<T> {
-  return settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), promise);
-}
-
 /** `host:port` of a URL, never its credentials (for the log). */
 function addressOf(url: string): string {
   const { hostname, port } = new URL(url);
@@ -92,56 +64,14 @@ function addressOf(url: string): string {
 }
 
 /**
- * An admin connection that (re)installs the explorer user and the project's scripts on every
- * (re)connect, e.g. after a restart. `ready()` says whether both are in place on the connection as it
- * is now; `installed` settles with the first install (whether the server has the native module), or
- * fails with the first refusal (an admin the server does not allow to create the account).
- */
-function adminFor(url: string, password: string) {
-  const admin = new Valkey(url, {
-    maxRetriesPerRequest: 0,
-    connectTimeout: ADMIN_CONNECT_MS,
-    retryStrategy: reconnectAfter,
-  });
-  let lastError = 'no answer yet';
-  admin.on('error', (error: Error) => (lastError = error.message));
-  let current = false;
-  let settle: { resolve(native: boolean): void; reject(error: Error): void } | null = null;
-  const installed = new Promise<boolean>((resolve, reject) => (settle = { resolve, reject }));
-  installed.catch(() => {});
-  const install = () => {
-    // The account, then the project's scripts (the account may not load them itself).
-    void installExplorerUser(admin, password)
-      .then(async (native) => {
-        await loadScripts(admin);
-        current = admin.status === 'ready';
-        settle?.resolve(native);
-      })
-      .catch((error: Error) => {
-        lastError = error.message;
-        if (/^NOPERM|^ERR unknown command/.test(error.message)) {
-          settle?.reject(
-            new StartRefusedError(
-              `the admin user of ${addressOf(url)} may not create the explorer's account (${error.message}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
-            ),
-          );
-        }
-        // Anything else (the server went away meanwhile): the next `ready` tries again.
-      });
-  };
-  admin.on('ready', install);
-  admin.on('close', () => (current = false));
-  return { admin, installed, ready: () => current, lastError: () => lastError };
-}
-
-/**
  * The explorer's password: derived from VALKEY_URL when the site runs on existing servers, so every site
- * process on them (on one host or several) sets the same account up and none locks the others out;
- * handed down by the primary of WORKERS=n, which started the sandbox for its workers; else random.
+ * process on them (on one host or several) sets the same account up and none locks the others out by
+ * resetting it; else random (no other process shares the sandbox this one starts; its workers are
+ * handed the password with the sandbox, cluster/share.ts).
  */
 export function explorerPasswordFor(env: NodeJS.ProcessEnv): string {
-  if (env.SANDBOX_EXPLORER_PASSWORD) return env.SANDBOX_EXPLORER_PASSWORD;
-  return env.VALKEY_URL ? explorerPassword(env.VALKEY_URL) : newPassword();
+  if (!env.VALKEY_URL) return newPassword();
+  return createHmac('sha256', env.VALKEY_URL).update('explorer').digest('base64url');
 }
 
 /**
@@ -158,12 +88,39 @@ export function siteSandboxOptions(password: string): SandboxOptions {
   };
 }
 
+/** What a site's explorer runs on: the standalone node (as its admin) and the shared cluster. */
+export interface SandboxAccess {
+  standaloneUrl: string;
+  cluster: ClusterAccess;
+}
+
+/** The name the primary of WORKERS=n shares its sandbox under (cluster/share.ts). */
+const SHARED = 'sandbox';
+/** How long a worker waits for its primary's answer (the sandbox is up before any worker starts). */
+const PRIMARY_ANSWER_MS = 10_000;
+
+/** Where `sandbox` answers and how to sign in, the explorer's account with `password`. */
+export function sandboxAccess(sandbox: Sandbox, password: string): SandboxAccess {
+  const { seeds, admin } = sandbox.cluster!;
+  return {
+    standaloneUrl: sandbox.standalone.url,
+    cluster: { seeds, admin, explorer: { username: EXPLORER_USER, password } },
+  };
+}
+
+/** In the primary of WORKERS=n: the sandbox it started, handed to each worker that asks. */
+export function sharedSandbox(access: SandboxAccess): Record<string, Shared<SandboxAccess>> {
+  return { [SHARED]: { get: async () => access, ifUp: async () => access } };
+}
+
 async function start(): Promise<ExplorerRuntime> {
+  // A worker runs on its primary's sandbox (cluster/share.ts): a killed worker leaves nothing running.
+  if (nodeCluster.isWorker) return startOn((await fromPrimary<SandboxAccess>(SHARED, PRIMARY_ANSWER_MS))!);
   const password = explorerPasswordFor(process.env);
   // The same bootstrap as the tests and benchmarks: VALKEY_URL or supervised nodes of our own.
   const sandbox = await startSandbox(siteSandboxOptions(password));
   try {
-    return await startOn(sandbox, password);
+    return await startOn(sandboxAccess(sandbox, password), sandbox.stop);
   } catch (error) {
     await sandbox.stop();
     throw error;
@@ -173,30 +130,34 @@ async function start(): Promise<ExplorerRuntime> {
 /**
  * Sets the explorer up on a sandbox and warms everything a first run uses (connections, scripts, the
  * cluster's slot map), each step bounded: what cannot be used fails the start with one line saying
- * which server and what was wrong, within START_BUDGET_MS.
+ * which server and what was wrong, within START_BUDGET_MS. `stop` stops the sandbox on close, when
+ * this process started it.
  */
-async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRuntime> {
+export async function startOn(
+  access: SandboxAccess,
+  stop: () => Promise<void> = async () => {},
+): Promise<ExplorerRuntime> {
   const deadline = Date.now() + START_BUDGET_MS;
-  const standaloneUrl = sandbox.standalone.url;
+  const within = <T>(step: Promise<T>, what: () => string) =>
+    settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), step);
+  const { standaloneUrl, cluster: clusterAccess } = access;
+  const prepare = (admin: Valkey) => installExplorerUser(admin, clusterAccess.explorer.password);
   const standaloneAt = addressOf(standaloneUrl);
-  const clusterPart = sandbox.cluster!;
-  const adminOptions: RedisOptions = clusterPart.admin ?? {};
-  // No ready check: it sends INFO, which the explorer may not run.
-  const asExplorer = { username: EXPLORER_USER, password, enableReadyCheck: false };
   const opened: Array<{ disconnect(): void }> = [];
-  const admins: Array<ReturnType<typeof adminFor>> = [];
   try {
-    const standalone = adminFor(standaloneUrl, password);
-    opened.push(standalone.admin);
-    admins.push(standalone);
-    const nativeLoaded = await by(
-      deadline,
-      standalone.installed,
+    const standaloneAdmin = new Valkey(standaloneUrl, {
+      maxRetriesPerRequest: 0,
+      connectTimeout: ADMIN_CONNECT_MS,
+      retryStrategy: reconnectAfter,
+    });
+    opened.push(standaloneAdmin);
+    const standalone = preparedNode(standaloneAdmin, standaloneAt, prepare);
+    const nativeLoaded = await within(
+      standalone.prepared,
       () => `the standalone Valkey at ${standaloneAt} cannot be used: ${standalone.lastError()}`,
     );
-    const offer = await by(
-      deadline,
-      readKeyspaceOffer(standalone.admin, standaloneAt),
+    const offer = await within(
+      readKeyspaceOffer(standaloneAdmin, standaloneAt),
       () => `the standalone Valkey at ${standaloneAt} did not say how many databases it has`,
     );
     // Said once per site: by the primary of WORKERS=n (which checks the sandbox), not by each worker.
@@ -205,77 +166,26 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
     say(
       `native module: ${nativeLoaded ? 'trafikey is loaded on the standalone node' : `trafikey is not loaded on ${standaloneAt}; the native executor's runs are not available`}`,
     );
-
-    // Every node of the cluster gets the account (and again after a restart), read from CLUSTER SHARDS
-    // through one bounded connection, so a cluster VALKEY_CLUSTER_URL names by one seed has it on all its
-    // nodes, replicas included.
-    const members = await by(
-      deadline,
-      reachCluster(clusterPart.seeds, clusterPart.admin),
-      () =>
-        `the cluster at ${clusterPart.seeds.map(({ host, port }) => `${host}:${port}`).join(', ')} did not answer CLUSTER SHARDS`,
-    );
-    const nodeAdmins = members.map(({ address }) => {
-      const url = new URL(`redis://${address}`);
-      if (clusterPart.admin) {
-        url.username = encodeURIComponent(clusterPart.admin.username);
-        url.password = encodeURIComponent(clusterPart.admin.password);
-      }
-      const node = adminFor(url.toString(), password);
-      opened.push(node.admin);
-      admins.push(node);
-      return { address, node };
-    });
-    await Promise.all(
-      nodeAdmins.map(({ address, node }) =>
-        by(deadline, node.installed, () => `cluster node ${address} cannot be used: ${node.lastError()}`),
-      ),
-    );
-
-    const clusterAdmin = clusterClient(clusterPart.seeds, { redisOptions: adminOptions });
-    opened.push(clusterAdmin);
-    // What a run asks several nodes at once (where a key is, how many keys a slot holds) goes out in one
-    // write per node.
-    const adminNodes = nodeConnections({ ...adminOptions, enableAutoPipelining: true });
     const pool = new KeyspacePool(standaloneUrl, offer.keyspaces, {
-      explorer: asExplorer,
+      explorer: clusterAccess.explorer,
       deadlineMs: RUN.deadlineMs,
       graceMs: RUN.graceMs,
     });
     opened.push({ disconnect: () => void pool.close() });
-    const cluster = clusterClient(clusterPart.seeds, { redisOptions: asExplorer });
-    opened.push(cluster);
-    loadScriptsThrough(cluster, clusterAdmin);
-    const explorerNodes = nodeConnections(asExplorer);
-    opened.push({
-      disconnect: () => [...explorerNodes.all(), ...adminNodes.all()].forEach((c) => c.disconnect()),
-    });
-    const explorerNode = (address: string) => {
-      const client = explorerNodes.get(address);
-      loadScriptsThrough(client, adminNodes.get(address));
-      return client;
-    };
-    // Warm: the pool's connections and lease scripts, both cluster clients' slot maps, and a
-    // connection to every primary, so the first run of each experiment opens nothing.
-    const primaries = members.filter((member) => member.role === 'primary').map((m) => m.address);
-    await by(
-      deadline,
-      Promise.all([
-        pool.warm(),
-        cluster.ping(),
-        clusterAdmin.ping(),
-        ...primaries.flatMap((address) => [explorerNode(address).ping(), adminNodes.get(address).ping()]),
-      ]),
-      () =>
-        `the cluster client could not reach every primary (${primaries.join(', ')}) as the explorer; is CLUSTER SLOTS giving addresses this host can reach?`,
+    // Warm: the pool's connections and lease scripts, and the cluster (cluster/handle.ts), so the first
+    // run of each experiment opens nothing.
+    await within(
+      pool.warm(),
+      () => `the standalone Valkey at ${standaloneAt} did not load the lease scripts`,
     );
+    const handle = await connectCluster(clusterAccess, { prepare, within });
+    opened.push(handle);
 
-    const locks = new RunLocks(clusterAdmin);
     const migrations: ClusterAdmin = {
-      dial: adminNodes.get,
-      seeds: clusterPart.seeds.map(({ host, port }) => `${host}:${port}`),
-      credentials: clusterPart.admin,
-      locks,
+      dial: handle.clusterAdminNode,
+      seeds: clusterAccess.seeds.map(({ host, port }) => `${host}:${port}`),
+      credentials: clusterAccess.admin,
+      locks: handle.locks,
       log: (line) => console.log(`cluster: ${line}`),
     };
     // At start: a slot a killed site left half-moved is finished or undone before the first run. Not
@@ -283,38 +193,29 @@ async function startOn(sandbox: Sandbox, password: string): Promise<ExplorerRunt
     // deadlines (cluster-watch.ts), and a cluster being put right is not one that cannot be used.
     const watch = await watchCluster(migrations);
     opened.push({ disconnect: () => watch.stop() });
-    const serving = () =>
-      pool.ready() && cluster.status === 'ready' && admins.every((admin) => admin.ready());
+    const standaloneUp = async () =>
+      standaloneAdmin.status === 'ready' && (await answersPing(standaloneAdmin));
     return {
+      ...handle,
       pool,
-      cluster,
-      clusterNode: explorerNode,
-      clusterAdmin,
-      clusterAdminNode: adminNodes.get,
-      clusterAdminCredentials: () => clusterPart.admin,
-      locks,
       migrations,
       native: () => nativeLoaded,
       clusterProblems: () => watch.problems(),
-      servers: () =>
-        Promise.all(
-          admins.map(async ({ admin }, i) => ({
-            server: `${admin.options.host}:${admin.options.port}`,
-            role: i === 0 ? 'standalone' : 'cluster',
-            up: admin.status === 'ready' && (await answersPing(admin)),
-          })),
-        ),
+      servers: async () => [
+        { server: standaloneAt, role: 'standalone', up: await standaloneUp() },
+        ...(await handle.servers()).map((node) => ({ ...node, role: 'cluster' as const })),
+      ],
       health: async () => {
         // Up only while a run would be served: every admin connection has put the account and the
         // scripts back since its last reconnect, and the pool and the cluster client are connected.
-        if (!serving()) return false;
-        const answers = await Promise.all(admins.map(({ admin }) => answersPing(admin))).catch(() => [false]);
-        return answers.every(Boolean);
+        if (!pool.ready() || !standalone.ready() || !handle.ready()) return false;
+        const [up, nodes] = await Promise.all([standaloneUp(), handle.servers()]);
+        return up && nodes.every((node) => node.up);
       },
       close: async () => {
         await pool.close();
         for (const client of opened) client.disconnect();
-        await sandbox.stop();
+        await stop();
         running = undefined;
       },
     };

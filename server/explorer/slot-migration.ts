@@ -8,7 +8,7 @@ import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';
 import { migrateRest, repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
 import { splitAddress } from '../sandbox/cluster-topology.ts';
-import type { RunLocks, Turn } from './run-lock.ts';
+import type { RunLocks, Turn } from '../cluster/run-lock.ts';
 import { settleOwner } from '../sandbox/slot-settle.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
 import { MIGRATE_TIMEOUT_MS, TURN_WAIT_MS } from '../settings/bounds.ts';

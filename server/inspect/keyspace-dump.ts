@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Cluster, type Valkey } from 'iovalkey';
 import { layoutValueType } from '../contract/keyspace/index.ts';
 import type { DumpedValue, KeyspaceDump } from '../contract/dump.ts';
-import { scriptLoaderOf } from '../executors/scripted.ts';
+import { runScript, scriptLoaderOf } from '../executors/scripted.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 
@@ -55,18 +55,13 @@ const noScript = new WeakSet<object>();
  */
 export async function dumpInServer(client: Valkey, limit = 1000, match?: string): Promise<KeyspaceDump> {
   if (client instanceof Cluster || noScript.has(client)) return dumpKeyspace(client, limit, match);
-  for (let tries = 0; ; tries += 1) {
-    try {
-      return dumpOfReply(await client.call(...dumpCommand(limit, match)));
-    } catch (error) {
-      if (!String(error).includes('NOSCRIPT')) throw error;
-      const loader = scriptLoaderOf(client);
-      if (!loader || tries > 0) {
-        noScript.add(client);
-        return dumpKeyspace(client, limit, match);
-      }
-      await loader.call('SCRIPT', 'LOAD', DUMP_SCRIPT.source);
-    }
+  try {
+    return dumpOfReply(await runScript(client, DUMP_SCRIPT, [], [String(limit), match ?? '']));
+  } catch (error) {
+    // Not loaded, and no admin to load it (the connection itself may not): read over the wire.
+    if (!/NOSCRIPT|NOPERM/.test(String(error)) || scriptLoaderOf(client)) throw error;
+    noScript.add(client);
+    return dumpKeyspace(client, limit, match);
   }
 }
 

@@ -14,7 +14,7 @@ import { CONSOLE_CAPS } from '../../server/contract/limits.ts';
 const CLUSTER_SLOTS_MAX = CONSOLE_CAPS.clusterSlots;
 import { explorerRuntime } from '../../server/explorer/runtime.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
-import { RunLocks } from '../../server/explorer/run-lock.ts';
+import { RunLocks } from '../../server/cluster/run-lock.ts';
 import { queueKey, slot } from '../../server/contract/keyspace/index.ts';
 import { useApi } from '../support/api.ts';
 import { CONSOLE_COMMANDS } from '../../server/contract/console/commands.ts';

@@ -1,24 +1,40 @@
 // Each experiment is given only what its registry row names (server/explorer/grants.ts), and only the
-// reshard is given an admin client. Held on a real runtime: every grant is built as a run gets it, then
-// walked through every property it holds (a pool or a lock handed over would carry its admin
-// connection with it), and every client its functions hand out is asked who it is connected as. No
-// experiment module fetches the runtime by itself.
+// reshard is given an admin client, of either cluster. Held on real runtimes (the Valkey 8 sandbox and,
+// when it is built, the Valkey 9.1 cluster): every grant is built as a run gets it, then walked through
+// every property it holds (a pool or a lock handed over would carry its admin connection with it), and
+// every client its functions hand out is asked who it is connected as. The atomic mode is given a
+// frozen object of closures, never the Valkey 9.1 runtime or its close(). No experiment module fetches
+// the runtime by itself.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { types } from 'node:util';
 import { Cluster, Valkey } from 'iovalkey';
 import { EXPERIMENTS } from '../../server/api/registry.ts';
 import { EXPLORER_USER } from '../../server/explorer/explorer-user.ts';
 import { grantOf, type CapabilityName, type Capabilities } from '../../server/explorer/grants.ts';
 import { explorerRuntime, type ExplorerRuntime } from '../../server/explorer/runtime.ts';
+import {
+  atomicRuntime,
+  closeAtomicRuntime,
+  type AtomicRuntime,
+} from '../../server/explorer/atomic-runtime.ts';
 import { readShards } from '../../server/sandbox/cluster-topology.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import { useApi } from '../support/api.ts';
+import { boundedTeardown } from '../support/teardown.ts';
+import { valkey9ForTests } from '../support/valkey9.ts';
 
 const api = useApi();
+const valkey9 = await valkey9ForTests();
+/** The Valkey 9.1 cluster's runtime, started before the walk (a run waits for it 3 s at most). */
+let atomic: AtomicRuntime | null = null;
+before(async () => {
+  if (!valkey9.skip) atomic = await atomicRuntime();
+});
+after(() => boundedTeardown(closeAtomicRuntime));
 
 /** The capabilities that hand over the admin side of a cluster: a migration's, and nobody else's. */
 const ADMIN_CAPABILITIES: readonly CapabilityName[] = ['migration'];
@@ -67,25 +83,32 @@ function reachable(root: unknown): { clients: Array<Valkey | Cluster>; values: S
 /** What of the runtime's admin side `root` reaches: admin clients, the admin's members, its password. */
 function adminReached(root: unknown, runtime: ExplorerRuntime): string[] {
   const { clients, values } = reachable(root);
-  const password = api.sandbox.cluster!.admin?.password;
+  const passwords = [api.sandbox.cluster!.admin?.password, atomic?.access.admin?.password];
   const found = clients
     .filter((client) => userOf(client) !== EXPLORER_USER)
     .map(
       (client) =>
         `a ${client instanceof Cluster ? 'cluster client' : 'connection'} signed in as ${userOf(client)}`,
     );
-  if (password && clients.some((client) => optionsOf(client).password === password))
-    found.push('a client holding the admin’s password');
+  for (const password of passwords)
+    if (password && clients.some((client) => optionsOf(client).password === password))
+      found.push('a client holding the admin’s password');
   const members = {
     clusterAdmin: runtime.clusterAdmin,
     clusterAdminNode: runtime.clusterAdminNode,
-    clusterAdminCredentials: runtime.clusterAdminCredentials,
+    access: runtime.access,
     migrations: runtime.migrations,
     locks: runtime.locks,
     pool: runtime.pool,
+    atomic,
+    atomicClose: atomic?.close,
+    atomicAdmin: atomic?.clusterAdmin,
+    atomicLocks: atomic?.locks,
+    atomicAccess: atomic?.access,
   };
-  for (const [name, member] of Object.entries(members)) if (values.has(member)) found.push(`runtime.${name}`);
-  if (password && values.has(password)) found.push('the admin’s password');
+  for (const [name, member] of Object.entries(members))
+    if (member && values.has(member)) found.push(`runtime.${name}`);
+  for (const password of passwords) if (password && values.has(password)) found.push('the admin’s password');
   return found;
 }
 
@@ -103,7 +126,13 @@ const HANDED_OUT: {
   slotTurn: ({ slotTurn }) => slotTurn(16_383, async () => null),
   queueTurn: ({ queueTurn }) => queueTurn('grants-test', async (context) => context),
   nodeReads: async ({ nodeReads }, nodes) => nodes.map((address) => nodeReads(address)),
-  migration: async ({ migration }) => migration,
+  // The atomic mode's grant, and a node of the Valkey 9.1 cluster it hands out as the admin.
+  migration: async ({ migration }) => {
+    if (!atomic) return migration;
+    const given = await migration.atomic();
+    const [first] = await given.shards();
+    return [migration, given, given.clusterAdminNode(first!.address), given.clusterNode(first!.address)];
+  },
 };
 
 describe('what each experiment is given', () => {
@@ -140,9 +169,43 @@ describe('what each experiment is given', () => {
     assert.deepEqual(others, Object.fromEntries(Object.keys(others).map((name) => [name, []])));
     // The walk finds what it looks for: the reshard's admin, and the admin a pool or a lock would carry.
     assert.ok(reached.reshard!.length > 0, 'the reshard is given the admin');
+    if (atomic) {
+      const { host, port } = atomic.access.seeds[0]!;
+      const node = atomic.clusterAdminNode(`${host}:${port}`);
+      assert.ok(adminReached({ node }, runtime).length > 0, 'the walk finds the Valkey 9.1 admin');
+      assert.ok(reached.reshard!.includes('a connection signed in as admin'), 'the atomic mode is given it');
+    }
     assert.ok(adminReached({ pool: runtime.pool }, runtime).some((what) => what.includes('signed in as')));
     assert.ok(adminReached({ locks: runtime.locks }, runtime).some((what) => what.includes('signed in as')));
   });
+
+  it(
+    'the atomic mode is given a frozen object of closures, never the Valkey 9.1 runtime or its close()',
+    {
+      skip: valkey9.skip,
+    },
+    async () => {
+      const runtime = await explorerRuntime();
+      const given = await grantOf(runtime, ['migration']).migration.atomic();
+      assert.ok(Object.isFrozen(given));
+      assert.equal(Object.getPrototypeOf(given), Object.prototype);
+      assert.deepEqual(Reflect.ownKeys(given).sort(), [
+        'cluster',
+        'clusterAdminNode',
+        'clusterNode',
+        'inTurn',
+        'shards',
+        'version',
+      ]);
+      assert.equal('close' in given, false);
+      assert.deepEqual(
+        adminReached(given, runtime).filter((what) => what.startsWith('runtime.')),
+        [],
+        'no member of a runtime is held',
+      );
+      assert.equal(given.version, valkey9.build!.version);
+    },
+  );
 
   it('no experiment module fetches a runtime or builds a grant of its own', () => {
     const root = join(projectRoot(), 'server', 'experiments');

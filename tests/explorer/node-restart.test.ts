@@ -5,8 +5,6 @@
 // down while they fail and up only when they are served; and no run connection is ever left the admin.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { classify } from '../../server/api/failures.ts';
@@ -25,6 +23,7 @@ import { startSandbox, type Sandbox } from '../../server/sandbox/sandbox.ts';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
 import { sandboxUp } from '../support/sandbox-up.ts';
+import { siteServers } from '../support/site-servers.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
 const BACK_WITHIN_MS = 10_000;
@@ -203,7 +202,7 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
   it('the standalone SIGKILLed under load: runs back within 10 s on both workers', async () => {
     await sandboxUp(site.url, 20_000);
     assert.deepEqual(await Promise.all([post(), post(), post(), post()]), ['ok', 'ok', 'ok', 'ok']);
-    const port = Number(new URL(standaloneUrlOf(site.pid)).port);
+    const port = standalonePortOf(site.pid);
     const { samples, backAt: servedSince } = await killUnderLoad(
       serverPid(port, site.pid),
       post,
@@ -224,15 +223,9 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
   });
 });
 
-/** The standalone node's admin URL, as the primary handed it to its workers (their environment). */
-function standaloneUrlOf(primary: number): string {
-  const workers = execFileSync('pgrep', ['-P', String(primary)], { encoding: 'utf8' })
-    .trim()
-    .split('\n');
-  for (const pid of workers) {
-    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    const url = env.find((entry) => entry.startsWith('VALKEY_URL='));
-    if (url && url.length > 'VALKEY_URL='.length) return url.slice('VALKEY_URL='.length);
-  }
-  throw new Error(`no worker of ${primary} has VALKEY_URL`);
+/** The port of the standalone node the site's primary started (in its process tree). */
+function standalonePortOf(primary: number): number {
+  const standalone = siteServers(primary).find((server) => server.version === '8' && !server.cluster);
+  if (!standalone) throw new Error(`no standalone valkey-server in the process tree of ${primary}`);
+  return standalone.port;
 }

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
-import { LineFullError, lineKeys, TurnLines } from '../../server/explorer/turn-line.ts';
-import { LockBusyError } from '../../server/explorer/turn.ts';
+import { LineFullError, lineKeys, TurnLines } from '../../server/cluster/turn-line.ts';
+import { LockBusyError } from '../../server/cluster/turn.ts';
 import { asCaller } from '../../server/run-caller.ts';
 import { useSandbox } from '../support/sandbox.ts';
 import { until } from '../support/until.ts';

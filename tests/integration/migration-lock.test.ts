@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseClusterNodes } from '../../server/sandbox/cluster-check.ts';
-import { LockBusyError, RunLocks } from '../../server/explorer/run-lock.ts';
+import { LockBusyError, RunLocks } from '../../server/cluster/run-lock.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const box = useSandbox({ native: false });

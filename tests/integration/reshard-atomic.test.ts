@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { atomicRuntime, atomicStatus, closeAtomicRuntime } from '../../server/explorer/atomic-runtime.ts';
 import { failed } from '../../server/api/api.ts';
 import { runAtomicReshard } from '../../server/experiments/migration/atomic-mode.ts';
+import { atomicGrantOf } from '../../server/explorer/grants.ts';
 import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 import { valkey9ForTests } from '../support/valkey9.ts';
@@ -28,7 +29,7 @@ describe('reshard, atomic mode, on Valkey 9.1', { skip }, () => {
   it('moves the slot whole while the probes are served, then MOVED; every key arrives; it comes back', async () => {
     const runtime = await atomicRuntime();
     assert.equal(runtime.version, build!.version);
-    const r = await runAtomicReshard(runtime, { queue: 'orders', size: 20_000 });
+    const r = await runAtomicReshard(atomicGrantOf(runtime), { queue: 'orders', size: 20_000 });
     assert.equal(r.mode, 'atomic');
     assertTimeline(r);
     assert.equal(r.moveMs, r.atomic!.moveMs);

@@ -6,7 +6,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Valkey } from 'iovalkey';
-import { queueKeyBatches } from '../../server/explorer/atomic-leftovers.ts';
+import { queueKeyBatches } from '../../server/cluster/queue-keys.ts';
 import { valkey9Build } from '../../server/sandbox/valkey9-build.ts';
 import { alive, processTreeOf } from './processes.ts';
 

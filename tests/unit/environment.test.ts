@@ -29,8 +29,6 @@ const SERVER_VARIABLES = {
   VALKEY_URL: ['server/sandbox/sandbox.ts', 'server/explorer/runtime.ts'],
   /** The deployer's cluster: one or more seed nodes, comma-separated, as the admin. */
   VALKEY_CLUSTER_URL: ['server/sandbox/sandbox.ts'],
-  /** The explorer account's password, handed by the primary of WORKERS=n to its workers. */
-  SANDBOX_EXPLORER_PASSWORD: ['server/explorer/runtime.ts'],
   /** The valkey-server binary the sandbox starts (default: the one on PATH). */
   VALKEY_SERVER: ['server/sandbox/valkey-process.ts'],
   /** Where scripts/valkey9.sh builds Valkey 9.1. */

@@ -19,6 +19,7 @@ const TIERS: readonly (readonly string[])[] = [
   ['connectors', 'input', 'inspect'], // the wire identity; a reader's JSON; reading a keyspace
   ['wire', 'conformance'], // the wire recorder; the two executors held to one keyspace
   ['sandbox'], // starting, supervising, checking and repairing Valkey servers
+  ['cluster'], // one cluster handle for both Valkey versions, its locks and its operations
   ['explorer'], // the runtime: its account, pools, run lock, slot moves, cluster runs
   ['experiments'], // the experiments alone
   ['api'], // routes, answers, failures, the registry, the island
@@ -162,6 +163,6 @@ test('a file of server/ reads files by path only from its own room', () => {
       if (room !== roomOf(file)) crossing.push(`${relative(SERVER, file)} reads server/${room}/ by path`);
   }
   assert.deepEqual(crossing, []);
-  // The walk sees the reads it is about: the explorer's scripts read by the explorer.
-  assert.deepEqual(roomsReadByPath(join(SERVER, 'explorer', 'run-lock.ts')), ['explorer']);
+  // The walk sees the reads it is about: the run lock's scripts read by the cluster room.
+  assert.deepEqual(roomsReadByPath(join(SERVER, 'cluster', 'run-lock.ts')), ['cluster']);
 });

@@ -52,13 +52,17 @@ describe('the transition scripts', () => {
   });
 });
 
-describe('the sandbox’s scripts (the run lock’s)', () => {
-  const dir = join(projectRoot(), 'server', 'explorer', 'lua');
-  const scripts = readdirSync(dir).filter((f) => f.endsWith('.lua'));
+describe('the sandbox’s scripts (the pool’s, the run lock’s, the clean-up’s)', () => {
+  const scripts = ['explorer', 'cluster'].flatMap((room) => {
+    const dir = join(projectRoot(), 'server', room, 'lua');
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.lua'))
+      .map((file) => ({ dir, file }));
+  });
 
   it('follow the transitions’ header: -N keys, declared as KEYS, with ARGV, Input and Output', () => {
     assert.ok(scripts.length >= 2, `found the scripts (${scripts.length})`);
-    for (const file of scripts) {
+    for (const { dir, file } of scripts) {
       const count = /-(\d+|n)\.lua$/.exec(file)?.[1];
       const { source } = luaScript(dir, file);
       const header = /^--\[\[([\s\S]*?)\]\]/.exec(source)?.[1] ?? '';
@@ -81,7 +85,7 @@ describe('the sandbox’s scripts (the run lock’s)', () => {
   });
 
   it('are loaded once: the same text and sha each time', () => {
-    for (const file of scripts) assert.equal(luaScript(dir, file), luaScript(dir, file));
+    for (const { dir, file } of scripts) assert.equal(luaScript(dir, file), luaScript(dir, file));
   });
 });
 

@@ -12,9 +12,11 @@ import { callFor } from '../../contract/calls.ts';
 import { scriptFor } from '../../executors/scripts.ts';
 import { isReplyError } from '../../executors/wire-error.ts';
 import type { Call } from '../../contract/transitions.ts';
-import { jobKey, mintJobId, queueKeys, queuePrefix, queueSlot } from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { ownerOf, readShards, type ShardNode } from '../../sandbox/cluster-topology.ts';
-import { ATOMIC_RUN_LOCK, type AtomicRuntime } from '../../explorer/atomic-runtime.ts';
+import type { AtomicGrant } from '../../explorer/grants.ts';
+import { deleteQueueKeys, deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
+import { FINISHED, slotMigrations } from '../../cluster/slot-migrations.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
   isErrorReply,
@@ -32,23 +34,20 @@ import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply } from './probe.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { cleanQueueEverywhere, dropQueueInServer } from './clean-queue.ts';
 import { startWorker, WORKER_PAUSE_MS, workerTimeline, type Worker, type WorkerRun } from './worker.ts';
 import { settledWithin } from '../../run-deadline.ts';
 import { keysByNode, repliesByNode } from './phase-counts.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
 
-const LOCK = ATOMIC_RUN_LOCK;
 /**
  * Between two rounds of the probes sent while the slot moves, as the worker pauses between claims: a
  * redirection is seen within a few ms, without a round trip after round trip for the whole move.
  */
 const PROBE_PAUSE_MS = WORKER_PAUSE_MS;
-const FINISHED = new Set(['success', 'failed', 'cancelled']);
 const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/;
 
 interface Runner {
-  runtime: AtomicRuntime;
+  runtime: AtomicGrant;
   slot: number;
   everyone: ShardNode[];
 }
@@ -58,7 +57,7 @@ const redirected = (reply: ProbeReply) => REDIRECTED.test(errorText(reply));
 
 /** Sends `command` as the reader to one node on a plain connection; an error reply is the answer. */
 async function ask(
-  runtime: AtomicRuntime,
+  runtime: AtomicGrant,
   node: string,
   label: string,
   command: string[],
@@ -74,12 +73,12 @@ async function ask(
   return { label, command, node, reply, atMs };
 }
 
-async function countIn(runtime: AtomicRuntime, node: string, n: number): Promise<number> {
+async function countIn(runtime: AtomicGrant, node: string, n: number): Promise<number> {
   return Number(await runtime.clusterAdminNode(node).call('CLUSTER', 'COUNTKEYSINSLOT', n));
 }
 
 /** The source deletes a slot it gave away in the background: its count once that is done (or 2 s). */
-async function drained(runtime: AtomicRuntime, node: string, n: number): Promise<number> {
+async function drained(runtime: AtomicGrant, node: string, n: number): Promise<number> {
   const deadline = Date.now() + 2000;
   for (;;) {
     const left = await countIn(runtime, node, n);
@@ -89,7 +88,7 @@ async function drained(runtime: AtomicRuntime, node: string, n: number): Promise
 }
 
 /** The queue's keys other than its rows (twenty thousand rows are counted, not listed). */
-async function namedKeys(runtime: AtomicRuntime, node: string, queue: string): Promise<string[]> {
+async function namedKeys(runtime: AtomicGrant, node: string, queue: string): Promise<string[]> {
   const admin = runtime.clusterAdminNode(node);
   const fixed = queueKeys(queue).map(({ key }) => key);
   // A node that no longer serves the slot answers MOVED to EXISTS: it holds none of them.
@@ -98,13 +97,8 @@ async function namedKeys(runtime: AtomicRuntime, node: string, queue: string): P
 }
 
 /** The migration jobs a node reports, each as its fields. */
-async function migrations(runtime: AtomicRuntime, node: string): Promise<Array<Record<string, string>>> {
-  const reply = (await runtime.clusterAdminNode(node).call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
-  return reply.map((flat) => {
-    const fields: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
-    return fields;
-  });
+async function migrations(runtime: AtomicGrant, node: string): Promise<Array<Record<string, string>>> {
+  return slotMigrations(runtime.clusterAdminNode(node));
 }
 
 /** What the probes sent during a move can read of it: the export's end, and the watching's end. */
@@ -264,26 +258,14 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
 }
 
 /** Deletes every key of the queue from the slot's owner, in batches; answers how many outlived it. */
-export async function cleanQueue(runtime: AtomicRuntime, queue: string, n: number): Promise<number> {
-  const owner = ownerOf(await readShards(runtime.clusterAdmin), n);
+export async function cleanQueue(runtime: AtomicGrant, queue: string, n: number): Promise<number> {
+  const owner = ownerOf(await runtime.shards(), n);
   if (!owner) return 0;
-  const admin = runtime.clusterAdminNode(owner.address);
-  const prefix = queuePrefix(queue);
-  const ours = async () =>
-    ((await admin.call('CLUSTER', 'GETKEYSINSLOT', n, 2000)) as string[]).filter((key) =>
-      key.startsWith(prefix),
-    );
-  await dropQueueInServer(admin, queue);
-  for (let round = 0; round < 100; round += 1) {
-    const keys = await ours();
-    if (keys.length === 0) return 0;
-    await admin.unlink(...keys);
-  }
-  return (await ours()).length;
+  return deleteQueueKeys(runtime.clusterAdminNode(owner.address), queue, n, { inServer: true });
 }
 
 /** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
-async function settle(runtime: AtomicRuntime, everyone: ShardNode[]): Promise<boolean> {
+async function settle(runtime: AtomicGrant, everyone: ShardNode[]): Promise<boolean> {
   let clean = true;
   for (const node of everyone) {
     const running = (await migrations(runtime, node.address)).some((job) => !FINISHED.has(job.state ?? ''));
@@ -296,15 +278,15 @@ async function settle(runtime: AtomicRuntime, everyone: ShardNode[]): Promise<bo
 }
 
 export async function runAtomicReshard(
-  runtime: AtomicRuntime,
+  runtime: AtomicGrant,
   input: { queue: string; size?: number },
 ): Promise<MigrationResult> {
   const { queue } = input;
   const jobCount = input.size ?? DEFAULT_MIGRATION_SIZE;
   const n = queueSlot(queue);
-  return runtime.locks.line.with(LOCK, async () => {
-    await settle(runtime, await readShards(runtime.clusterAdmin));
-    const everyone = await readShards(runtime.clusterAdmin);
+  return runtime.inTurn(async () => {
+    await settle(runtime, await runtime.shards());
+    const everyone = await runtime.shards();
     const owner = ownerOf(everyone, n);
     if (!owner) throw new Error(`no node of the Valkey 9 cluster serves slot ${n}`);
     const plan = planMove(queue, n, everyone, owner.id);
@@ -470,7 +452,7 @@ export async function runAtomicReshard(
       await (worker as Worker | null)?.stop();
       if (!cleaned)
         for (const node of everyone)
-          await cleanQueueEverywhere([runtime.clusterAdminNode(node.address)], queue, n).catch(() => {});
+          await deleteQueueKeysOn([runtime.clusterAdminNode(node.address)], queue, n).catch(() => {});
     }
   });
 }

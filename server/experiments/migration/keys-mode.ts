@@ -15,7 +15,7 @@ import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
 import { agreedOwner, checkCluster } from '../../sandbox/cluster-check.ts';
 import { moveSlot, type MigrationStep } from '../../explorer/slot-migration.ts';
-import type { Turn } from '../../explorer/run-lock.ts';
+import type { Turn } from '../../cluster/run-lock.ts';
 import type { NodeView } from '../../sandbox/cluster-check.ts';
 import type {
   ClientRetries,
@@ -32,7 +32,8 @@ import { migrationAnswer, planMove } from './plan.ts';
 import { asProbeReply, probe } from './probe.ts';
 import { sinceMoveStart, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
-import { cleanQueueEverywhere } from './clean-queue.ts';
+import { deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
+import { serverVersion } from '../../cluster/handle.ts';
 import { startWorker, workerTimeline, type Worker } from './worker.ts';
 import { keysByNode, repliesByNode } from './phase-counts.ts';
 
@@ -40,14 +41,6 @@ import { keysByNode, repliesByNode } from './phase-counts.ts';
 const MIGRATE_BATCH = 1000;
 /** How long the clean-up waits for the mid-move claim to end once its client is cut. */
 const CLAIM_END_WAIT_MS = 3000;
-
-/** The Valkey version a node reports (INFO server). */
-async function versionOf(node: Valkey): Promise<string> {
-  const info = String(await node.call('INFO', 'server'));
-  return (
-    /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown'
-  );
-}
 
 /** What a reshard is given: the admin side of both clusters, and the explorer's view of the shared one. */
 export type MigrationGrant = Grant<'migration' | 'queueTurn' | 'cluster' | 'clusterNode'>;
@@ -79,7 +72,7 @@ export async function runKeysMigration(
     const bystander = nodes.find((node) => node !== source && node !== target) ?? null;
     const admin = (address: string) => migrations.dial(address);
     const reader = (address: string) => grant.clusterNode(address);
-    const server = await versionOf(admin(source.address));
+    const server = await serverVersion(admin(source.address));
 
     // The queue, written on its owner as the enqueue transition writes it (fill.ts); the three oldest
     // jobs are the ones the probes read and the answer lists.
@@ -177,7 +170,7 @@ export async function runKeysMigration(
         new Promise((resolve) => setTimeout(resolve, CLAIM_END_WAIT_MS)),
       ]);
       await (worker as Worker | null)?.stop();
-      await cleanQueueEverywhere(
+      await deleteQueueKeysOn(
         nodes.map((node) => admin(node.address)),
         queue,
         n,

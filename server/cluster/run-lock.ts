@@ -10,7 +10,7 @@
 
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
-import { sendRouted } from '../executors/routed.ts';
+import { runScript } from '../executors/scripted.ts';
 import { luaScript } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { runDeadline } from '../run-deadline.ts';
@@ -20,10 +20,10 @@ import { holderDead, holderToken, LockBusyError, whileRenewed, type Turn } from 
 
 export { LockBusyError, type Turn };
 
-// Compare-and-delete and compare-and-expire on the holder's token: server/explorer/lua/lock-*.lua.
-const LOCK_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
-const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua').source;
-const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua').source;
+// Compare-and-delete and compare-and-expire on the holder's token: server/cluster/lua/lock-*.lua.
+const LOCK_LUA = join(projectRoot(), 'server', 'cluster', 'lua');
+const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua');
+const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua');
 
 export class RunLocks {
   private readonly admin: Cluster;
@@ -74,12 +74,11 @@ export class RunLocks {
       if (leave) run?.removeEventListener('abort', leave);
       const token = await this.acquire(name, deadline, waitMs, run);
       const key = RunLocks.key(name);
-      const renew = async () =>
-        (await sendRouted(this.admin, 'EVAL', [key], [RENEW, 1, key, token, this.ttlMs])) === 1;
+      const renew = async () => (await runScript(this.admin, RENEW, [key], [token, this.ttlMs])) === 1;
       try {
         return await whileRenewed(renew, this.ttlMs / 3, work, run);
       } finally {
-        await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, token]).catch(() => {});
+        await runScript(this.admin, RELEASE, [key], [token]).catch(() => {});
       }
     } finally {
       if (leave) run?.removeEventListener('abort', leave);
@@ -109,6 +108,6 @@ export class RunLocks {
   private async freeIfHolderDead(key: string): Promise<boolean> {
     const holder = await this.admin.get(key);
     if (!holder || !holderDead(holder)) return false;
-    return (await sendRouted(this.admin, 'EVAL', [key], [RELEASE, 1, key, holder!])) === 1;
+    return (await runScript(this.admin, RELEASE, [key], [holder!])) === 1;
   }
 }

@@ -12,10 +12,10 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
-import { sendRouted } from '../executors/routed.ts';
+import { runScript } from '../executors/scripted.ts';
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import { BusyError } from '../catalogue/busy.ts';
-import { luaScript } from '../lua/lua-file.ts';
+import { luaScript, type Script } from '../lua/lua-file.ts';
 import { projectRoot } from '../project-root.ts';
 import { runDeadline } from '../run-deadline.ts';
 import { lineAhead, lineWaiting, lineWaitSeconds } from '../observe/metrics.ts';
@@ -23,10 +23,10 @@ import { runCaller } from '../run-caller.ts';
 import { LINE_LEASE_MS, LINE_LOOK_MS, LINE_TURN_GUESS_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
 import { holderDead, holderToken, LockBusyError, whileRenewed, type Turn } from './turn.ts';
 
-const LUA = join(projectRoot(), 'server', 'explorer', 'lua');
-const JOIN = luaScript(LUA, 'line-join-3.lua').source;
-const WAIT = luaScript(LUA, 'line-wait-3.lua').source;
-const LEAVE = luaScript(LUA, 'line-leave-3.lua').source;
+const LUA = join(projectRoot(), 'server', 'cluster', 'lua');
+const JOIN = luaScript(LUA, 'line-join-3.lua');
+const WAIT = luaScript(LUA, 'line-wait-3.lua');
+const LEAVE = luaScript(LUA, 'line-leave-3.lua');
 
 /** The line already holds more work than this run may wait for: refused before it takes a ticket. */
 export class LineFullError extends BusyError {
@@ -88,8 +88,8 @@ export class TurnLines {
     run?.throwIfAborted();
     const keys = lineKeys(name);
     const token = holderToken();
-    const eval3 = (script: string, ...args: Array<string | number>) =>
-      sendRouted(this.admin, 'EVAL', keys, [script, 3, ...keys, ...args]);
+    const eval3 = (script: Script, ...args: Array<string | number>) =>
+      runScript(this.admin, script, keys, args);
     const deadline = Date.now() + waitMs;
     const reader = runCaller() ?? '';
     const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, guessMs, reader)) as number[];
@@ -117,7 +117,7 @@ export class TurnLines {
   /** Looks until this ticket is first: at once when a ticket of ours leaves, else every LINE_LOOK_MS. */
   private async waitFirst(
     name: string,
-    eval3: (script: string, ...args: Array<string | number>) => Promise<unknown>,
+    eval3: (script: Script, ...args: Array<string | number>) => Promise<unknown>,
     token: string,
     deadline: number,
     waitMs: number,
