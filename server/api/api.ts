@@ -14,8 +14,7 @@ import { apiRoute, routeTakes } from './routes.ts';
 import { logLimited } from '../log.ts';
 import { withinDeadline } from '../run-deadline.ts';
 import { asCaller } from '../run-caller.ts';
-import { atomicStatus, type AtomicStatus } from '../explorer/atomic-runtime.ts';
-import { lockNodeProblem } from '../explorer/lock-node.ts';
+import { atomicStatus, lockNodeProblem, type AtomicStatus } from '../explorer/atomic-runtime.ts';
 import { classify, RunTimeoutError, type Failure } from './failures.ts';
 import type { RunKind } from '../catalogue/run-timeout.ts';
 import { InputError } from '../input/fields.ts';
@@ -237,7 +236,7 @@ export interface SandboxStatus {
 
 /**
  * The atomic half's status, and `degraded` when what its runs need on the Valkey 8 side is not serving:
- * the node holding the site's locks, where every atomic run takes its reader's share (lock-node.ts).
+ * the node holding the site's locks, where every atomic run takes its reader's share (atomic-runtime.ts).
  */
 async function atomicStatusWithNeeds(): Promise<AtomicStatus> {
   const atomic = await atomicStatus();

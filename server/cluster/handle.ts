@@ -1,18 +1,15 @@
-// One cluster, reached one way whatever its Valkey version: the shared Valkey 8 cluster of every run
-// (runtime.ts) and the Valkey 9.1 cluster of the atomic reshard (atomic-runtime.ts) are each one
-// handle, built by `connectCluster` from where the cluster answers and how to sign in. A reader's
-// commands go out as the explorer user (a cluster client that follows MOVED and ASK, and a node by
-// address, which answers MOVED for others' slots); topology, proofs, clean-up and migrations as the
-// admin. The explorer's connections load the project's scripts through the admin's (it may not).
+// One cluster, reached one way whatever its Valkey version (the shared Valkey 8 cluster, runtime.ts; the
+// atomic reshard's Valkey 9.1 one, atomic-runtime.ts): a reader's commands go out as the explorer, the
+// layout, proofs, clean-up and migrations as the admin.
 
-import type { Cluster, Valkey } from 'iovalkey';
-import { loadScriptsThrough } from '../executors/scripted.ts';
+import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
+import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, type NodeAddress } from '../sandbox/cluster.ts';
 import { reachCluster } from '../sandbox/cluster-reach.ts';
+import { splitAddress } from '../sandbox/cluster-topology.ts';
+import { StartRefusedError } from '../sandbox/standalone-offer.ts';
 import type { AdminCredentials } from '../sandbox/valkey-process.ts';
-import { answersPing } from './answers-ping.ts';
-import { nodeConnections } from './node-connections.ts';
-import { preparedNode, type Prepare } from './prepared-node.ts';
+import { HEALTH_PING_MS, reconnectAfter } from '../settings/bounds.ts';
 import { RunLocks } from './run-lock.ts';
 
 /** Where a cluster answers and how to sign in: what the primary of WORKERS=n hands each worker. */
@@ -24,35 +21,10 @@ export interface ClusterAccess {
   explorer: { username: string; password: string };
 }
 
-export interface ClusterHandle {
-  access: ClusterAccess;
-  /** The server version the nodes report (INFO server), e.g. 8.0.2 or 9.1.2. */
-  version: string;
-  /** The cluster as the explorer user (a reader's commands). */
-  cluster: Cluster;
-  /** One node (`host:port`) as the explorer user: it answers MOVED for slots it does not own. */
-  clusterNode(address: string): Valkey;
-  /** The cluster as the admin: layout, migrations, proofs and clean-up, never a reader's command. */
-  clusterAdmin: Cluster;
-  clusterAdminNode(address: string): Valkey;
-  /** Runs on this cluster take turns (within and across processes): run-lock.ts, turn-line.ts. */
-  locks: RunLocks;
-  /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
-  servers(): Promise<Array<{ server: string; up: boolean }>>;
-  /**
-   * Whether a run would be served: every node has the account and the scripts back since its last
-   * reconnect, and the explorer's cluster client is connected.
-   */
-  ready(): boolean;
-  disconnect(): void;
-}
+export type ClusterHandle = Awaited<ReturnType<typeof connectCluster>>;
 
-export interface ConnectOptions {
-  /** Installs the explorer's account on a node (and again after it restarts). */
-  prepare: Prepare;
-  /** Bounds each step of the start (the caller's deadline), failing it with `what` went wrong. */
-  within?: <T>(step: Promise<T>, what: () => string) => Promise<T>;
-}
+/** Installs the explorer's account through an admin connection; answers whether trafikey is loaded. */
+export type Prepare = (admin: Valkey) => Promise<boolean>;
 
 /** The Valkey version a node reports (INFO server). */
 export async function serverVersion(node: Valkey): Promise<string> {
@@ -62,22 +34,89 @@ export async function serverVersion(node: Valkey): Promise<string> {
   );
 }
 
+/** Whether `client` answers a PING within HEALTH_PING_MS (`emq_server_up`, the health). */
+export function answersPing(client: Valkey): Promise<boolean> {
+  return Promise.race([
+    client.ping().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((r) => setTimeout(() => r(false), HEALTH_PING_MS)),
+  ]);
+}
+
+// An admin connection that prepares its server (the explorer's account, then the scripts, which the
+// account may not load) on every connect, as after a restart; `prepared` settles with the first.
+export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
+  let lastError = 'no answer yet';
+  let current = false;
+  const first = Promise.withResolvers<boolean>();
+  first.promise.catch(() => {});
+  const install = () => {
+    void prepare(admin)
+      .then(async (native) => {
+        await loadScripts(admin);
+        current = admin.status === 'ready';
+        first.resolve(native);
+      })
+      .catch((error: Error) => {
+        lastError = error.message;
+        if (/^NOPERM|^ERR unknown command/.test(error.message)) {
+          first.reject(
+            new StartRefusedError(
+              `the admin user of ${address} may not create the explorer's account (${error.message}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
+            ),
+          );
+        }
+        // Anything else (the server went away meanwhile): the next `ready` tries again.
+      });
+  };
+  admin.on('error', (error: Error) => (lastError = error.message));
+  admin.on('close', () => (current = false));
+  admin.on('ready', install);
+  if (admin.status === 'ready') install();
+  return { admin, address, prepared: first.promise, ready: () => current, lastError: () => lastError };
+}
+
+// A connection per node, opened when first asked for: nodes are read and repaired one by one (CLUSTER
+// SETSLOT, a node's own keys), which a cluster client would route elsewhere.
+function nodeConnections(options: RedisOptions) {
+  const open = new Map<string, Valkey>();
+  const get = (address: string): Valkey => {
+    let client = open.get(address);
+    if (!client) {
+      // A node that went away fails the one command quickly instead of queueing it.
+      client = new Valkey({
+        ...splitAddress(address),
+        ...options,
+        maxRetriesPerRequest: 1,
+        retryStrategy: reconnectAfter,
+      });
+      client.on('error', () => {}); // surfaces on the command that failed
+      open.set(address, client);
+    }
+    return client;
+  };
+  return { get, all: () => [...open.values()] };
+}
+
 /**
- * The handle of the cluster `access` names, warm: every node (read from CLUSTER SHARDS, so a cluster
- * named by one seed has them all, replicas included) has the explorer's account and the scripts, and
- * keeps them through its restarts; both cluster clients hold the slot map, and every primary has a
- * connection as each user, so a first run opens nothing. A handle that fails is disconnected.
+ * The handle of the cluster `access` names, warm: every node (replicas included) prepared, both clients
+ * holding the slot map, every primary connected as each user, so a first run opens nothing. `within`
+ * bounds each step (the caller's deadline), failing it with `what` went wrong.
  */
 export async function connectCluster(
   access: ClusterAccess,
-  { prepare, within = (step) => step }: ConnectOptions,
-): Promise<ClusterHandle> {
+  {
+    prepare,
+    within = (step) => step,
+  }: { prepare: Prepare; within?: <T>(step: Promise<T>, what: () => string) => Promise<T> },
+) {
   const adminOptions = access.admin ?? {};
   // No ready check: it sends INFO, which the explorer may not run.
   const asExplorer = { ...access.explorer, enableReadyCheck: false };
   const clusterAdmin = clusterClient(access.seeds, { redisOptions: adminOptions });
-  // What a run asks several nodes at once (where a key is, how many keys a slot holds) goes out in one
-  // write per node.
+  // What a run asks several nodes at once goes out in one write per node.
   const adminNodes = nodeConnections({ ...adminOptions, enableAutoPipelining: true });
   const explorerNodes = nodeConnections(asExplorer);
   const cluster = clusterClient(access.seeds, { redisOptions: asExplorer });
@@ -116,12 +155,16 @@ export async function connectCluster(
     );
     return {
       access,
+      /** The server version the nodes report, e.g. 8.0.2 or 9.1.2. */
       version: await serverVersion(adminNodes.get(primaries[0]!)),
       cluster,
+      /** One node as the explorer: it answers MOVED for others' slots. */
       clusterNode,
       clusterAdmin,
       clusterAdminNode: adminNodes.get,
+      /** Runs on this cluster take turns, within and across processes. */
       locks: new RunLocks(clusterAdmin),
+      /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
       servers: () =>
         Promise.all(
           nodes.map(async ({ admin, address }) => ({
@@ -129,6 +172,7 @@ export async function connectCluster(
             up: admin.status === 'ready' && (await answersPing(admin)),
           })),
         ),
+      /** Whether a run would be served: every node prepared since its last reconnect, the client up. */
       ready: () => cluster.status === 'ready' && nodes.every((node) => node.ready()),
       disconnect,
     };

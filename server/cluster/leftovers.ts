@@ -1,8 +1,7 @@
-// What a process that died mid-run leaves on the Valkey 9 cluster: a slot migration still in flight
-// (the servers drive MIGRATESLOTS by themselves, so it goes on without its run), and the queue's keys
-// on either end. Nothing but an atomic run uses that cluster, and every atomic run holds one turn, so in
-// that turn every migration not finished is cancelled and every key of a queue removed; the site's own
-// lock keys (`{sandbox}:…`) are not a queue's.
+// What a process that died mid-run leaves on the Valkey 9 cluster: a slot migration in flight (the
+// servers drive MIGRATESLOTS by themselves) and the queue's keys on either end. Only atomic runs use that
+// cluster, each in one turn, so in that turn every unfinished migration is cancelled and every queue key
+// removed (the site's own `{sandbox}:…` keys are not a queue's).
 
 import { readShards } from '../sandbox/cluster-topology.ts';
 import type { ClusterHandle } from './handle.ts';
@@ -12,11 +11,7 @@ import { unfinishedMigrations } from './slot-migrations.ts';
 /** How long a cancelled migration may take to say so. */
 const CANCEL_SETTLE_MS = 5000;
 
-/**
- * In the atomic runs' turn (`lock`, waited for `waitMs` at most): cancels every migration left in
- * flight, waits until each node says it has ended, and removes every queue key. Answers one line per
- * thing done, for the log.
- */
+/** In the atomic runs' turn `lock`: answers a line per thing done, for the log. */
 export function clearLeftovers(handle: ClusterHandle, lock: string, waitMs?: number): Promise<string[]> {
   return handle.locks.line.with(
     lock,

@@ -1,10 +1,7 @@
-// Deleting a queue's keys from a cluster node, one way for every run: the runs on the shared cluster
-// after each turn, both migration modes before and after a move, and the clean-up after a process that
-// died mid-run. A node has one keyspace, so a queue's keys are found by its slot and its prefix
-// (GETKEYSINSLOT), a batch at a time, each delete sent with the next read; a migration first drops the
-// queue inside the server (lua/queue-drop-n.lua: 20,000 keys listed to the site and sent back cost it
-// ~100 ms of CPU). ASKING goes before each delete, so an importing node deletes keys of a slot it does
-// not own yet; on the owner it changes nothing.
+// Deleting a queue's keys from a cluster node, one way for every run, migration and clean-up. A node has
+// one keyspace, so a queue's keys are found by slot and prefix (GETKEYSINSLOT), each delete sent with the
+// next read; a migration first drops the queue inside the server (20,000 keys listed to the site and sent
+// back cost it ~100 ms of CPU). ASKING lets an importing node delete keys of a slot it does not own yet.
 
 import { join } from 'node:path';
 import type { Valkey } from 'iovalkey';
@@ -21,19 +18,15 @@ const BATCH = 1000;
 /** Rounds at most: a node that keeps handing keys back is answered with what is left. */
 const ROUNDS = 100;
 
-export interface DeleteOptions {
-  /** Drop the queue's sets and the rows they name inside the server first (a migration's 20,000 jobs). */
-  inServer?: boolean;
-  /** Nothing is deleted once this says the turn is no longer the caller's. */
-  inTurn?: () => boolean;
-}
-
-/** Deletes `queue`'s keys in slot `n` from `node`; answers how many are left there. */
+/**
+ * Deletes `queue`'s keys in slot `n` from `node` (`inServer`: dropped in the server first), none once
+ * `inTurn` says the turn is no longer the caller's; answers how many are left there.
+ */
 export async function deleteQueueKeys(
   node: Valkey,
   queue: string,
   n: number,
-  { inServer = false, inTurn = () => true }: DeleteOptions = {},
+  { inServer = false, inTurn = (): boolean => true } = {},
 ): Promise<number> {
   const prefix = queuePrefix(queue);
   const ours = (keys: unknown) => (keys as string[]).filter((key) => key.startsWith(prefix));
@@ -59,7 +52,7 @@ export async function deleteQueueKeys(
   return keys.length;
 }
 
-/** Deletes `queue`'s keys in slot `n` from each of `nodes`, inside the server first; answers how many are left. */
+/** The same on each of `nodes`, inside the server first. */
 export async function deleteQueueKeysOn(nodes: Valkey[], queue: string, n: number): Promise<number> {
   let left = 0;
   for (const node of nodes) left += await deleteQueueKeys(node, queue, n, { inServer: true });
@@ -79,10 +72,7 @@ export async function* queueKeyBatches(node: Valkey): AsyncGenerator<string[]> {
   } while (cursor !== '0');
 }
 
-/**
- * Deletes every queue key `node` holds, whatever its queue (what a dead run left), key by key (they lie
- * on many slots); answers how many.
- */
+/** Deletes every queue key `node` holds (what a dead run left), key by key; answers how many. */
 export async function deleteEveryQueueKey(node: Valkey): Promise<number> {
   let removed = 0;
   for await (const keys of queueKeyBatches(node)) {

@@ -1,45 +1,103 @@
-// Runs that share the cluster's one keyspace take turns: readers type exact keys (`emq:{orders}:…`), so
-// two runs on one slot would see each other's jobs. A run holds its slot's lock — within this process
-// a promise chain, across processes a short-lived key set with NX and a deadline — and cleans up after
-// itself before it lets go. A lock key left by a dead process expires on its own; a live holder renews
-// it (compare-and-expire with its token) every third of its lifetime, so a long run (a slot migration)
-// never outlives its lock, and says so when the renewal finds the key gone. A token names its holder
-// (host and pid), so a taker on the same host whose holder is dead — a site killed mid-migration — takes
-// the turn over at once instead of waiting out the key's lifetime. The reshards' turn is a line instead
-// (`line`, turn-line.ts): taken in arrival order by every process, not by whoever polls first.
+// Runs that share a cluster take turns across processes and hosts, as the admin (the keys are never the
+// reader's), on one hashtag. A lock (`with`, a run's slot) is a key set with NX, one SET and one release
+// a run; a line (`line`, the reshards') serves tickets in arrival order, in rounds (line-join-3.lua), so
+// a reader always in line takes one turn a round. Either is renewed while held, and says so when lost; a
+// token names its holder's host and pid, so a dead holder on the same host is passed over at once.
 
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster } from 'iovalkey';
 import { runScript } from '../executors/scripted.ts';
-import { luaScript } from '../lua/lua-file.ts';
+import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
+import { BusyError } from '../catalogue/busy.ts';
+import { luaScript, type Script } from '../lua/lua-file.ts';
+import { lineAhead, lineWaiting, lineWaitSeconds } from '../observe/metrics.ts';
 import { projectRoot } from '../project-root.ts';
+import { runCaller } from '../run-caller.ts';
 import { runDeadline } from '../run-deadline.ts';
-import { TURN_WAIT_MS } from '../settings/bounds.ts';
-import { lineKeys, TurnLines } from './turn-line.ts';
-import { holderDead, holderToken, LockBusyError, whileRenewed, type Turn } from './turn.ts';
+import { processRuns } from '../sandbox/process-runs.ts';
+import { LINE_LEASE_MS, LINE_LOOK_MS, LINE_TURN_GUESS_MS, TURN_WAIT_MS } from '../settings/bounds.ts';
 
-export { LockBusyError, type Turn };
+const LUA = join(projectRoot(), 'server', 'cluster', 'lua');
+// Compare-and-delete and compare-and-expire on the holder's token.
+const RELEASE = luaScript(LUA, 'lock-release-1.lua');
+const RENEW = luaScript(LUA, 'lock-renew-1.lua');
+const JOIN = luaScript(LUA, 'line-join-3.lua');
+const WAIT = luaScript(LUA, 'line-wait-3.lua');
+const LEAVE = luaScript(LUA, 'line-leave-3.lua');
 
-// Compare-and-delete and compare-and-expire on the holder's token: server/cluster/lua/lock-*.lua.
-const LOCK_LUA = join(projectRoot(), 'server', 'cluster', 'lua');
-const RELEASE = luaScript(LOCK_LUA, 'lock-release-1.lua');
-const RENEW = luaScript(LOCK_LUA, 'lock-renew-1.lua');
+export class LockBusyError extends BusyError {
+  constructor(name: string, waitedMs: number) {
+    super(catalogueText('BUSY', { lock: name, ms: waitedMs }, 'lock'));
+    this.name = 'LockBusyError';
+  }
+}
+
+/** The line already holds more work than this run may wait for: refused before it takes a ticket. */
+export class LineFullError extends BusyError {
+  constructor(name: string, ahead: number, expectedMs: number, waitMs: number) {
+    super(catalogueText('BUSY', { lock: name, ahead, ms: Math.round(expectedMs), wait: waitMs }, 'line'));
+    this.name = 'LineFullError';
+  }
+}
+
+/** What a holder can ask of its turn while it runs. */
+export interface Turn {
+  /** False once a renewal found the turn gone or another's (it may no longer be ours alone). */
+  held(): boolean;
+}
+
+// `work` in a turn kept by `renew` every `everyMs`: false means the turn is no longer ours alone; a
+// renewal that fails (a node restarting) is tried again at the next, well before the turn expires.
+async function whileRenewed<T>(
+  renew: () => Promise<boolean>,
+  everyMs: number,
+  work: (turn: Turn) => Promise<T>,
+  run?: AbortSignal,
+): Promise<T> {
+  let held = true;
+  const renewal = setInterval(() => {
+    renew().then(
+      (still) => void (still || (held = false)),
+      () => {}, // the next renewal tries again
+    );
+  }, everyMs);
+  renewal.unref();
+  try {
+    run?.throwIfAborted();
+    return await work({ held: () => held });
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+/** A holder's token: `<host>:<pid>:<random>`, so a taker on the same host can tell a dead holder. */
+const holderToken = () => `${hostname()}:${process.pid}:${randomBytes(12).toString('base64url')}`;
+
+function holderDead(token: string): boolean {
+  const match = /^(.+):(\d+):[A-Za-z0-9_-]+$/.exec(token);
+  return match !== null && match[1] === hostname() && !processRuns(Number(match[2]));
+}
+
+export function lineKeys(name: string): [line: string, alive: string, meta: string] {
+  const line = `{sandbox}:line:${name}`;
+  return [line, `${line}:alive`, `${line}:meta`];
+}
 
 export class RunLocks {
   private readonly admin: Cluster;
   private readonly ttlMs: number;
   private readonly local = new Map<string, Promise<void>>();
-  /** Turns taken in arrival order across processes (the reshards'): turn-line.ts. */
   readonly line: TurnLines;
 
-  /** `admin` is the cluster as the admin: the lock keys are never the reader's to see or touch. */
   constructor(admin: Cluster, ttlMs = 20_000) {
     this.admin = admin;
     this.ttlMs = ttlMs;
     this.line = new TurnLines(admin);
   }
 
-  /** The lock key of a name; one hashtag keeps every lock on one slot. */
   static key(name: string): string {
     return `{sandbox}:lock:${name}`;
   }
@@ -52,8 +110,7 @@ export class RunLocks {
   /** Runs `work` holding the lock `name`, waiting at most `waitMs` for it. */
   async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
     const deadline = Date.now() + waitMs;
-    // A run whose own deadline passes while it waits leaves the line: its turn would come after its
-    // answer (run-deadline.ts).
+    // A run whose own deadline passes while it waits leaves: its turn would come after its answer.
     const run = runDeadline();
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
     const previous = this.local.get(name) ?? Promise.resolve();
@@ -104,10 +161,92 @@ export class RunLocks {
     }
   }
 
-  /** Deletes `key` when its token names this host and a pid that no longer runs. */
   private async freeIfHolderDead(key: string): Promise<boolean> {
     const holder = await this.admin.get(key);
     if (!holder || !holderDead(holder)) return false;
     return (await runScript(this.admin, RELEASE, [key], [holder!])) === 1;
+  }
+}
+
+/** Wakes on a ticket of this process leaving, on the run's deadline, or after `ms`. */
+const sleep = (ms: number, wake: EventEmitter, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      wake.off('left', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    wake.once('left', done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export class TurnLines {
+  private readonly admin: Cluster;
+  private readonly leaseMs: number;
+  /** Told when a ticket of this process leaves a line: its waiters look at once. */
+  private readonly wake = new EventEmitter().setMaxListeners(0);
+
+  constructor(admin: Cluster, leaseMs = LINE_LEASE_MS) {
+    this.admin = admin;
+    this.leaseMs = leaseMs;
+  }
+
+  /**
+   * Runs `work` once every ticket before this one in line `name` has left; refused at once when the line
+   * ahead would take longer than `waitMs` (LineFullError), busy when it did wait that long.
+   */
+  async with<T>(name: string, work: (turn: Turn) => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
+    const run = runDeadline();
+    run?.throwIfAborted();
+    const keys = lineKeys(name);
+    const token = holderToken();
+    const eval3 = (script: Script, ...args: Array<string | number>) =>
+      runScript(this.admin, script, keys, args);
+    const deadline = Date.now() + waitMs;
+    /** Looks until this ticket is first: at once when a ticket of ours leaves, else every LINE_LOOK_MS. */
+    const waitFirst = async () => {
+      let checked = '';
+      for (;;) {
+        run?.throwIfAborted();
+        const [place, first] = (await eval3(WAIT, token, this.leaseMs)) as [number, string?];
+        if (place === 0) return;
+        // Our ticket expired while we waited (this process stalled past its lease): its place is gone.
+        if (place === -1) throw new LockBusyError(name, waitMs);
+        // A dead holder on this host is freed at once; one elsewhere expires with its lease.
+        if (first && first !== checked) {
+          checked = first;
+          if (holderDead(first)) {
+            await eval3(LEAVE, first, 0);
+            continue;
+          }
+        }
+        if (Date.now() >= deadline) throw new LockBusyError(name, waitMs);
+        // Further back, a look less often: the line moves one ticket per turn.
+        await sleep(Math.min(LINE_LOOK_MS * Math.min(place, 8), deadline - Date.now()), this.wake, run);
+      }
+    };
+    const reader = runCaller() ?? '';
+    const joined = (await eval3(JOIN, token, this.leaseMs, waitMs, LINE_TURN_GUESS_MS, reader)) as number[];
+    lineAhead.observe({ line: name }, joined[joined[0] === -1 ? 1 : 0]!);
+    if (joined[0] === -1) throw new LineFullError(name, joined[1]!, joined[2]!, waitMs);
+    let startedAt = 0;
+    const joinedAt = Date.now();
+    lineWaiting.inc({ line: name });
+    try {
+      await waitFirst().finally(() => {
+        lineWaiting.dec({ line: name });
+        lineWaitSeconds.observe({ line: name }, (Date.now() - joinedAt) / 1000);
+      });
+      startedAt = Date.now();
+      // The heartbeat: the same script that asked "am I first?" renews the ticket's lease.
+      const renew = async () => ((await eval3(WAIT, token, this.leaseMs)) as unknown[])[0] === 0;
+      return await whileRenewed(renew, this.leaseMs / 3, work, run);
+    } finally {
+      const took = startedAt === 0 ? 0 : Math.max(1, Date.now() - startedAt);
+      await eval3(LEAVE, token, took).catch(() => {}); // else its lease ends it
+      this.wake.emit('left');
+    }
   }
 }

@@ -1,8 +1,6 @@
-// With WORKERS=n a site has one of each set of servers, the primary's: the Valkey 8 sandbox it starts
-// before any worker, and the Valkey 9.1 cluster it starts when first asked. Each worker asks its
-// primary where they answer and how to sign in, over the cluster module's own channel, one way for
-// both (the 9.1 cluster may start long after a worker did, so no fork-time environment could carry
-// it). A worker killed then leaves no server behind: the primary's watchdog stops them with the site.
+// With WORKERS=n a site has one of each set of servers, the primary's: a worker asks it where they answer
+// over the cluster module's channel (the 9.1 cluster may start long after a worker, so no fork-time
+// environment could carry it), and a worker killed leaves no server behind.
 
 import nodeCluster, { type Worker } from 'node:cluster';
 
@@ -15,26 +13,12 @@ export interface Shared<T> {
   ifUp(): Promise<T | null>;
 }
 
-interface Question {
-  type: typeof ASK;
-  id: number;
-  name: string;
-  ifUp: boolean;
-}
-
-interface Answer<T> {
-  type: typeof ANSWER;
-  id: number;
-  found?: T;
-  error?: string;
-}
+type Question = { type: typeof ASK; id: number; name: string; ifUp: boolean };
+type Answer<T> = { type: typeof ANSWER; id: number; found?: T; error?: string };
 
 let asked = 0;
 
-/**
- * In a worker: what its primary shares as `name` (`ifUp`: only if it runs now, else null), within
- * `waitMs`.
- */
+/** In a worker: what its primary shares as `name` (`ifUp`: only if it runs now, else null). */
 export function fromPrimary<T>(name: string, waitMs: number, ifUp = false): Promise<T | null> {
   const id = (asked += 1);
   return new Promise((resolve, reject) => {

@@ -1,13 +1,12 @@
-// What a Valkey 9 node says of its atomic slot migrations (CLUSTER GETSLOTMIGRATIONS): each job as its
-// fields (name, operation EXPORT or IMPORT, state, …), read one way by the atomic mode and by the
-// clean-up after a dead run.
+// What a Valkey 9 node says of its atomic slot migrations (CLUSTER GETSLOTMIGRATIONS), read one way by
+// the atomic mode and by the clean-up after a dead run.
 
 import type { Valkey } from 'iovalkey';
 
 /** The states after which a migration job does nothing more. */
 export const FINISHED = new Set(['success', 'failed', 'cancelled']);
 
-/** The migration jobs `node` reports, each as its fields. */
+/** The migration jobs `node` reports, each as its fields (name, operation EXPORT or IMPORT, state, …). */
 export async function slotMigrations(node: Valkey): Promise<Array<Record<string, string>>> {
   const reply = (await node.call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
   return reply.map((flat) => {

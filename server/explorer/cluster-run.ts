@@ -1,8 +1,7 @@
-// How a run uses the shared cluster. A sandbox cluster node has one keyspace (Valkey 8 allows no other;
-// Valkey 9 allows more only when cluster-databases is raised above its default of 1), and readers type
-// exact queue names, so two runs on one queue would see each other's jobs. A run therefore holds its queue's slot
-// (RunLocks: in this process and across processes) and, before it lets go, deletes every key of its
-// queue by key — then checks the slot holds none of them. A reshard holds the slot it moves the same way.
+// How a run uses the shared cluster. A cluster node has one keyspace (Valkey 8 allows no other; Valkey 9
+// allows more only when cluster-databases is raised above its default of 1), and readers type exact
+// queue names, so two runs on one queue would see each other's jobs: a run holds its queue's slot and,
+// before it lets go, deletes every key of its queue. A reshard holds the slot it moves the same way.
 
 import { queueSlot } from '../contract/keyspace/index.ts';
 import type { ClusterHandle } from '../cluster/handle.ts';
@@ -23,7 +22,7 @@ export function slotLock(n: number): string {
 }
 
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
-export async function waitClusterHealthy(runtime: ClusterHandle, timeoutMs = 12_000): Promise<ShardNode[]> {
+async function waitClusterHealthy(runtime: ClusterHandle, timeoutMs = 12_000): Promise<ShardNode[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -46,13 +45,10 @@ const OWED_CLEANUP_MS = 2000;
 const OWED_CLEANUP_TRIES = 20;
 
 /**
- * Runs `work` holding the slot of `queue`, with the cluster's layout read live; afterwards deletes every
- * key of the queue and answers how many outlived the clean-up (0 unless something is wrong). A node
- * that dies mid-run is restarted by its supervisor: the run waits until every node says the cluster is
- * ok and runs once more. (The first attempt does not ask every node first: a failing node shows
- * itself as a transient error, and a healthy cluster is not asked three times per run.)
- * A run that misses its deadline (a node frozen under it) gives the turn back at once rather than
- * holding it until the node answers: its clean-up is owed, and done later in a turn of its own.
+ * Runs `work` holding the slot of `queue`, then deletes the queue's keys; answers how many outlived it.
+ * After a node died mid-run (its supervisor restarts it) the run waits until every node says ok and
+ * runs once more. One that misses its deadline (a node frozen under it) gives the turn back at once and
+ * owes its clean-up, done later in a turn of its own.
  */
 export async function withQueueSlot<T>(
   runtime: ClusterHandle,
@@ -101,11 +97,8 @@ export async function withQueueSlot<T>(
   }
 }
 
-/**
- * The clean-up of a run that missed its deadline, in a turn of its own: each try holds the turn at most
- * OWED_CLEANUP_MS (so a frozen node does not keep the slot from everyone again), and a read that comes
- * back after its try has given the turn up deletes nothing.
- */
+// An owed clean-up: each try holds the turn at most OWED_CLEANUP_MS (a frozen node must not keep the
+// slot from everyone again), and deletes nothing once it gave the turn up.
 async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number): Promise<void> {
   for (let tryNo = 1; tryNo <= OWED_CLEANUP_TRIES; tryNo += 1) {
     let live = true;
@@ -126,10 +119,7 @@ async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number): Pr
   }
 }
 
-/**
- * Deletes the queue's keys from the slot's owner (read live unless the run knows it); answers how many
- * are left. Nothing is deleted once `inTurn` says the turn is no longer this run's.
- */
+/** Deletes the queue's keys from the slot's owner (read live unless known); answers how many are left. */
 async function cleanUp(
   runtime: ClusterHandle,
   queue: string,

@@ -1,11 +1,7 @@
-// The cluster checked at start and every few seconds while the site runs, as `valkey-cli --cluster check`
-// would check it (every slot covered, every node agreeing, nothing left open), and repaired in the
-// migration turn when something is wrong: a site killed mid-migration, here or on another host sharing
-// the cluster, leaves a slot half-moved, and nobody else would ever close it. What it finds and does is
-// logged. `problems()` is what GET /api/sandbox reports as `degraded`: a slot that is open while a
-// migration holds the turn is that migration's own business (runs on it wait their turn and are served),
-// so neither the status nor the log calls it a problem — the site's own reshards in progress raised an
-// alarm ("slot N is left IMPORTING") every time the watch happened to look during one.
+// The cluster checked at start and every few seconds, as `valkey-cli --cluster check` would, and repaired
+// in the migration turn: a site killed mid-migration leaves a slot half-moved that nobody else would
+// close. `problems()` is GET /api/sandbox's `degraded`. A slot open while a migration holds the turn is
+// that migration's business, so it is no problem: the site's own reshards raised false alarms.
 
 import { checkCluster } from '../sandbox/cluster-check.ts';
 import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
@@ -17,36 +13,12 @@ import {
   CLUSTER_STATUS_CACHE_MS,
 } from '../settings/bounds.ts';
 
-export interface ClusterWatch {
-  /** What is wrong with the cluster right now (empty when every run would be served). */
-  problems(): Promise<string[]>;
-  /** Checks now and repairs what it finds, when the migration turn comes within `waitMs`. */
-  repairNow(waitMs: number): Promise<RepairReport | null>;
-  stop(): void;
-}
-
-export interface WatchOptions {
-  everyMs?: number;
-  /** How long the check at start waits for the migration turn (a killed holder's lock must expire). */
-  startWaitMs?: number;
-  /** How long a reading of `problems()` is reused (a status poll must not cost three round trips each). */
-  cacheMs?: number;
-}
-
-export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = {}): Promise<ClusterWatch> {
-  const {
-    everyMs = CLUSTER_CHECK_EVERY_MS,
-    startWaitMs = CLUSTER_START_CHECK_WAIT_MS,
-    cacheMs = CLUSTER_STATUS_CACHE_MS,
-  } = options;
+export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHECK_EVERY_MS } = {}) {
   const say = (line: string) => admin.log(line);
   let running: Promise<RepairReport | null> | null = null;
 
-  /**
-   * The cluster's check, with what is open only because a migration holds the turn left out: the
-   * turn is read before the check and after it, so a move that started or ended while the check read
-   * the nodes counts as in progress (a slot really left open is found by the next check).
-   */
+  // The check, less what is open only because a migration holds the turn: the turn is read before and
+  // after, so a move that started or ended meanwhile counts (one really left open, the next check finds).
   const checkOutsideMigrations = async () => {
     const before = await admin.locks.taken(MIGRATION_LOCK);
     const check = await checkCluster(admin.dial, admin.seeds);
@@ -58,10 +30,8 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
     return check;
   };
 
-  /**
-   * `found`: the check at start, whose problems are repaired even while the turn is taken (by a holder
-   * killed mid-move, whose lock must expire first); later checks leave a migration in progress alone.
-   */
+  // Checks and repairs in the migration turn, if it comes within `waitMs`. `found`: the check at start,
+  // repaired even while the turn is taken (a holder killed mid-move); later checks leave a move alone.
   const repairNow = (waitMs: number, found?: { problems: string[] }) =>
     (running ??= (async () => {
       try {
@@ -91,35 +61,29 @@ export async function watchCluster(admin: ClusterAdmin, options: WatchOptions = 
     problems: [`cannot read the cluster: ${error.message}`],
   }));
   say(start.problems.length === 0 ? 'check at start: clean' : `check at start: ${start.problems.join('; ')}`);
-  if (start.problems.length > 0) await repairNow(startWaitMs, start);
+  if (start.problems.length > 0) await repairNow(CLUSTER_START_CHECK_WAIT_MS, start);
 
   const timer = setInterval(() => void repairNow(500), everyMs);
   timer.unref();
 
+  // Reused a moment: a status poll must not cost three round trips each.
   let cached: { at: number; problems: Promise<string[]> } | null = null;
-  /**
-   * A reading taken while the turn is held says what the last one outside it said: the turn may be a
-   * migration's (the slot open by design, the cluster as clean as before it) or this watch's own repair
-   * of a slot left open, which must not read as "up" for as long as the repair tries.
-   */
+  // A reading taken while the turn is held says what the last one outside it said: the turn may be a
+  // migration's (the slot open by design) or this watch's own repair of a slot left open, which must not
+  // read as "up" for as long as the repair tries.
   let outside: string[] = [];
-  const read = async (): Promise<string[]> => {
-    const check = await checkOutsideMigrations();
-    if ('duringTurn' in check) return outside;
-    outside = check.problems;
-    return outside;
-  };
   return {
+    /** What is wrong with the cluster right now (empty when every run would be served). */
     problems() {
-      if (!cached || Date.now() - cached.at > cacheMs) {
-        cached = {
-          at: Date.now(),
-          problems: read().catch((error: Error) => [`cannot read the cluster: ${error.message}`]),
-        };
+      if (!cached || Date.now() - cached.at > CLUSTER_STATUS_CACHE_MS) {
+        const read = checkOutsideMigrations().then(
+          (check) => ('duringTurn' in check ? outside : (outside = check.problems)),
+          (error: Error) => [`cannot read the cluster: ${error.message}`],
+        );
+        cached = { at: Date.now(), problems: read };
       }
       return cached.problems;
     },
-    repairNow,
     stop: () => clearInterval(timer),
   };
 }

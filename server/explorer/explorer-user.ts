@@ -14,33 +14,24 @@ export const EXPLORER_USER = 'explorer';
 // No SELECT (a run cannot leave its leased database) and no INFO (nothing to learn about the server).
 const CONNECTION = ['ping', 'client|info', 'client|setinfo', 'client|setname', 'quit'];
 const FENCE = ['get', 'set'];
-// EVALSHA only: the scripts are loaded by an admin connection (server/executors/scripted.ts), so
-// the account can run the project's own scripts and no other Lua.
+// EVALSHA only: an admin loads the scripts, so the account runs the project's own Lua and no other.
 const SCRIPTED = ['evalsha'];
-/**
- * What the Lua scripts call, read from the scripts themselves (`redis.call("NAME", …)`): the server
- * checks each call against this user too, so a script can do no more than its own text says.
- */
+// What the scripts call, read from their text: the server checks each call against this user too.
 const IN_SCRIPTS = scriptCommands();
 // No FLUSHDB: a run's keyspace is flushed by the admin's lease scripts, before the run and after it.
 const VIEW = ['scan', 'type', 'hgetall', 'zrange', 'lrange', 'smembers', 'dbsize'];
-/**
- * On a cluster: the slot of a key, and what a cluster client reads to route (CLUSTER SLOTS, its ready
- * check CLUSTER INFO) and sends to follow an ASK redirection mid-migration (ASKING).
- */
+// On a cluster: a key's slot, what a client reads to route (and its ready check), and ASKING.
 const CLUSTER = ['cluster|keyslot', 'cluster|slots', 'cluster|info', 'asking'];
 
-/**
- * What lists a keyspace instead of naming keys: key patterns do not bound it, and a cluster node's one
- * keyspace holds every reader's queues and the site's own lock keys, so a cluster node's account lacks it.
- */
+// What lists a keyspace instead of naming keys: key patterns do not bound it, and a cluster node's one
+// keyspace holds every reader's queues and the site's locks, so a cluster node's account lacks it.
 const WALKS_KEYSPACE = ['scan', 'dbsize'];
 
 export function explorerRules(password: string, withNative: boolean, onCluster = false): string[] {
   const view = onCluster ? VIEW.filter((command) => !WALKS_KEYSPACE.includes(command)) : VIEW;
   // The console's commands on this kind of node, read from their rows (server/contract/console/commands.ts).
   const fromRows = consoleAcl(onCluster ? 'cluster' : 'standalone');
-  const all = [
+  const commands = new Set([
     ...CONNECTION,
     ...FENCE,
     ...SCRIPTED,
@@ -48,11 +39,10 @@ export function explorerRules(password: string, withNative: boolean, onCluster =
     ...view,
     ...CLUSTER,
     ...fromRows.commands,
-  ];
-  const commands = [...new Set(all)];
+  ]);
   const keys = [`~${namespacePattern()}`, `~${reservePattern()}`];
   const rules = ['reset', 'on', `>${password}`, ...keys, 'resetchannels', '-@all'];
-  rules.push(...commands.map((command) => `+${command}`));
+  rules.push(...[...commands].map((command) => `+${command}`));
   if (withNative) {
     // A selector lets the EMQ.* commands take any key, so an edited key reaches the module's own layout
     // check (which refuses it, naming the byte, and writes nothing) instead of stopping at the ACL.
@@ -61,11 +51,8 @@ export function explorerRules(password: string, withNative: boolean, onCluster =
   return rules;
 }
 
-/**
- * The same user as `--user` arguments for a node's command line, so a node restarted by its supervisor
- * has the account from its first accepted connection. The password goes as its SHA-256 (`#…`), never
- * in clear, since any local process can read a command line.
- */
+// The same user as `--user` arguments (a restarted node has it from its first connection), the password
+// as its SHA-256: any local process can read a command line.
 export function explorerUserArgs(password: string, withNative: boolean, onCluster = false): string[] {
   const rules = explorerRules(password, withNative, onCluster).map((rule) =>
     rule.startsWith('>') ? `#${createHash('sha256').update(rule.slice(1)).digest('hex')}` : rule,
@@ -77,10 +64,7 @@ export function newPassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
-/**
- * Creates (or resets) the explorer user on a server, through an admin connection. Answers whether the
- * server has the native module loaded, since the user's rules depend on it.
- */
+/** Creates (or resets) the explorer user through an admin; answers whether trafikey is loaded. */
 export async function installExplorerUser(admin: Valkey, password: string): Promise<boolean> {
   const [modules, cluster] = await Promise.all([admin.call('MODULE', 'LIST'), admin.info('cluster')]);
   const withNative = JSON.stringify(modules).includes('trafikey');

@@ -1,17 +1,8 @@
-// Readers share one sandbox server but never one keyspace: each run leases logical databases of its
-// own, flushed before it is handed out and after it is given back, so nothing outlives a run.
-//
-// The leases live in Valkey itself (database 0, as the admin), never in one process's memory: a lease is
-// a key set with NX and an expiry, so any number of site processes on one VALKEY_URL never hand one
-// database to two runs, and a process that dies mid-run strands nothing — its leases expire after the
-// run's deadline plus a bound, and the next run to take the database flushes it first. Both flushes
-// happen inside the lease scripts, as the admin, in the same step as the take and the give.
-//
-// A run's connections are the explorer's, and the explorer may not SELECT: each is opened as the admin
-// on its database (SELECT n) and then switched to the explorer with AUTH, so it keeps db=n and any
-// SELECT it tries is refused with NOPERM. Such a connection never reconnects by itself (a reconnected
-// socket would start as the admin again): one that closes, or whose SELECT or AUTH fails, is dropped
-// and the next run on that database opens a new one.
+// Readers share one sandbox server but never one keyspace: each run leases databases of its own,
+// flushed by the lease scripts before and after. The leases are keys in database 0, so site processes
+// share one server, and one that dies mid-run strands nothing: its leases expire, and the next taker
+// flushes first. A run's connection opens as the admin on its database, then becomes the explorer (which
+// may not SELECT); it never reconnects, as a new socket would start as the admin.
 
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -48,12 +39,8 @@ export class PoolBusyError extends BusyError {
   }
 }
 
-/**
- * The server cannot give a run the keyspaces it needs: fewer databases than the run asks for, or a lease
- * script or SELECT the server refuses (a database it does not have). A limit of the deployment, not a bug.
- */
+/** Fewer keyspaces than a run needs, or a lease script or SELECT refused: the deployment's limit. */
 export class SandboxLimitError extends Error {
-  /** Fewer keyspaces than the run needs (`keyspaces`, e.g. "1 keyspace"), or a refused `command`. */
   constructor(limit: { keyspaces: string; count: number } | { command: string; reply: string }) {
     super(
       'command' in limit
@@ -65,17 +52,14 @@ export class SandboxLimitError extends Error {
 }
 
 export interface PoolOptions {
-  /** The explorer account a run's connections switch to. */
   explorer: { username: string; password: string };
   /** A run is ended (its commands cancelled, its keyspace flushed) after this long. */
   deadlineMs?: number;
   /** How long past the deadline a lease may outlive a run whose process died or whose flush failed. */
   graceMs?: number;
-  /** First leased database (database 0 holds the lease keys). */
-  first?: number;
 }
 
-// Taking and giving back leases, all or none, in one script each: server/explorer/lua/lease-*-n.lua.
+// Taking and giving back leases, all or none, in one script each.
 const LEASE_LUA = join(projectRoot(), 'server', 'explorer', 'lua');
 const TAKE = luaScript(LEASE_LUA, 'lease-take-n.lua');
 const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
@@ -90,84 +74,59 @@ interface Place {
   wake(tryNow: boolean): void;
 }
 
-function wakeWith(place: Place, resolve: () => void): Place['wake'] {
-  return (tryNow) => {
-    place.tryNow = tryNow;
-    resolve();
-  };
-}
-
 export function leaseKey(db: number): string {
   return `sandbox:lease:${db}`;
 }
 
 export class KeyspacePool {
-  readonly deadlineMs: number;
-  readonly ttlMs: number;
   private readonly adminUrl: string;
+  private readonly deadlineMs: number;
+  private readonly ttlMs: number;
   private readonly explorer: PoolOptions['explorer'];
-  private readonly dbs: number[];
+  readonly size: number;
   private readonly clients = new Map<number, Valkey>();
-  /**
-   * Lease scripts (which flush), as the admin: the takes and gives of concurrent runs go out in one
-   * write (`writeThisTurn`).
-   */
+  /** Runs the lease scripts, which flush. */
   private readonly admin: Valkey;
+  /** When the admin is not ready now but was once, its server went away: runs fail at once. */
+  private adminWasReady = false;
   /** Runs of this process waiting for leases, in the order they came. */
   private readonly line: Place[] = [];
   /** Leases given back by runs of this process since the first in line last tried. */
   private freed = 0;
   private closing = false;
-  /** Whether the admin's socket holds this turn's lease scripts for one write (`writeThisTurn`). */
   private corked = false;
 
-  /** Databases first..first+size-1 of the server at `adminUrl` (a URL with the admin's credentials). */
+  /** Databases 1..size of the server at `adminUrl` (a URL with the admin's credentials). */
   constructor(adminUrl: string, size: number, options: PoolOptions) {
     this.adminUrl = adminUrl;
     this.explorer = options.explorer;
     this.deadlineMs = options.deadlineMs ?? DEFAULTS.RUN_DEADLINE_MS;
     this.ttlMs = this.deadlineMs + (options.graceMs ?? DEFAULTS.LEASE_GRACE_MS);
-    const first = options.first ?? 1;
-    this.dbs = Array.from({ length: size }, (_, i) => first + i);
-    const adminOptions = {
+    this.size = size;
+    this.admin = new Valkey(adminUrl, {
+      lazyConnect: true,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
       autoResendUnfulfilledCommands: false,
       retryStrategy: reconnectAfter,
-    };
-    this.admin = new Valkey(adminUrl, { ...adminOptions, lazyConnect: true });
+    });
     this.admin.on('error', () => {});
+    this.admin.once('ready', () => (this.adminWasReady = true));
     this.admin.setMaxListeners(0); // every waiting run listens for its `ready`
   }
 
-  get size(): number {
-    return this.dbs.length;
-  }
-
-  /** Whether runs can take leases now (the admin connection that runs the lease scripts is up). */
   ready(): boolean {
     return this.admin.status === 'ready';
   }
 
-  /**
-   * Opens what a first run would otherwise open: the admin connection, with the lease scripts and the
-   * in-server keyspace dump loaded, and one explorer connection per database (no lease is taken:
-   * nothing is sent on them).
-   */
+  /** Opens what a first run would: the admin, its scripts loaded, and a connection per database. */
   async warm(): Promise<void> {
-    await this.connected(this.admin);
+    await this.connected();
     await Promise.all([TAKE, GIVE, DUMP_SCRIPT].map((script) => loadScript(this.admin, script)));
-    await Promise.all(
-      this.dbs.map(async (db) => {
-        if (this.clients.get(db)?.status !== 'ready') this.clients.set(db, await this.openAsExplorer(db));
-      }),
-    );
+    await Promise.all(Array.from({ length: this.size }, (_, i) => this.lease(i + 1)));
   }
 
-  /**
-   * Runs `work` with `count` fresh databases of its own and flushes them afterwards whatever happens.
-   * At the deadline the run's connections are cut (its commands cancelled) and its databases flushed.
-   */
+  /** Runs `work` with `count` fresh databases, cut at the deadline and flushed whatever happens. */
   async with<T>(count: number, work: (leases: Lease[]) => Promise<T>, waitMs = KEYSPACE_WAIT_MS): Promise<T> {
     if (count > this.size) {
       const keyspaces = `${this.size} keyspace${this.size === 1 ? '' : 's'}`;
@@ -191,16 +150,14 @@ export class KeyspacePool {
     }
   }
 
-  /**
-   * Flushes the run's databases and gives their leases back. When the server cannot answer now (the
-   * admin connection is reconnecting), a few more tries follow in the background, so the leases come
-   * back as soon as it answers rather than when they expire; whoever takes a lease that expired
-   * flushes it first all the same. A lease is never given back unflushed.
-   */
+  // Flushes the run's databases and gives them back; while the server cannot answer, tried again in the
+  // background, so the leases come back as soon as it answers rather than when they expire.
   private async giveBack(dbs: number[], token: string, tries = LEASE_GIVE_TRIES): Promise<void> {
     try {
       await this.script(GIVE, dbs.map(leaseKey), [token, ...dbs]);
-      this.gaveBack(dbs.length);
+      // The first in line may have them.
+      this.freed += dbs.length;
+      this.line[0]?.wake(true);
     } catch {
       if (tries <= 1 || this.closing) return;
       const retry = setTimeout(() => void this.giveBack(dbs, token, tries - 1), LEASE_GIVE_RETRY_MS);
@@ -214,32 +171,53 @@ export class KeyspacePool {
     await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
 
-  private async connected(client: Valkey): Promise<void> {
-    await whenReady(client);
-    if (client.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
+  // The admin, connected: a first connect is waited for a moment, a reconnect (its server died) is not,
+  // and the run fails at once as SANDBOX_DOWN.
+  private async connected(): Promise<void> {
+    const admin = this.admin;
+    if (admin.status === 'wait') admin.connect().catch(() => {});
+    if (!this.adminWasReady && (admin.status === 'connecting' || admin.status === 'connect')) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          admin.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 1000);
+        admin.on('ready', done);
+      });
+    }
+    if (admin.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
   }
 
-  /**
-   * Takes `count` leases. Runs of this process that find none free wait in line, first come first
-   * served: the first in line tries again as soon as a run of this process gives leases back, and every
-   * `LEASE_POLL_MS` for those other processes give back. A run leaving the line (served, or out of time)
-   * hands the head to the next, which tries at once only if leases came back meanwhile.
-   */
+  // Takes `count` leases. Runs of this process that find none free wait in line: the first tries again
+  // as soon as a run of ours gives leases back, and every LEASE_POLL_MS for other processes'. A run
+  // leaving the line hands the head to the next, which tries at once only if leases came back meanwhile.
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
-    await this.connected(this.admin);
+    await this.connected();
     if (this.line.length === 0) {
       const got = await this.take(count, token);
       if (got) return got;
     }
     const started = Date.now();
     const place: Place = { tryNow: false, wake: () => {} };
+    /** Until woken, or after `ms` when it is given. */
+    const sleep = (ms?: number) =>
+      new Promise<void>((resolve) => {
+        const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+        place.wake = (tryNow) => {
+          place.tryNow = tryNow;
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     this.line.push(place);
     try {
       for (;;) {
         const waited = Date.now() - started;
         if (waited >= waitMs) throw new PoolBusyError(waited);
         if (this.line[0] !== place) {
-          await new Promise<void>((resolve) => (place.wake = wakeWith(place, resolve)));
+          await sleep();
           continue;
         }
         if (place.tryNow) {
@@ -250,14 +228,8 @@ export class KeyspacePool {
           }
           this.freed = 0;
         }
-        place.tryNow = true; // after the wait below, whatever ends it
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(LEASE_POLL_MS, waitMs - waited));
-          place.wake = wakeWith(place, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        place.tryNow = true; // after the wait below, unless a wake says otherwise
+        await sleep(Math.min(LEASE_POLL_MS, waitMs - waited));
       }
     } finally {
       this.line.splice(this.line.indexOf(place), 1);
@@ -268,45 +240,29 @@ export class KeyspacePool {
   /** One try at `count` free leases at once (all or none), or null. */
   private async take(count: number, token: string): Promise<number[] | null> {
     // Start at a random database so processes do not all contend for the first ones.
-    const offset = Math.floor(Math.random() * this.dbs.length);
-    const order = [...this.dbs.slice(offset), ...this.dbs.slice(0, offset)];
+    const offset = Math.floor(Math.random() * this.size);
+    const order = Array.from({ length: this.size }, (_, i) => ((offset + i) % this.size) + 1);
     const args = [token, this.ttlMs, count, ...order];
     const got = (await this.script(TAKE, order.map(leaseKey), args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
   }
 
-  /** A lease script, as the admin (executors/scripted.ts: EVALSHA, loaded when the server lacks it). */
+  // The lease scripts of one turn of the event loop go out in one write: corked until setImmediate, as
+  // auto-pipelining would batch them, without the Pipeline it makes (costlier than two scripts).
   private script(script: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
-    this.writeThisTurn();
+    if (!this.corked && this.admin.status === 'ready') {
+      const socket = this.admin.stream;
+      this.corked = true;
+      socket.cork();
+      setImmediate(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
     return runScript(this.admin, script, keys, args);
   }
 
-  /**
-   * The lease scripts sent in this turn of the event loop go out in one write: the admin's socket is
-   * corked until setImmediate, when iovalkey's auto-pipelining would send its batch, but without the
-   * Pipeline it makes per batch (which cost more than a run's two lease scripts).
-   */
-  private writeThisTurn(): void {
-    if (this.corked || this.admin.status !== 'ready') return;
-    const socket = this.admin.stream;
-    this.corked = true;
-    socket.cork();
-    setImmediate(() => {
-      this.corked = false;
-      socket.uncork();
-    });
-  }
-
-  /** A run of this process gave `count` leases back: the first in line may have them. */
-  private gaveBack(count: number): void {
-    this.freed += count;
-    this.line[0]?.wake(true);
-  }
-
-  /**
-   * The run's connection to `db`, as the explorer: the one kept from an earlier run of this process while
-   * it is still open, else a new one. Only this process's run holding the lease uses it.
-   */
+  /** The run's connection to `db`, as the explorer: kept from an earlier run while it is open. */
   private async lease(db: number): Promise<Lease> {
     const kept = this.clients.get(db);
     if (kept?.status === 'ready') return { db, client: kept };
@@ -317,12 +273,8 @@ export class KeyspacePool {
     return { db, client };
   }
 
-  /**
-   * Opens a connection as the admin, enters `db` and becomes the explorer (SELECT and AUTH sent
-   * together). If either is refused the connection is closed, never handed out: after a restart the
-   * explorer's account may not exist yet, and a connection that stayed the admin could reach every
-   * database. It never reconnects by itself, for the same reason.
-   */
+  // Opens a connection as the admin, enters `db` and becomes the explorer; if either is refused it is
+  // closed, never handed out: one that stayed the admin could reach every database.
   private async openAsExplorer(db: number): Promise<Valkey> {
     const client = new Valkey(this.adminUrl, {
       lazyConnect: true,
@@ -359,9 +311,8 @@ export class KeyspacePool {
         });
       }
       if (became.status === 'rejected') throw became.reason;
-      // The client's options still hold the admin's name and password (from the URL it opened with):
-      // a run holding the client could read them, or `duplicate()` it into an admin connection. It
-      // never connects again (no retries), so the options now say who it is.
+      // Its options still hold the admin's password (from the URL), which a run could read or
+      // `duplicate()` into an admin connection; it never connects again, so they now say who it is.
       Object.assign(client.options, { username: this.explorer.username, password: this.explorer.password });
       return client;
     } catch (error) {
@@ -371,10 +322,7 @@ export class KeyspacePool {
   }
 }
 
-/**
- * A lease script the server refused with a plain ERR (a database it does not have, a command its ACL
- * denies the admin) is a limit of this deployment; other failures (down, OOM, BUSY) are named elsewhere.
- */
+/** A lease script refused with ERR or NOPERM (a database it lacks) is the deployment's limit. */
 function refusedAsLimit(error: unknown): never {
   const message = String((error as Error)?.message ?? error);
   if ((error as Error)?.name === 'ReplyError' && /^(ERR|NOPERM) /.test(message)) {
@@ -382,28 +330,3 @@ function refusedAsLimit(error: unknown): never {
   }
   throw error;
 }
-
-/**
- * Connects a lazy client, or waits a moment for one that is connecting for the first time. One that is
- * reconnecting (its server died) is not waited for: the run fails at once as SANDBOX_DOWN.
- */
-async function whenReady(client: Valkey, waitMs = 1000): Promise<void> {
-  if (client.status === 'wait') {
-    client.once('ready', () => everReady.add(client));
-    client.connect().catch(() => {});
-  }
-  if (everReady.has(client)) return;
-  if (client.status !== 'connecting' && client.status !== 'connect') return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      client.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, waitMs);
-    client.on('ready', done);
-  });
-}
-
-/** Clients that were ready once: when one is not ready now, its server went away. */
-const everReady = new WeakSet<Valkey>();

@@ -1,7 +1,6 @@
 // One reader, one place in a line: a reader's address may have one run of a kind queued or running at a
-// time, across every process sharing the sandbox (a lock per address, refused at once, never waited
-// for), so a few addresses keeping many runs in flight take one place each in the line, not all of it.
-// The address is the front's (run-caller.ts); a run with none (the server island) takes no share.
+// time, across every process (a lock per address, refused at once), so a few addresses keeping many runs
+// in flight take one place each. A run with no address (the server island) takes no share.
 
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import { runCaller } from '../run-caller.ts';
@@ -17,7 +16,6 @@ export class ShareTakenError extends Error {
   }
 }
 
-/** The lock of one reader's share of `kind`. */
 export function shareLock(kind: string, address: string): string {
   return `${kind}-from:${address}`;
 }

@@ -1,20 +1,15 @@
-// What every experiment runs against: the sandbox's standalone node (native module loaded) reached as
-// the restricted explorer user through a pool of per-run keyspaces, and its three-node cluster, reached
-// through the one cluster handle (cluster/handle.ts, as the Valkey 9.1 cluster is: atomic-runtime.ts).
-// Started once, lazily, by the sandbox bootstrap (`startSandbox`) that tests and benchmarks use too; a
-// worker of WORKERS=n asks its primary where the sandbox is (cluster/share.ts). No run is handed it
-// whole: each is given what its registry row names (grants.ts).
+// What every experiment runs against: the sandbox's standalone node, through a pool of per-run
+// keyspaces, and its cluster's handle. Started once, lazily, on the bootstrap tests use too; no run is
+// handed it whole, each is given what its row names (grants.ts).
 
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Valkey } from 'iovalkey';
-import { connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
+import { answersPing, connectCluster, preparedNode, type ClusterAccess } from '../cluster/handle.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
-import { preparedNode } from '../cluster/prepared-node.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
 import { outsideRun, settledWithin } from '../run-deadline.ts';
-import { answersPing } from '../cluster/answers-ping.ts';
 import { watchCluster } from './cluster-watch.ts';
 import type { ClusterAdmin } from './slot-migration.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.ts';
@@ -23,30 +18,10 @@ import { nativeModulePath } from '../sandbox/valkey-process.ts';
 import { ADMIN_CONNECT_MS, MAX_KEYSPACES, reconnectAfter, START_BUDGET_MS } from '../settings/bounds.ts';
 import { runSettings } from '../settings/environment.ts';
 
-/** A run's deadline, and how long past it a lease may outlive a run whose process died. */
-const RUN = runSettings();
+export type ExplorerRuntime = Awaited<ReturnType<typeof startOn>>;
 
-/** The shared cluster's handle (cluster/handle.ts), with the standalone node's pool beside it. */
-export interface ExplorerRuntime extends ClusterHandle {
-  pool: KeyspacePool;
-  /** What slot migrations and cluster repairs use: one node at a time as the admin, in one turn. */
-  migrations: ClusterAdmin;
-  /** Whether the standalone node has the native module loaded. */
-  native(): boolean;
-  /** What is wrong with the cluster's slot map now (empty: every run would be served). */
-  clusterProblems(): Promise<string[]>;
-  /** Whether the standalone node and every cluster node answer a PING within a second. */
-  health(): Promise<boolean>;
-  /** Each server and whether it answers a PING within a second (the metrics' `emq_server_up`). */
-  servers(): Promise<Array<{ server: string; role: 'standalone' | 'cluster'; up: boolean }>>;
-  close(): Promise<void>;
-}
-
-/**
- * One runtime per process, in this module: the JSON API and the server island both import this file
- * from server/ (Astro's server build imports server/ instead of bundling a copy: astro.config.mjs), so
- * both lease from one pool. A failed start is forgotten, and the next request tries again.
- */
+// One runtime per process: the API and the island import this one file (astro.config.mjs keeps Astro
+// from bundling a copy). A failed start is forgotten; the next request tries again.
 let running: Promise<ExplorerRuntime> | undefined;
 
 export function explorerRuntime(): Promise<ExplorerRuntime> {
@@ -57,28 +32,13 @@ export function explorerRuntime(): Promise<ExplorerRuntime> {
   return running;
 }
 
-/** `host:port` of a URL, never its credentials (for the log). */
-function addressOf(url: string): string {
-  const { hostname, port } = new URL(url);
-  return `${hostname}:${port || 6379}`;
-}
-
-/**
- * The explorer's password: derived from VALKEY_URL when the site runs on existing servers, so every site
- * process on them (on one host or several) sets the same account up and none locks the others out by
- * resetting it; else random (no other process shares the sandbox this one starts; its workers are
- * handed the password with the sandbox, cluster/share.ts).
- */
+/** Derived from VALKEY_URL on existing servers, so site processes sharing them do not lock each other out. */
 export function explorerPasswordFor(env: NodeJS.ProcessEnv): string {
   if (!env.VALKEY_URL) return newPassword();
   return createHmac('sha256', env.VALKEY_URL).update('explorer').digest('base64url');
 }
 
-/**
- * The sandbox a site starts for itself (WORKERS=1, or the primary for its workers): every node it starts,
- * the standalone included, has the explorer's account on its command line, so a node its supervisor
- * restarts has the account from its first connection, before any admin could install it again.
- */
+/** Every node has the explorer's account on its command line: a restarted node has it at once. */
 export function siteSandboxOptions(password: string): SandboxOptions {
   const native = nativeModulePath() !== null;
   return {
@@ -96,8 +56,6 @@ export interface SandboxAccess {
 
 /** The name the primary of WORKERS=n shares its sandbox under (cluster/share.ts). */
 const SHARED = 'sandbox';
-/** How long a worker waits for its primary's answer (the sandbox is up before any worker starts). */
-const PRIMARY_ANSWER_MS = 10_000;
 
 /** Where `sandbox` answers and how to sign in, the explorer's account with `password`. */
 export function sandboxAccess(sandbox: Sandbox, password: string): SandboxAccess {
@@ -114,35 +72,26 @@ export function sharedSandbox(access: SandboxAccess): Record<string, Shared<Sand
 }
 
 async function start(): Promise<ExplorerRuntime> {
-  // A worker runs on its primary's sandbox (cluster/share.ts): a killed worker leaves nothing running.
-  if (nodeCluster.isWorker) return startOn((await fromPrimary<SandboxAccess>(SHARED, PRIMARY_ANSWER_MS))!);
+  // A worker runs on its primary's sandbox, up before any worker: a killed worker leaves nothing running.
+  if (nodeCluster.isWorker) return startOn((await fromPrimary<SandboxAccess>(SHARED, 10_000))!);
   const password = explorerPasswordFor(process.env);
   // The same bootstrap as the tests and benchmarks: VALKEY_URL or supervised nodes of our own.
   const sandbox = await startSandbox(siteSandboxOptions(password));
-  try {
-    return await startOn(sandboxAccess(sandbox, password), sandbox.stop);
-  } catch (error) {
-    await sandbox.stop();
-    throw error;
-  }
+  return startOn(sandboxAccess(sandbox, password), sandbox.stop);
 }
 
 /**
- * Sets the explorer up on a sandbox and warms everything a first run uses (connections, scripts, the
- * cluster's slot map), each step bounded: what cannot be used fails the start with one line saying
- * which server and what was wrong, within START_BUDGET_MS. `stop` stops the sandbox on close, when
- * this process started it.
+ * Sets the explorer up on a sandbox and warms what a first run uses; what cannot be used fails the start
+ * within START_BUDGET_MS, naming the server. `stop` stops the sandbox on close or failure.
  */
-export async function startOn(
-  access: SandboxAccess,
-  stop: () => Promise<void> = async () => {},
-): Promise<ExplorerRuntime> {
+export async function startOn(access: SandboxAccess, stop: () => Promise<void> = async () => {}) {
   const deadline = Date.now() + START_BUDGET_MS;
   const within = <T>(step: Promise<T>, what: () => string) =>
     settledWithin(Math.max(0, deadline - Date.now()), () => new StartRefusedError(what()), step);
   const { standaloneUrl, cluster: clusterAccess } = access;
   const prepare = (admin: Valkey) => installExplorerUser(admin, clusterAccess.explorer.password);
-  const standaloneAt = addressOf(standaloneUrl);
+  const { hostname, port } = new URL(standaloneUrl);
+  const standaloneAt = `${hostname}:${port || 6379}`; // never its credentials (for the log)
   const opened: Array<{ disconnect(): void }> = [];
   try {
     const standaloneAdmin = new Valkey(standaloneUrl, {
@@ -166,14 +115,13 @@ export async function startOn(
     say(
       `native module: ${nativeLoaded ? 'trafikey is loaded on the standalone node' : `trafikey is not loaded on ${standaloneAt}; the native executor's runs are not available`}`,
     );
+    // A run's deadline, and how long past it a lease may outlive a run whose process died.
     const pool = new KeyspacePool(standaloneUrl, offer.keyspaces, {
       explorer: clusterAccess.explorer,
-      deadlineMs: RUN.deadlineMs,
-      graceMs: RUN.graceMs,
+      ...runSettings(),
     });
     opened.push({ disconnect: () => void pool.close() });
-    // Warm: the pool's connections and lease scripts, and the cluster (cluster/handle.ts), so the first
-    // run of each experiment opens nothing.
+    // Warm, so the first run of each experiment opens nothing.
     await within(
       pool.warm(),
       () => `the standalone Valkey at ${standaloneAt} did not load the lease scripts`,
@@ -193,25 +141,32 @@ export async function startOn(
     // deadlines (cluster-watch.ts), and a cluster being put right is not one that cannot be used.
     const watch = await watchCluster(migrations);
     opened.push({ disconnect: () => watch.stop() });
-    const standaloneUp = async () =>
-      standaloneAdmin.status === 'ready' && (await answersPing(standaloneAdmin));
+    const servers = async () => {
+      const [up, nodes] = await Promise.all([
+        standaloneAdmin.status === 'ready' && answersPing(standaloneAdmin),
+        handle.servers(),
+      ]);
+      return [
+        { server: standaloneAt, role: 'standalone' as const, up },
+        ...nodes.map((node) => ({ ...node, role: 'cluster' as const })),
+      ];
+    };
     return {
       ...handle,
       pool,
+      /** What slot migrations and cluster repairs use: one node at a time as the admin, in one turn. */
       migrations,
+      /** Whether the standalone node has the native module loaded. */
       native: () => nativeLoaded,
+      /** What is wrong with the cluster's slot map now (empty: every run would be served). */
       clusterProblems: () => watch.problems(),
-      servers: async () => [
-        { server: standaloneAt, role: 'standalone', up: await standaloneUp() },
-        ...(await handle.servers()).map((node) => ({ ...node, role: 'cluster' as const })),
-      ],
-      health: async () => {
-        // Up only while a run would be served: every admin connection has put the account and the
-        // scripts back since its last reconnect, and the pool and the cluster client are connected.
-        if (!pool.ready() || !standalone.ready() || !handle.ready()) return false;
-        const [up, nodes] = await Promise.all([standaloneUp(), handle.servers()]);
-        return up && nodes.every((node) => node.up);
-      },
+      servers,
+      // Up only while a run would be served: every admin connection prepared since its last reconnect.
+      health: async () =>
+        pool.ready() &&
+        standalone.ready() &&
+        handle.ready() &&
+        (await servers()).every((server) => server.up),
       close: async () => {
         await pool.close();
         for (const client of opened) client.disconnect();
@@ -221,6 +176,7 @@ export async function startOn(
     };
   } catch (error) {
     for (const client of opened) client.disconnect();
+    await stop();
     throw error;
   }
 }

@@ -6,7 +6,7 @@
 
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
 import type { NodeDialer, NodeView } from '../sandbox/cluster-check.ts';
-import { migrateRest, repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
+import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
 import { splitAddress } from '../sandbox/cluster-topology.ts';
 import type { RunLocks, Turn } from '../cluster/run-lock.ts';
 import { settleOwner } from '../sandbox/slot-settle.ts';
@@ -108,78 +108,89 @@ export async function inMigrationTurn<T>(
   );
 }
 
-export interface MoveHooks {
-  /** The target IMPORTING, the source not yet MIGRATING. */
-  importing?(): Promise<void>;
-  /** Both sides open, before any key moves. */
-  opened?(): Promise<void>;
-  /** After each batch, with the keys still on the source. */
-  batchMoved?(batch: string[], left: number): Promise<void>;
+export interface SlotMove {
+  admin: ClusterAdmin;
+  /** Checked before every command: a lost turn stops the move (the caller repairs). */
+  turn: Turn;
+  /** Every node, as the turn's repair read them. */
+  views: NodeView[];
+  slot: number;
+  source: MigrationNode;
+  target: MigrationNode;
+  /** Each command as sent, with its reply. */
+  record?: (step: MigrationStep) => void;
+  /** Keys per MIGRATE once the queue is split: 20,000 jobs in about 20 commands. */
+  batchSize?: number;
 }
 
 /**
- * Moves `slot` from `source` to `target`, `batches` first, then `batchSize` keys per MIGRATE, recording
- * every command; every
- * SETSLOT must answer OK and the source must end empty; then every node is made to agree on the
- * target (settleOwner). `turn` is checked between steps: a lost turn stops the move (the caller repairs).
+ * Moving `slot` from `source` to `target`, a step at a time so a caller can look at the cluster between
+ * steps (`whole()` takes them all): every command recorded, every SETSLOT answering OK.
  */
-export async function moveSlot(
-  admin: ClusterAdmin,
-  turn: Turn,
-  views: NodeView[],
-  slot: number,
-  source: MigrationNode,
-  target: MigrationNode,
-  record: (step: MigrationStep) => void,
-  {
-    batchSize = 1000,
-    hooks = {} as MoveHooks,
-    batches = [] as string[][],
-  }: { batchSize?: number; hooks?: MoveHooks; batches?: string[][] } = {},
-): Promise<void> {
-  const run = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
+export function moveSlot(move: SlotMove) {
+  const { admin, turn, views, slot, source, target } = move;
+  const n = String(slot);
+  const send = async (node: MigrationNode, shown: string[], sent: string[] = shown) => {
     if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
     const sentAt = performance.now();
     const reply = await admin.dial(node.address).call(sent[0]!, ...sent.slice(1));
-    record({ node: node.address, command: shown, reply, sentAt });
+    move.record?.({ node: node.address, command: shown, reply, sentAt });
     return reply;
   };
-  const expectOk = (reply: unknown, what: string) => {
-    if (reply !== 'OK') throw new Error(`${what} answered ${JSON.stringify(reply)}, not OK`);
+  const setSlot = async (node: MigrationNode, state: string, id: string) => {
+    const reply = await send(node, ['CLUSTER', 'SETSLOT', n, state, id]);
+    if (reply !== 'OK') throw new Error(`SETSLOT ${state} answered ${JSON.stringify(reply)}, not OK`);
   };
-  const n = String(slot);
-  expectOk(await run(target, ['CLUSTER', 'SETSLOT', n, 'IMPORTING', source.id]), 'IMPORTING');
-  await hooks.importing?.();
-  expectOk(await run(source, ['CLUSTER', 'SETSLOT', n, 'MIGRATING', target.id]), 'MIGRATING');
-  await hooks.opened?.();
   const { host, port } = splitAddress(target.address);
   const head = ['MIGRATE', host, String(port), '', '0', String(MIGRATE_TIMEOUT_MS)];
-  const credentials = admin.credentials;
-  // The batches asked for first (a key at a time, to show the slot split), then whatever is left.
-  const planned = [...batches];
-  for (;;) {
-    // The keys to send next are read, not recorded: the MIGRATE that follows names every one.
-    const keys =
-      planned.shift() ??
-      ((await admin.dial(source.address).call('CLUSTER', 'GETKEYSINSLOT', n, batchSize)) as string[]);
-    if (keys.length === 0) break;
-    // The target needs the admin's password; what is shown has it masked.
-    const auth = credentials ? ['AUTH2', credentials.username] : [];
-    await run(
-      source,
-      [...head, ...auth, ...(credentials ? ['********'] : []), 'KEYS', ...keys],
-      [...head, ...auth, ...(credentials ? [credentials.password] : []), 'KEYS', ...keys],
-    );
-    const left = Number(await admin.dial(source.address).call('CLUSTER', 'COUNTKEYSINSLOT', slot));
-    await hooks.batchMoved?.(keys, left);
-  }
-  // A key written on the source meanwhile would block the NODE step there: none may be left.
-  await migrateRest(admin.dial, slot, source.address, target.address, credentials);
-  const everyone = views.map((view) => view.address);
-  // The target first, then the source, then the others: no moment where no node owns the slot.
-  for (const node of [target, source, ...views.filter((v) => v.id !== target.id && v.id !== source.id)]) {
-    expectOk(await run(node, ['CLUSTER', 'SETSLOT', n, 'NODE', target.id]), 'SETSLOT NODE');
-  }
-  if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
-  await settleOwner(admin.dial, everyone, [slot], target.id, target.address);
+  const { credentials } = admin;
+  // The target needs the admin's password; what is shown has it masked.
+  const auth = (password: string) => (credentials ? ['AUTH2', credentials.username, password] : []);
+  const steps = {
+    /** The target IMPORTING, the source not yet MIGRATING. */
+    importing: () => setSlot(target, 'IMPORTING', source.id),
+    /** Both sides open, before any key moves. */
+    migrating: () => setSlot(source, 'MIGRATING', target.id),
+    /** `keys` in one MIGRATE (a key at a time shows the slot split). */
+    async migrate(keys: string[]) {
+      const words = (password: string) => [...head, ...auth(password), 'KEYS', ...keys];
+      await send(source, words('********'), words(credentials?.password ?? ''));
+    },
+    /** Every key left on the source, `batchSize` per MIGRATE, until none is left. */
+    async migrateRest() {
+      const batch = move.batchSize ?? 1000;
+      for (;;) {
+        // The keys to send next are read, not recorded: the MIGRATE that follows names every one.
+        const keys = (await admin
+          .dial(source.address)
+          .call('CLUSTER', 'GETKEYSINSLOT', n, batch)) as string[];
+        if (keys.length === 0) return;
+        await steps.migrate(keys);
+      }
+    },
+    /** SETSLOT … NODE on every node, then every node made to agree on the target (settleOwner). */
+    async owner() {
+      // A key written on the source meanwhile would block the NODE step there: none may be left.
+      await steps.migrateRest();
+      // The target first, then the source, then the others: no moment where no node owns the slot.
+      const others = views.filter((v) => v.id !== target.id && v.id !== source.id);
+      for (const node of [target, source, ...others]) await setSlot(node, 'NODE', target.id);
+      if (!turn.held()) throw new Error('the migration turn was lost (its lock expired); stopped');
+      await settleOwner(
+        admin.dial,
+        views.map((view) => view.address),
+        [slot],
+        target.id,
+        target.address,
+      );
+    },
+  };
+  return {
+    ...steps,
+    async whole() {
+      await steps.importing();
+      await steps.migrating();
+      await steps.owner();
+    },
+  };
 }

@@ -31,7 +31,7 @@ export const requests = new Counter({
   labelNames: ['status'] as const,
 });
 
-/** A line of turns kept in Valkey (server/cluster/turn-line.ts): the reshards'. */
+/** A line of turns kept in Valkey (server/cluster/run-lock.ts): the reshards'. */
 export const lineWaiting = new Gauge({
   name: 'emq_line_waiting',
   help: 'Runs of this host waiting in a line of turns for their turn (the reshard’s: `migration`).',

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { freePort } from '../../server/sandbox/free-port.ts';
-import { LOCK_SLOT } from '../../server/explorer/lock-node.ts';
+import { LOCK_SLOT } from '../../server/explorer/atomic-runtime.ts';
 import { addressesIn } from '../support/floods.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { parsePrometheusText } from '../support/prometheus-text.ts';
@@ -48,7 +48,7 @@ before(async () => {
 });
 after(() => boundedTeardown(async () => site?.close()));
 
-/** The atomic runs' line on the Valkey 9.1 cluster (turn-line.ts): tokens `<host>:<pid>:<random>`. */
+/** The atomic runs' line on the Valkey 9.1 cluster (run-lock.ts): tokens `<host>:<pid>:<random>`. */
 const LINE = '{sandbox}:line:reshard-atomic';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

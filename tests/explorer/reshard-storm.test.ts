@@ -14,9 +14,8 @@ import { useExplorer } from '../support/explorer.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { until } from '../support/until.ts';
 import { clusterClient } from '../../server/sandbox/cluster.ts';
-import { lineKeys, TurnLines } from '../../server/cluster/turn-line.ts';
 import { MIGRATION_LOCK } from '../../server/explorer/slot-migration.ts';
-import { RunLocks } from '../../server/cluster/run-lock.ts';
+import { lineKeys, RunLocks, TurnLines } from '../../server/cluster/run-lock.ts';
 import { shareLock } from '../../server/explorer/reader-share.ts';
 
 // The site's own limits (burst 30 per address): the storm is inside one reader's burst.

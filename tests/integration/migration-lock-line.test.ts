@@ -1,4 +1,4 @@
-// The reshards' turn as a line, on a real cluster (turn-line.ts): tickets drawn by two separate
+// The reshards' turn as a line, on a real cluster (run-lock.ts): tickets drawn by two separate
 // runtimes (each its own cluster client, as two site processes are) are served in the order drawn,
 // whichever runtime drew them; a reader who already had a ticket in the round under way goes behind
 // those who had none; a dead process's ticket leaves with its lease, and a dead holder on this
@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
-import { LineFullError, lineKeys, TurnLines } from '../../server/cluster/turn-line.ts';
-import { LockBusyError } from '../../server/cluster/turn.ts';
+import { LineFullError, lineKeys, LockBusyError, TurnLines } from '../../server/cluster/run-lock.ts';
 import { asCaller } from '../../server/run-caller.ts';
 import { useSandbox } from '../support/sandbox.ts';
 import { until } from '../support/until.ts';

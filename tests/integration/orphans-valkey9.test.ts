@@ -199,7 +199,7 @@ describe('a site with its Valkey 9.1 cluster', { skip }, () => {
         await catchAMove(site, nodes);
         let holder = 0;
         for (const node of nodes) {
-          // The atomic runs' turn is a line (turn-line.ts): its first ticket is the holder's token.
+          // The atomic runs' turn is a line (run-lock.ts): its first ticket is the holder's token.
           const [token] = (await node
             .call('ZRANGE', '{sandbox}:line:reshard-atomic', 0, 0)
             .catch(() => [])) as string[];

@@ -32,8 +32,7 @@ import {
 import { ClusterBusyError } from '../../server/wire/cluster-wire.ts';
 import { PoolBusyError, SandboxLimitError } from '../../server/explorer/keyspace-pool.ts';
 import { Valkey9UnavailableError } from '../../server/sandbox/valkey9-build.ts';
-import { LockBusyError } from '../../server/cluster/run-lock.ts';
-import { LineFullError } from '../../server/cluster/turn-line.ts';
+import { LineFullError, LockBusyError } from '../../server/cluster/run-lock.ts';
 import { ShareTakenError } from '../../server/explorer/reader-share.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

@@ -13,7 +13,13 @@ import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
 import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
-import { replyKind, type ProbeReply, type WorkerTimeline } from '../../contract/experiments/migration.ts';
+import {
+  isErrorReply,
+  replyKind,
+  type ProbeReply,
+  type WorkerTimeline,
+} from '../../contract/experiments/migration.ts';
+import type { Call } from '../../contract/transitions.ts';
 import { stamp, tenths } from './clock.ts';
 import { evalWords } from './call-words.ts';
 import { asProbeReply } from './probe.ts';
@@ -87,7 +93,6 @@ export async function startWorker(shared: Cluster, queue: string): Promise<Worke
   }
   const claim = callFor('claim', queue, { lease_ms: 30_000 });
   const line = evalWords(claim)[0]!;
-  const executor = new ScriptedExecutor(cluster);
   const calls: WorkerCall[] = [];
   let attempts = 0;
   let gaveUp = false;
@@ -96,20 +101,11 @@ export async function startWorker(shared: Cluster, queue: string): Promise<Worke
   const loop = (async () => {
     while (attempts < MAX_CLAIMS) {
       if (stopping.asked && !stopping.untilServed) break;
-      const sink = new StampedSink();
-      const recordings = recordEachNode(cluster.nodes('master'), sink);
-      let reply: ProbeReply;
-      try {
-        reply = asProbeReply(await executor.run(claim));
-      } catch (error) {
-        const message = (error as Error).message;
-        if (/^Too many Cluster redirections/.test(message)) gaveUp = true;
-        reply = { error: message };
-      } finally {
-        for (const recording of recordings) recording.stop();
-      }
-      const wire = sink
-        .map((entry, i) => ({ ...entry, at: sink.sentAt[i]! }))
+      const sent = sendClaim(cluster, claim);
+      const reply = await sent.reply;
+      if (/^Too many Cluster redirections/.test(isErrorReply(reply) ? reply.error : '')) gaveUp = true;
+      const wire = sent.wire
+        .map((entry, i) => ({ ...entry, at: sent.wire.sentAt[i]! }))
         .filter((entry) => entry.line.startsWith(line));
       attempts += wire.length;
       calls.push({ wire, reply });
@@ -138,6 +134,22 @@ export async function startWorker(shared: Cluster, queue: string): Promise<Worke
       return { settings: { ...WORKER_SETTINGS }, calls, gaveUp };
     },
   };
+}
+
+/**
+ * One claim sent through `cluster`: every command it writes recorded per node and stamped (a TRYAGAIN
+ * retried or a MOVED followed is a line of its own) until its reply, an error reply's text included.
+ */
+export function sendClaim(cluster: Cluster, claim: Call): { wire: StampedSink; reply: Promise<ProbeReply> } {
+  const wire = new StampedSink();
+  const recordings = recordEachNode(cluster.nodes('master'), wire);
+  const reply = new ScriptedExecutor(cluster)
+    .run(claim)
+    .then(asProbeReply, (error: Error) => ({ error: error.message }))
+    .finally(() => {
+      for (const recording of recordings) recording.stop();
+    });
+  return { wire, reply };
 }
 
 /**
