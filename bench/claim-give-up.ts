@@ -12,6 +12,7 @@ import { IdMinter, jobKey, queueKey, rowBase, slot } from '../server/contract/ke
 import { scriptFor } from '../server/executors/scripts.ts';
 import { startCluster } from '../server/sandbox/cluster.ts';
 import { ownerOf, readShards } from '../server/sandbox/cluster-topology.ts';
+import { migrateKeys } from '../tests/support/migrate-keys.ts';
 
 const CLAIMS = Number(process.env.CLAIMS ?? 30);
 const QUEUE = 'orders';
@@ -84,17 +85,7 @@ try {
     await source.eval(scriptFor('enqueue').source, 2, ...call.keys, ...call.args);
     ids.push(call.args[0]!);
   }
-  const migrate = (keys: string[]) =>
-    source.call(
-      'MIGRATE',
-      target.options.host!,
-      String(target.options.port),
-      '',
-      '0',
-      '5000',
-      'KEYS',
-      ...keys,
-    );
+  const migrate = (keys: string[]) => migrateKeys(source, target, keys);
   await target.call('CLUSTER', 'SETSLOT', SLOT, 'IMPORTING', order[0]!.id);
   await source.call('CLUSTER', 'SETSLOT', SLOT, 'MIGRATING', order[1]!.id);
   const roles: [string, Valkey][] = [

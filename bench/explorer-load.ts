@@ -7,7 +7,8 @@
 // CPU per run far less. Then, per experiment, the site's and Valkey's CPU per run at 10 and 50 readers,
 // the ratio at each, and how the site's cost per run changed from 10 to 50 (issue 26's goals: a ratio of
 // at most 2, a change within ±10%), and last, beside one site process's, the floor's: the same runs
-// replayed by a bare node:http + iovalkey server (ratio-floor.ts; EXPLORER_BENCH_FLOOR=0 leaves it out).
+// replayed by a bare node:http + iovalkey server (ratio-floor.ts; EXPLORER_BENCH_FLOOR=0 leaves it out),
+// with the site's CPU per run over the floor's per experiment (issue 38's goal: at most 1.3).
 // Each process is warmed first (reader-load.ts). Every line carries the load average. Prints figures;
 // asserts nothing.
 // Run: npm run bench:explorer   (EXPLORER_BENCH_REQUESTS sets the requests per experiment and level)
@@ -53,25 +54,23 @@ function printCosts(workers: number, costs: Map<string, Map<number, Cost>>) {
   }
 }
 
-/** Per experiment at 10 and 50 readers: the site's ratio and CPU per run beside the floor's. */
+/** Per experiment at 10 and 50 readers: the site's CPU per run beside the floor's, and site ÷ floor. */
 function printBesideFloor(site: Map<string, Map<number, Cost>>, floor: Map<string, Map<number, Cost>>) {
   console.log(
-    `\nsite ÷ Valkey CPU per run beside the floor's, WORKERS=1: ratio (site ms/run), site then floor; the change of site ms/run from 10 to 50 readers\n`,
+    `\nsite ÷ floor CPU per run, WORKERS=1 (issue 38's goal: ≤ 1.30 for keys, slot, layout, route, two-executors and console); beside each, site ÷ Valkey\n`,
   );
   console.log(
-    'experiment      ratio@10 site   floor      ratio@50 site   floor      site 10→50  floor 10→50   load average (floor at 10; at 50)',
+    'experiment      site@10  floor@10  site÷floor@10   site@50  floor@50  site÷floor@50   site÷valkey (site; floor) @10, @50   load average (floor at 10; at 50)',
   );
-  const cell = (cost: Cost) => `${ratio(cost).toFixed(2)} (${cost.site.toFixed(2)})`.padEnd(12);
-  const change = (a: Cost, b: Cost) => {
-    const percent = ((b.site - a.site) / a.site) * 100;
-    return `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`.padStart(11);
-  };
+  const ms = (cost: Cost) => cost.site.toFixed(3).padStart(8);
+  const over = (a: Cost, b: Cost) => (a.site / b.site).toFixed(2).padStart(14);
+  const ratios = (a: Cost, b: Cost) => `${ratio(a).toFixed(2)}; ${ratio(b).toFixed(2)}`;
   for (const [name, ours] of site) {
     const theirs = floor.get(name);
     const [a, b, c, d] = [ours.get(10), ours.get(50), theirs?.get(10), theirs?.get(50)];
     if (!a || !b || !c || !d) continue;
     console.log(
-      `${name.padEnd(15)} ${cell(a)} ${cell(c)}   ${cell(b)} ${cell(d)} ${change(a, b)} ${change(c, d)}   ${c.load}; ${d.load}`,
+      `${name.padEnd(15)}${ms(a)}  ${ms(c)}${over(a, c)}  ${ms(b)}  ${ms(d)}${over(b, d)}   ${ratios(a, c).padEnd(12)} ${ratios(b, d).padEnd(12)}           ${c.load}; ${d.load}`,
     );
   }
 }

@@ -12,22 +12,14 @@
 // TRUST_PROXY with x-forwarded-for.
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { flagValues, positiveFlag } from './flags.ts';
 import { startSite } from '../scripts/site.ts';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
 import { requestFrom } from '../tests/support/from-address.ts';
 import { sandboxUp } from '../tests/support/sandbox-up.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '30' },
-    workers: { type: 'string', default: '1,2' },
-    modes: { type: 'string', default: 'keys,atomic' },
-    floods: { type: 'string', default: '3x10,5x20' },
-  },
-});
-const SECONDS = Number(flags.seconds);
-if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${flags.seconds}`);
+const flags = flagValues({ seconds: '30', workers: '1,2', modes: 'keys,atomic', floods: '3x10,5x20' });
+const SECONDS = positiveFlag(flags, 'seconds');
 const WORKERS = flags.workers.split(',').map(Number);
 const MODES = flags.modes.split(',');
 const FLOODS = flags.floods.split(',').map((f) => {

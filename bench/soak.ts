@@ -26,7 +26,6 @@
 // every key left on every server at the end, which the site's own sandbox would not let it do.
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { Valkey } from 'iovalkey';
 import { startSite } from '../scripts/site.ts';
 import { startSandbox } from '../server/sandbox/sandbox.ts';
@@ -34,31 +33,25 @@ import { mixedRun } from '../tests/support/mixed-runs.ts';
 import { alive, processTable, processTreeOf } from '../tests/support/processes.ts';
 import { requestFrom } from '../tests/support/from-address.ts';
 import { KeepAliveClient } from './keep-alive-client.ts';
+import { flagValues, positiveFlag } from './flags.ts';
 import { sandboxUp } from '../tests/support/sandbox-up.ts';
 import { addressesIn, startFlood, type FloodOptions } from '../tests/support/floods.ts';
 import { adminClient, queueKeysOn, siteServers as serversOf } from '../tests/support/site-servers.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    minutes: { type: 'string', default: '10' },
-    readers: { type: 'string', default: '6' },
-    workers: { type: 'string', default: '2' },
-    'kill-every': { type: 'string', default: '60' },
-    'pause-ms': { type: 'string', default: '500' },
-    'reshard-readers': { type: 'string', default: '2' },
-    'stop-s': { type: 'string', default: '10' },
-    'flood-s': { type: 'string', default: '20' },
-    'flood-addresses': { type: 'string', default: '300' },
-    'flood-per-address': { type: 'string', default: '8' },
-    'max-connections': { type: 'string', default: '1000' },
-  },
+const flags = flagValues({
+  minutes: '10',
+  readers: '6',
+  workers: '2',
+  'kill-every': '60',
+  'pause-ms': '500',
+  'reshard-readers': '2',
+  'stop-s': '10',
+  'flood-s': '20',
+  'flood-addresses': '300',
+  'flood-per-address': '8',
+  'max-connections': '1000',
 });
-function positive(name: keyof typeof flags): number {
-  const value = Number(flags[name]);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`--${name} must be a positive number, not ${flags[name]}`);
-  return value;
-}
+const positive = (name: keyof typeof flags) => positiveFlag(flags, name);
 const MINUTES = positive('minutes');
 const READERS = Math.floor(positive('readers'));
 const WORKERS = Math.floor(positive('workers'));

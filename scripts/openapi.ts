@@ -184,20 +184,34 @@ export function openapiDocument(options: OpenApiOptions = {}): Schema {
   const rateLimited = (route: keyof typeof API_ROUTES): StatusCode[] =>
     API_ROUTES[route].budget ? ['RATE_LIMITED'] : [];
 
-  paths['/api/experiments'] = {
+  /**
+   * A route read with GET: its 200 (`schema`, said in `description`) and what any route may refuse,
+   * 429 included, as every API route draws on a budget.
+   */
+  const read = (
+    route: keyof typeof API_ROUTES,
+    operationId: string,
+    summary: string,
+    description: string,
+    schema: Schema,
+  ) => ({
     get: {
-      operationId: 'listExperiments',
-      summary:
-        'The catalogue: every experiment with its input, example and limits, the EMQ.* arities and every error code',
+      operationId,
+      summary,
       responses: {
-        '200': {
-          description: 'The catalogue; `openapi` links this document.',
-          content: { 'application/json': { schema: generated.catalogue } },
-        },
-        ...refusals([...ANY_ROUTE, ...rateLimited('catalogue')]),
+        '200': { description, content: { 'application/json': { schema } } },
+        ...refusals([...ANY_ROUTE, ...rateLimited(route)]),
       },
     },
-  };
+  });
+
+  paths['/api/experiments'] = read(
+    'catalogue',
+    'listExperiments',
+    'The catalogue: every experiment with its input, example and limits, the EMQ.* arities and every error code',
+    'The catalogue; `openapi` links this document.',
+    generated.catalogue,
+  );
 
   for (const name of EXPERIMENT_NAMES) {
     const row = rowOf(name);
@@ -244,33 +258,17 @@ export function openapiDocument(options: OpenApiOptions = {}): Schema {
     };
   }
 
-  paths['/api/sandbox'] = {
-    get: {
-      operationId: 'sandboxStatus',
-      summary:
-        'Whether the sandbox is up, degraded (with what is wrong) or down, and where Valkey 9.1 stands',
-      responses: {
-        '200': {
-          description: 'The sandbox’s state',
-          content: { 'application/json': { schema: generated.sandboxStatus } },
-        },
-        ...refusals([...ANY_ROUTE, ...rateLimited('sandbox')]),
-      },
-    },
-  };
-  paths[OPENAPI_PATH] = {
-    get: {
-      operationId: 'openapi',
-      summary: 'This document',
-      responses: {
-        '200': {
-          description: 'The OpenAPI 3.1 document of the API',
-          content: { 'application/json': { schema: { type: 'object' } } },
-        },
-        ...refusals(ANY_ROUTE),
-      },
-    },
-  };
+  paths['/api/sandbox'] = read(
+    'sandbox',
+    'sandboxStatus',
+    'Whether the sandbox is up, degraded (with what is wrong) or down, and where Valkey 9.1 stands',
+    'The sandbox’s state',
+    generated.sandboxStatus,
+  );
+  // The document too draws on the `reads` budget (routes.ts): it may be answered 429.
+  paths[OPENAPI_PATH] = read('openapi', 'openapi', 'This document', 'The OpenAPI 3.1 document of the API', {
+    type: 'object',
+  });
   for (const [path, summary] of Object.entries(HEALTH_PATHS)) {
     const plain = (description: string) => ({
       description,

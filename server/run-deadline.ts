@@ -16,39 +16,44 @@ export function runDeadline(): AbortSignal | undefined {
 
 /**
  * `promise`, or past `ms` a rejection with `late()` (called then, so it may cut what is late first);
- * the timer goes when either settles.
+ * the timer goes when either settles. One promise of its own, not a race and a timer's promise: a run
+ * passes here and through `withinDeadline` once each.
  */
-export async function settledWithin<T>(ms: number, late: () => Error, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(late()), ms);
+export function settledWithin<T>(ms: number, late: () => Error, promise: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(late()), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([promise, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
  * `work` as a run with `ms` to go: past it, the run's deadline aborts with `late()` and this rejects
  * with the same error, whether or not `work` has let go yet.
  */
-export async function withinDeadline<T>(ms: number, late: () => Error, work: () => Promise<T>): Promise<T> {
+export function withinDeadline<T>(ms: number, late: () => Error, work: () => Promise<T>): Promise<T> {
   const deadline = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = late();
-      reject(error);
-      deadline.abort(error);
-    }, ms);
-  });
+  let running: Promise<T>;
   try {
-    return await Promise.race([current.run(deadline.signal, work), expired]);
-  } finally {
-    clearTimeout(timer);
+    running = current.run(deadline.signal, work);
+  } catch (error) {
+    return Promise.reject(error);
   }
+  // The deadline aborts (what listens lets go) with the very error the run is rejected with.
+  const expired = () => {
+    const error = late();
+    deadline.abort(error);
+    return error;
+  };
+  return settledWithin(ms, expired, running);
 }
 
 /**

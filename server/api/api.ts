@@ -91,6 +91,9 @@ export function catalogue(): Answer {
   return json(200, body);
 }
 
+/** One decoder for every body: decoding whole (not streamed) keeps no state between bodies. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 export async function answerExperiment(asked: Asked, name: string | undefined): Promise<Answer> {
   if (name === undefined || !isExperimentName(name)) {
     return refusal('UNKNOWN_EXPERIMENT', { name: quoted(name ?? ''), names: EXPERIMENT_NAMES.join(', ') });
@@ -105,7 +108,7 @@ export async function answerExperiment(asked: Asked, name: string | undefined): 
   if (bytes === null) return refusal('TOO_LARGE', { bytes: limit });
   let body: unknown;
   try {
-    body = bytes.length === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    body = bytes.length === 0 ? {} : JSON.parse(strictUtf8.decode(bytes));
   } catch (error) {
     const why =
       error instanceof TypeError

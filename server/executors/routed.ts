@@ -15,8 +15,25 @@ export function routedCommand(
   args: ReadonlyArray<string | number | Uint8Array>,
 ): Command {
   const command = new Command(name, [...args] as Array<string | number | Buffer>, { replyEncoding: 'utf8' });
-  if (keys.length > 0) Object.assign(command, { slot: slot(keys[0]!) });
+  if (keys.length > 0) Object.assign(command, { slot: slotOf(keys[0]!) });
   return command;
+}
+
+/**
+ * Slots already found, by key: a run's keys are its queue's, met again run after run, and finding one
+ * encodes the key and sums its hashtag. Bounded (emptied when full).
+ */
+const slots = new Map<string, number>();
+const SLOTS_KEPT = 4096;
+
+function slotOf(key: string | Uint8Array): number {
+  if (typeof key !== 'string') return slot(key);
+  let found = slots.get(key);
+  if (found === undefined) {
+    if (slots.size >= SLOTS_KEPT) slots.clear();
+    slots.set(key, (found = slot(key)));
+  }
+  return found;
 }
 
 /** A transition's call as `name [before…] numkeys key… arg…` (EVALSHA <sha>, or EMQ.<VERB>), routed. */

@@ -23,19 +23,32 @@ const MIN_BYTES = 512;
 export type Encoding = 'br' | 'gzip';
 
 /**
+ * The choice made for each `accept-encoding` header met: browsers send one of a handful, and
+ * negotiating parses the header anew each time. Bounded: emptied when full.
+ */
+const chosen = new Map<string, Encoding | null>();
+const CHOICES_KEPT = 256;
+
+/**
  * The encoding the client prefers among ours, by its q-values (`gzip;q=1, br;q=0.1` is gzip; `q=0`
  * refuses one; `*` stands for the rest; at equal q, brotli), or null for none: negotiated by the
  * `negotiator` package, as Express and Fastify negotiate.
  */
 export function chooseEncoding(header: string | undefined): Encoding | null {
-  const negotiator = new Negotiator({ headers: { 'accept-encoding': header ?? 'identity' } });
+  const key = header ?? 'identity';
+  const known = chosen.get(key);
+  if (known !== undefined) return known;
+  if (chosen.size >= CHOICES_KEPT) chosen.clear();
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': key } });
   // negotiator 1.x takes `preferred` (ours at equal q); @types/negotiator still describes 0.6.
   const encoding = negotiator.encoding.bind(negotiator) as (
     available: string[],
     options: { preferred: string[] },
   ) => string | undefined;
-  const chosen = encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
-  return chosen === 'br' || chosen === 'gzip' ? chosen : null;
+  const choice = encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
+  const answer = choice === 'br' || choice === 'gzip' ? choice : null;
+  chosen.set(key, answer);
+  return answer;
 }
 
 export function isCompressible(contentType: string): boolean {

@@ -46,7 +46,8 @@ const loaded = new Map<string, Script>();
 
 /** The script `file` of the folder `dir`, assembled and hashed on first use, then kept. */
 export function luaScript(dir: string, file: string): Script {
-  const at = join(dir, file);
+  // Keyed by the two names as given, not their joined path: a run finds its script on every call.
+  const at = `${dir}\0${file}`;
   let script = loaded.get(at);
   if (!script) {
     const source = assemble(file, dir);

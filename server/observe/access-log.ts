@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isExperimentName } from '../contract/experiment-table.ts';
-import { jsonLine } from './json-line.ts';
+import { jsonText } from './json-line.ts';
 import { rateLimited, requests, runs, runSeconds } from './metrics.ts';
 import { newRequestId, withRequest, type RequestContext } from './request-context.ts';
 
@@ -25,6 +25,47 @@ function experimentOf(method: string, path: string): string | undefined {
   if (path.startsWith('/_server-islands/')) return 'island';
   const name = /^\/api\/experiments\/([^/]+)\/?$/.exec(path)?.[1];
   return method === 'POST' && name !== undefined && isExperimentName(name) ? name : undefined;
+}
+
+/**
+ * The lines of this turn of the event loop, written together once it ends (setImmediate): standard
+ * output to a pipe or journald's socket is written synchronously on Linux, a system call per write,
+ * and answers finish in bursts. What is left at exit is written then.
+ */
+let unwritten = '';
+
+function writeLater(line: string): void {
+  if (unwritten === '') setImmediate(writeNow);
+  unwritten += line;
+}
+
+function writeNow(): void {
+  if (unwritten === '') return;
+  const lines = unwritten;
+  unwritten = '';
+  process.stdout.write(lines);
+}
+process.on('exit', writeNow);
+
+/** Each label set's counter, found once (prom-client hashes the labels on every inc otherwise). */
+const requestsBy = new Map<number, { inc(): void }>();
+const runsBy = new Map<string, { inc(): void }>();
+const secondsBy = new Map<string, { observe(seconds: number): void }>();
+
+function countRequest(status: number): void {
+  let counter = requestsBy.get(status);
+  if (!counter) requestsBy.set(status, (counter = requests.labels(String(status))));
+  counter.inc();
+}
+
+function countRun(experiment: string, outcome: string, seconds: number): void {
+  const key = `${experiment} ${outcome}`;
+  let counter = runsBy.get(key);
+  if (!counter) runsBy.set(key, (counter = runs.labels(experiment, outcome)));
+  counter.inc();
+  let histogram = secondsBy.get(experiment);
+  if (!histogram) secondsBy.set(experiment, (histogram = runSeconds.labels(experiment)));
+  histogram.observe(seconds);
 }
 
 export function networkOf(address: string): string {
@@ -54,25 +95,26 @@ export function observed<T>(
     const status = response.statusCode;
     const code = outcomes.get(response);
     const aborted = !response.writableFinished;
-    requests.inc({ status: String(status) });
+    countRequest(status);
     if (code === 'RATE_LIMITED') rateLimited.inc();
     if (context.experiment) {
       const outcome = aborted ? 'aborted' : (code ?? (status < 400 ? 'ok' : String(status)));
-      runs.inc({ experiment: context.experiment, outcome });
-      runSeconds.observe({ experiment: context.experiment }, seconds);
+      countRun(context.experiment, outcome, seconds);
     }
-    jsonLine(process.stdout, {
-      method,
-      path: path.length > 512 ? `${path.slice(0, 512)}…` : path,
-      status,
-      ms: Math.round(seconds * 10_000) / 10,
-      bytes: socket.bytesWritten - sentBefore,
-      id: context.id,
-      experiment: context.experiment,
-      code,
-      aborted: aborted || undefined,
-      address: addresses === 'full' ? from : addresses === 'network' ? networkOf(from) : undefined,
-    });
+    writeLater(
+      jsonText({
+        method,
+        path: path.length > 512 ? `${path.slice(0, 512)}…` : path,
+        status,
+        ms: Math.round(seconds * 10_000) / 10,
+        bytes: socket.bytesWritten - sentBefore,
+        id: context.id,
+        experiment: context.experiment,
+        code,
+        aborted: aborted || undefined,
+        address: addresses === 'full' ? from : addresses === 'network' ? networkOf(from) : undefined,
+      }),
+    );
   });
   return withRequest(context, work);
 }

@@ -32,16 +32,26 @@ function textOf(word: Word): string {
   return typeof word === 'string' ? word : decoder.decode(word);
 }
 
+/** The length of one word as RESP puts it: $<len>\r\n<bytes>\r\n. */
+function wordLength(word: unknown): number {
+  const bytes = word instanceof Uint8Array ? word.length : Buffer.byteLength(String(word));
+  return String(bytes).length + bytes + 5;
+}
+
 /**
  * The length of a command as RESP puts it on the wire: *<n>, then $<len> and the bytes per word. A word
  * is bytes, or what iovalkey sends for it (a string's UTF-8, a number's digits); nothing is copied.
  */
 function respLength(words: readonly unknown[]): number {
   let length = String(words.length).length + 3; // *<n>\r\n
-  for (const word of words) {
-    const bytes = word instanceof Uint8Array ? word.length : Buffer.byteLength(String(word));
-    length += String(bytes).length + bytes + 5; // $<len>\r\n<bytes>\r\n
-  }
+  for (const word of words) length += wordLength(word);
+  return length;
+}
+
+/** respLength of `name` followed by `args`, as a command goes out, without making the array. */
+function commandLength(name: string, args: readonly unknown[]): number {
+  let length = String(args.length + 1).length + 3 + wordLength(name);
+  for (const arg of args) length += wordLength(arg);
   return length;
 }
 
@@ -172,6 +182,8 @@ function settled(value: unknown): WireReply {
 
 /** A password never leaves the server in a wire: AUTH's and HELLO … AUTH's are masked (bytes still counted). */
 function redacted(name: string, argv: Word[]): Word[] {
+  // Only AUTH and HELLO carry one: every other name is passed on its length alone.
+  if (name.length !== 4 && name.length !== 5) return argv;
   const masked = '(password)';
   const lower = name.toLowerCase();
   if (lower === 'auth') return argv.map((arg, i) => (i === argv.length - 1 && i > 0 ? masked : arg));
@@ -227,16 +239,14 @@ function tap(client: Valkey): Tap {
     const queue = (this as unknown as { commandQueue: { peekBack(): { command: unknown } | undefined } })
       .commandQueue;
     if (queue.peekBack()?.command !== command) return sent;
-    const bytes = respLength([command.name, ...command.args]);
+    const bytes = commandLength(command.name, command.args);
     state.ledger.commands += 1;
     state.ledger.bytes += bytes;
     if (RUNS_OTHERS.test(command.name)) {
       state.ledger.inner += 1;
       if (String(command.args[0]) === DUMP_SCRIPT.sha) countDumpCalls(command, state.ledger);
     }
-    if (state.recordings.size > 0) {
-      record(command, [command.name, ...command.args.map(asWord)], bytes, state.recordings);
-    }
+    if (state.recordings.size > 0) record(command, bytes, state.recordings);
     return sent;
   };
   return state;
@@ -260,14 +270,19 @@ function countDumpCalls(command: SentCommand, ledger: Ledger) {
   };
 }
 
-function record(command: SentCommand, argv: Word[], bytes: number, recordings: Set<Recording>) {
+function record(command: SentCommand, bytes: number, recordings: Set<Recording>) {
+  const argv: Word[] = [command.name];
+  for (const arg of command.args) argv.push(asWord(arg));
   const line = reprCommand(redacted(command.name, argv));
-  const entries = [...recordings].map((recording) => {
-    const entry: WireCommand = { line, reply: null, ...(recording.node ? { node: recording.node } : {}) };
+  const entries: WireCommand[] = [];
+  for (const recording of recordings) {
+    const entry: WireCommand = recording.node
+      ? { line, reply: null, node: recording.node }
+      : { line, reply: null };
     recording.bytes += bytes;
     recording.commands.push(entry);
-    return entry;
-  });
+    entries.push(entry);
+  }
   // This send's own answer: a cluster client sends one command again after MOVED or ASK, so the
   // answer is caught as it arrives (then the handlers before ours run) rather than from its promise.
   const { resolve, reject } = command;

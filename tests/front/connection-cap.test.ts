@@ -6,35 +6,28 @@
 
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import { after, before, it } from 'node:test';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, it } from 'node:test';
 import { requestFrom } from '../support/from-address.ts';
 import { holdConnection, type Held } from '../support/held-connection.ts';
-import { boundedTeardown } from '../support/teardown.ts';
 import { until } from '../support/until.ts';
+import { useSite } from '../support/use-site.ts';
 
 const CAP = 4;
-let site: Site;
 const sockets: Socket[] = [];
-before(async () => {
-  // BODY_GRACE_MS: bodies that never come are held here (the pace is body-pace.test.ts's).
-  site = await startSite({
-    MAX_CONNECTIONS_PER_ADDRESS: String(CAP),
-    KEEP_ALIVE_TIMEOUT_MS: '300',
-    BODY_GRACE_MS: '14000',
-  });
+// The held connections go before the site stops (after hooks run in order).
+after(() => sockets.forEach((socket) => socket.destroy()));
+// BODY_GRACE_MS: bodies that never come are held here (the pace is body-pace.test.ts's).
+const site = useSite({
+  MAX_CONNECTIONS_PER_ADDRESS: String(CAP),
+  KEEP_ALIVE_TIMEOUT_MS: '300',
+  BODY_GRACE_MS: '14000',
 });
-after(() =>
-  boundedTeardown(async () => {
-    sockets.forEach((socket) => socket.destroy());
-    await site?.close();
-  }),
-);
 
 /** A connection from `localAddress` that has written `start` (a half-open request unless told). */
 const hold = (localAddress: string, start?: string) => holdConnection(site.url, localAddress, sockets, start);
 
-const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
+const settle = (ms = 300) => sleep(ms);
 
 it(`holds ${CAP} half-open connections from one address; the ${CAP + 1}th takes the oldest one's place`, async () => {
   const held: Held[] = [];

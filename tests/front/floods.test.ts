@@ -14,25 +14,20 @@
 // `POST /api/experiments/keys`: served when both answer 200 within 2 s. At least 95% of rounds must be.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
 import { addressesIn, startFlood, type FloodCounts } from '../support/floods.ts';
 import { requestFrom } from '../support/from-address.ts';
-import { boundedTeardown } from '../support/teardown.ts';
+import { useSite } from '../support/use-site.ts';
 
 const ROUNDS = 30;
 const ROUND_EVERY_MS = 500;
 const SERVED_WITHIN_MS = 2000;
 const PER_WORKER_CAP = 300;
 
-let site: Site;
-before(async () => {
-  site = await startSite({ WORKERS: '2', MAX_CONNECTIONS: String(PER_WORKER_CAP) });
-  assert.equal((await requestFrom('127.22.250.1', `${site.url}/api/sandbox`)).status, 200);
-});
-after(() => boundedTeardown(async () => site?.close()));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const site = useSite({ WORKERS: '2', MAX_CONNECTIONS: String(PER_WORKER_CAP) }, async (site) =>
+  assert.equal((await requestFrom('127.22.250.1', `${site.url}/api/sandbox`)).status, 200),
+);
 
 /** One request from `from`, answered 200 within SERVED_WITHIN_MS (a reset or a late answer is not). */
 async function servedInTime(from: string, path: string, body?: string): Promise<string | null> {

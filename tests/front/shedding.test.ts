@@ -8,21 +8,22 @@
 
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
 import { SHEDS_FOR_AT_MOST } from '../../server/front/connection-cap.ts';
 import { requestFrom } from '../support/from-address.ts';
 import { HALF_OPEN, holdConnection, type Held } from '../support/held-connection.ts';
-import { boundedTeardown } from '../support/teardown.ts';
 import { until } from '../support/until.ts';
+import { useSite } from '../support/use-site.ts';
 
-const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
+const settle = (ms = 300) => sleep(ms);
 const CAP = 12;
 const PER_ADDRESS = 4;
-let site: Site;
 const sockets: Socket[] = [];
-before(async () => {
-  site = await startSite({
+// The held connections go before the site stops (after hooks run in order).
+after(() => sockets.forEach((socket) => socket.destroy()));
+const site = useSite(
+  {
     MAX_CONNECTIONS: String(CAP),
     // Above SHEDS_FOR_AT_MOST, so one address can become a crowd.
     MAX_CONNECTIONS_PER_ADDRESS: String(SHEDS_FOR_AT_MOST + 4),
@@ -30,16 +31,12 @@ before(async () => {
     KEEP_ALIVE_TIMEOUT_MS: '300',
     // Bodies that never come are held here (the pace, 2 s by default, is body-pace.test.ts's).
     BODY_GRACE_MS: '14000',
-  });
-  // The site's first request starts its sandbox; once that has answered, nothing of the start is in hand.
-  assert.equal((await requestFrom('127.0.3.200', `${site.url}/api/sandbox`)).status, 200);
-  await settle(1000);
-});
-after(() =>
-  boundedTeardown(async () => {
-    sockets.forEach((socket) => socket.destroy());
-    await site?.close();
-  }),
+  },
+  async (site) => {
+    // The site's first request starts its sandbox; once that has answered, nothing of the start is in hand.
+    assert.equal((await requestFrom('127.0.3.200', `${site.url}/api/sandbox`)).status, 200);
+    await settle(1000);
+  },
 );
 
 /** A connection from `localAddress` that has written `start` (never a whole request unless told). */

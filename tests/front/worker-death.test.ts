@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { after, before, it } from 'node:test';
-import { startSite, type Site } from '../../scripts/site.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { it } from 'node:test';
 import { workersOf } from '../support/processes.ts';
-import { boundedTeardown } from '../support/teardown.ts';
 import { until } from '../support/until.ts';
+import { useSite } from '../support/use-site.ts';
 
 const CLIENTS = 6;
 const EVERY_MS = 50;
@@ -19,13 +19,7 @@ const KILLS = 4;
 /** A request neither answered nor closed within this has been left hanging. */
 const SETTLED_WITHIN_MS = 5000;
 
-let site: Site;
-before(async () => {
-  site = await startSite({ WORKERS: '2' });
-});
-after(() => boundedTeardown(async () => site?.close()));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const site = useSite({ WORKERS: '2' });
 
 const workers = () => workersOf(site.pid);
 

@@ -6,10 +6,9 @@
 // wrong password, slots nobody serves — never a silent wait.
 
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createServer, type Server, type Socket } from 'node:net';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { nodeMap } from '../../src/components/explorer/node-view.ts';
@@ -25,6 +24,7 @@ import { startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-pr
 import { freePort } from '../../server/sandbox/free-port.ts';
 import { ensureBuilt, ROOT } from '../../scripts/site.ts';
 import { boundedTeardown } from '../support/teardown.ts';
+import { createClusterByCli } from '../support/cluster-create.ts';
 
 const START_BOUND_MS = 15_000;
 const ADMIN = { username: 'admin', password: newPassword() };
@@ -65,23 +65,10 @@ before(async () => {
 
   // Three primaries and three replicas behind an ACL admin, as valkey-cli makes them.
   replicated = await Promise.all(Array.from({ length: 6 }, () => clusterNode()));
-  await promisify(execFile)('valkey-cli', [
-    '--user',
-    ADMIN.username,
-    '--pass',
-    ADMIN.password,
-    '--no-auth-warning',
-    '--cluster',
-    'create',
-    ...replicated.map((node) => `127.0.0.1:${node.port}`),
-    '--cluster-replicas',
-    '1',
-    '--cluster-yes',
-  ]);
-  await waitClusterOk(
-    replicated.map(({ port }) => ({ host: '127.0.0.1', port })),
+  await createClusterByCli(
+    replicated.map((node) => node.port),
     ADMIN,
-    30_000,
+    { replicas: 1, waitMs: 30_000 },
   );
 });
 after(() => boundedTeardown(() => Promise.all(nodes.map((node) => node.stop()))));

@@ -22,6 +22,7 @@ import { callFor } from '../../server/contract/calls.ts';
 import { jobKey, queueKey, rowBase, slot } from '../../server/contract/keyspace/index.ts';
 import { ownerOf, readShards } from '../../server/sandbox/cluster-topology.ts';
 import { useSandbox } from '../support/sandbox.ts';
+import { migrateKeys } from '../support/migrate-keys.ts';
 
 const box = useSandbox();
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -50,28 +51,6 @@ function catalogued(code: string): RegExp {
 
 const address = (node: Valkey) => `${node.options.host}:${node.options.port}`;
 
-/** Sends `keys` from `source` to `target` with MIGRATE … KEYS, as the cluster's admin. */
-function migrateKeys(
-  source: Valkey,
-  target: Valkey,
-  admin: { username: string; password: string },
-  keys: string[],
-) {
-  return source.call(
-    'MIGRATE',
-    target.options.host!,
-    String(target.options.port),
-    '',
-    '0',
-    '5000',
-    'AUTH2',
-    admin.username,
-    admin.password,
-    'KEYS',
-    ...keys,
-  );
-}
-
 describe('a slot that moves, on the real cluster', () => {
   it('answers as the course’s table says: ASK from the owner only, TRYAGAIN for a split claim, ASK once its keys left', async () => {
     assert.equal(SLOT, 105);
@@ -83,7 +62,7 @@ describe('a slot that moves, on the real cluster', () => {
     await source.zadd(queueKey(QUEUE, 'active'), 0, 'JOB0Nb1VTbfnu5');
     await source.hset(jobKey(QUEUE, ID), 'state', 'pending', 'attempts', '0', 'payload', 'p');
     const admin = box.sandbox.cluster!.admin!;
-    const migrate = (...keys: string[]) => migrateKeys(source, target, admin, keys);
+    const migrate = (...keys: string[]) => migrateKeys(source, target, keys, admin);
     const claimScript = (node: Valkey) => answer(node.eval('return 1', 3, ...CLAIM_KEYS));
     const claimNative = (node: Valkey) => answer(node.call('EMQ.CLAIM', '3', ...CLAIM_KEYS, '1000'));
     const asking = async (node: Valkey, call: () => Promise<unknown>) => {
@@ -200,7 +179,7 @@ describe('a slot that moves, on the real cluster', () => {
     try {
       // before any key moves, the owner serves the call: the module runs there
       assert.equal(await emqComplete(source), EMQWIRE);
-      const moved = await migrateKeys(source, target, admin, complete.keys);
+      const moved = await migrateKeys(source, target, complete.keys, admin);
       assert.equal(moved, 'OK');
       // every key of the call is on the target now: the source says ASK, no module runs there…
       assert.equal(await emqComplete(source), `ASK ${SLOT} ${address(target)}`);

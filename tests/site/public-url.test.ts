@@ -9,14 +9,15 @@
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { HtmlValidate } from 'html-validate';
 import { freePort } from '../../server/sandbox/free-port.ts';
-import { COURSE_ROUTES, ROOT, SITE_NODE_FLAGS } from '../../scripts/site.ts';
+import { COURSE_ROUTES, SITE_NODE_FLAGS } from '../../scripts/site.ts';
+import { copyOfProject } from '../support/project-copy.ts';
 import { previewImageOf } from '../../src/lib/paths.ts';
 import { until } from '../support/until.ts';
 
@@ -40,19 +41,11 @@ const get = async (url: string) => {
 const text = async (url: string) => (await (await get(url)).response.text()) as string;
 
 before(async () => {
-  copy = mkdtempSync(join(tmpdir(), 'public-url-'));
-  for (const path of [
-    'astro.config.mjs',
-    'package.json',
-    'tsconfig.json',
-    'src',
-    'content',
-    'public',
-    'server',
-    'scripts',
-  ])
-    cpSync(join(ROOT, path), join(copy, path), { recursive: true });
-  for (const link of ['node_modules', 'native-module']) symlinkSync(join(ROOT, link), join(copy, link));
+  copy = copyOfProject(
+    'public-url',
+    ['astro.config.mjs', 'package.json', 'tsconfig.json', 'src', 'content', 'public', 'server', 'scripts'],
+    ['node_modules', 'native-module'],
+  );
   const port = await freePort();
   siteUrl = `http://127.0.0.1:${port}`;
   const env = { ...process.env, SITE_URL: siteUrl, ASTRO_TELEMETRY_DISABLED: '1' };

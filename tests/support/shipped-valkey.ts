@@ -4,13 +4,11 @@
 // lies) and the admin's password — and the port, bind address and folder set on the command line. The
 // cluster is joined by `valkey-cli --cluster create`, as the file's head says.
 
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { freeClusterPort, waitClusterOk } from '../../server/sandbox/cluster.ts';
+import { startDeployedValkey } from './cluster-create.ts';
 import { projectRoot } from '../../server/project-root.ts';
 import { nativeModulePath, startValkeyNode, type ValkeyNode } from '../../server/sandbox/valkey-process.ts';
 
@@ -47,41 +45,17 @@ export async function startShippedValkey(): Promise<ShippedValkey> {
   const dir = mkdtempSync(join(tmpdir(), 'emq-shipped-valkey-'));
   const standaloneConf = filled('valkey-standalone.conf', password, dir);
   const nodeConf = filled('valkey-cluster-node.conf', password, dir);
-  const nodes: ValkeyNode[] = [];
-  const stop = async () => {
-    await Promise.all(nodes.map((node) => node.stop()));
-    rmSync(dir, { recursive: true, force: true });
+  const { standalone, members, stop } = await startDeployedValkey(
+    admin,
+    () => startValkeyNode({ configFile: standaloneConf, admin }),
+    (port) => startValkeyNode({ configFile: nodeConf, admin, port }),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
+  return {
+    standaloneUrl: standalone.url,
+    clusterUrl: members.map((n) => n.url).join(','),
+    standalone,
+    native: nativeModulePath() !== null,
+    stop,
   };
-  try {
-    nodes.push(await startValkeyNode({ configFile: standaloneConf, admin }));
-    for (let i = 0; i < 3; i += 1)
-      nodes.push(await startValkeyNode({ configFile: nodeConf, admin, port: await freeClusterPort() }));
-    const members = nodes.slice(1);
-    await promisify(execFile)(
-      'valkey-cli',
-      [
-        '--user',
-        'admin',
-        '--cluster',
-        'create',
-        ...members.map((n) => `127.0.0.1:${n.port}`),
-        '--cluster-yes',
-      ],
-      { env: { ...process.env, REDISCLI_AUTH: password }, timeout: 30_000 },
-    );
-    await waitClusterOk(
-      members.map((n) => ({ host: '127.0.0.1', port: n.port })),
-      admin,
-    );
-    return {
-      standaloneUrl: nodes[0]!.url,
-      clusterUrl: members.map((n) => n.url).join(','),
-      standalone: nodes[0]!,
-      native: nativeModulePath() !== null,
-      stop,
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }

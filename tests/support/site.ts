@@ -3,8 +3,9 @@
 import { after, before } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
-import { startSite, type Site } from '../../scripts/site.ts';
+import type { Site } from '../../scripts/site.ts';
 import { boundedTeardown } from './teardown.ts';
+import { useSite } from './use-site.ts';
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -82,16 +83,10 @@ export async function reach(page: Page, selector: string): Promise<void> {
 
 /** The built site and a Chromium for one test file: started before its tests, stopped after them. */
 export function useCourse(env: NodeJS.ProcessEnv = {}): { readonly site: Site; readonly browser: Browser } {
-  let site: Site | undefined;
-  before(async () => {
-    site = await startSite(env);
-  });
+  const site = useSite(env);
   const chromium = useBrowser();
-  after(() => boundedTeardown(async () => site?.close()));
   return {
-    get site() {
-      return site!;
-    },
+    site,
     get browser() {
       return chromium.browser;
     },

@@ -6,13 +6,11 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { projectRoot } from '../../server/project-root.ts';
+import { copyOfProject } from '../support/project-copy.ts';
 
-const ROOT = projectRoot();
 let copy = '';
 
 const ZCARD_ROW = `  ZCARD: read('ZCARD', 'ZCARD key', [1, 1], 'pending', \`ZCARD \${PENDING}\`, (_, reply) =>
@@ -48,10 +46,11 @@ function probe(): Record<string, unknown> {
 }
 
 before(() => {
-  copy = mkdtempSync(join(tmpdir(), 'adding-a-console-command-'));
-  for (const part of ['server', 'docs', 'scripts', 'package.json'])
-    cpSync(join(ROOT, part), join(copy, part), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  copy = copyOfProject(
+    'adding-a-console-command',
+    ['server', 'docs', 'scripts', 'package.json'],
+    ['node_modules'],
+  );
   writeFileSync(join(copy, 'probe.ts'), PROBE);
 });
 after(() => rmSync(copy, { recursive: true, force: true }));
