@@ -68,7 +68,7 @@ export async function inMigrationTurn<T>(
   work: (turn: Turn, views: NodeView[]) => Promise<T>,
 ): Promise<T> {
   const repair = () => repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);
-  // A line, not a lock: every process's reshards are served in the order they asked (turn-line.ts).
+  // A line, not a lock: every process's reshards are served in the order they asked (cluster/run-lock.ts).
   return admin.locks.line.with(MIGRATION_LOCK, async (turn) => {
     const before = await repair();
     if (before.left.length > 0) throw new ClusterDegradedError(before.left);

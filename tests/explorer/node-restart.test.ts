@@ -36,7 +36,6 @@ before(async () => {
   Object.assign(process.env, {
     VALKEY_URL: sandbox.standalone.url,
     VALKEY_CLUSTER_URL: sandbox.cluster!.url,
-    SANDBOX_EXPLORER_PASSWORD: password,
   });
   runtime = await explorerRuntime();
 });

@@ -76,7 +76,6 @@ after(() => boundedTeardown(() => Promise.all(nodes.map((node) => node.stop())))
 /** A runtime on `clusterUrl` (and the standalone), as a site process on existing servers starts one. */
 async function startOn(clusterUrl: string): Promise<ExplorerRuntime> {
   Object.assign(process.env, { VALKEY_URL: standalone.url, VALKEY_CLUSTER_URL: clusterUrl });
-  delete process.env.SANDBOX_EXPLORER_PASSWORD;
   return explorerRuntime();
 }
 
