@@ -117,17 +117,10 @@ export class RunLocks {
     const mine = Promise.withResolvers<void>();
     const tail = previous.then(() => mine.promise);
     this.local.set(name, tail);
-    let leave: (() => void) | undefined;
     try {
-      await Promise.race([
-        previous,
-        new Promise((_, reject) => setTimeout(() => reject(new LockBusyError(name, waitMs)), waitMs).unref()),
-        new Promise((_, reject) => {
-          leave = () => reject(run!.reason);
-          run?.addEventListener('abort', leave, { once: true });
-        }),
-      ]);
-      if (leave) run?.removeEventListener('abort', leave);
+      const given = AbortSignal.any([AbortSignal.timeout(waitMs), ...(run ? [run] : [])]);
+      await Promise.race([previous, once(given, 'abort')]);
+      if (given.aborted) throw run?.aborted ? run.reason : new LockBusyError(name, waitMs);
       const token = await this.acquire(name, deadline, waitMs, run);
       const key = RunLocks.key(name);
       const renew = async () => (await runScript(this.admin, RENEW, [key], [token, this.ttlMs])) === 1;
@@ -137,7 +130,6 @@ export class RunLocks {
         await runScript(this.admin, RELEASE, [key], [token]).catch(() => {});
       }
     } finally {
-      if (leave) run?.removeEventListener('abort', leave);
       mine.resolve();
       if (this.local.get(name) === tail) this.local.delete(name);
     }
