@@ -10,7 +10,7 @@ import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace
 import { ownerOf, readShards } from '../../sandbox/cluster-topology.ts';
 import type { AtomicGrant } from '../../explorer/grants.ts';
 import { deleteQueueKeys, deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
-import { FINISHED, slotMigrations, unfinishedMigrations } from '../../cluster/slot-migrations.ts';
+import { cancelMigrations, FINISHED, slotMigrations } from '../../cluster/slot-migrations.ts';
 import type { MigrationStep } from '../../explorer/slot-migration.ts';
 import {
   DEFAULT_MIGRATION_SIZE,
@@ -143,14 +143,8 @@ function clientOf(run: WorkerRun, claim: Call): ClientRetries {
 
 /** A migration a failed run may have left is cancelled, so the next run starts from a stable slot. */
 async function settle(on: AtomicGrant): Promise<boolean> {
-  let clean = true;
-  for (const { address } of await on.shards()) {
-    const node = on.clusterAdminNode(address);
-    if ((await unfinishedMigrations(node)).length === 0) continue;
-    clean = false;
-    await node.call('CLUSTER', 'CANCELSLOTMIGRATIONS');
-  }
-  return clean;
+  const addresses = (await on.shards()).map(({ address }) => address);
+  return (await cancelMigrations(addresses, on.clusterAdminNode)).length === 0;
 }
 
 export async function runAtomicReshard(
