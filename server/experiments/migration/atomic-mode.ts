@@ -24,7 +24,7 @@ import {
   type SlotMigrationState,
 } from '../../contract/experiments/migration.ts';
 import { evalWords, nativeWords, probe, type ProbeAsk } from './probe.ts';
-import { stamp, tenths } from './clock.ts';
+import { pause, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { clientRetries, WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
@@ -33,7 +33,6 @@ import type { MovePlan } from './phase-walk.ts';
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(replyKind(reply));
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
   on: AtomicGrant;
@@ -105,14 +104,7 @@ async function migrateAtomically(
 
 /** Each probe sent to its node over and over while the slot moves, until it answers a redirection. */
 async function probeWhileMoving(on: AtomicGrant, list: ProbeAsk[], failed: () => boolean) {
-  const results = list.map(({ node, label, command }): MigrationProbe => ({
-    label,
-    command,
-    node,
-    reply: null,
-    served: 0,
-    atMs: 0,
-  }));
+  const results = list.map((asked): MigrationProbe => ({ ...asked, reply: null, served: 0, atMs: 0 }));
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   // A move that failed never redirects them: stop with it.
   while (Date.now() < deadline && !failed() && results.some((asked) => !redirected(asked.reply))) {

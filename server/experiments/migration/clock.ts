@@ -13,6 +13,9 @@ export type MoveTimed = { origin: number; lastPhaseAt: number };
 /** Now, on the clock every stamp of a run uses. */
 export const stamp = (): number => performance.now();
 
+/** Waits `ms` (a poll's pause between two reads). */
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Milliseconds to a tenth: enough for a time axis, and keeps the order of the stamps. */
 export const tenths = (ms: number): number => Math.round(ms * 10) / 10;
 

@@ -11,7 +11,7 @@ import type { Turn } from '../../cluster/run-lock.ts';
 import type { MigrationResult } from '../../contract/experiments/migration.ts';
 import { whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './probe.ts';
-import { stamp } from './clock.ts';
+import { pause, stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
 import { serverVersion } from '../../cluster/handle.ts';
@@ -25,7 +25,6 @@ export type MigrationGrant = Grant<'migration' | 'queueTurn' | 'cluster' | 'clus
 
 /** How long the clean-up waits for the mid-move claim to end once its client is cut. */
 const CLAIM_END_WAIT_MS = 3000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runKeysMigration(
   grant: MigrationGrant,

@@ -16,7 +16,7 @@ import {
   type WorkerTimeline,
 } from '../../contract/experiments/migration.ts';
 import type { Call } from '../../contract/transitions.ts';
-import { stamp, tenths } from './clock.ts';
+import { pause, stamp, tenths } from './clock.ts';
 import { asProbeReply, evalWords } from './probe.ts';
 import { settledWithin } from '../../run-deadline.ts';
 
@@ -56,20 +56,8 @@ class StampedSink extends Array<Stamped> {
   }
 }
 
-/** One claim as the worker's code saw it: the attempts it took on the wire, and what it got back. */
-interface WorkerCall {
-  wire: Stamped[];
-  reply: ProbeReply;
-}
-
-export interface WorkerRun {
-  calls: WorkerCall[];
-  gaveUp: boolean;
-}
-
 export type Worker = Awaited<ReturnType<typeof startWorker>>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export type WorkerRun = Awaited<ReturnType<Worker['stop']>>;
 
 /** Starts claiming from `queue` on a client of its own (made from `shared`), once it is connected. */
 export async function startWorker(shared: Cluster, queue: string) {
@@ -78,7 +66,8 @@ export async function startWorker(shared: Cluster, queue: string) {
   await whenReady(cluster);
   const claim = callFor('claim', queue, { lease_ms: 30_000 });
   const line = evalWords(claim)[0]!;
-  const calls: WorkerCall[] = [];
+  // Each claim as the worker's code saw it: the attempts it took on the wire, and what it got back.
+  const calls: Array<{ wire: Stamped[]; reply: ProbeReply }> = [];
   let attempts = 0;
   let gaveUp = false;
   // Once stop() is asked: whether to go on until a claim is served, and until when.
@@ -95,7 +84,7 @@ export async function startWorker(shared: Cluster, queue: string) {
       // A client that is gone (cut, or its nodes unreachable) is not claiming: the loop ends.
       if (cluster.status === 'end') break;
       if (stopping.asked && (replyKind(reply) === 'served' || Date.now() > stopping.by)) break;
-      await sleep(WORKER_PAUSE_MS);
+      await pause(WORKER_PAUSE_MS);
     }
   })();
   return {
@@ -104,7 +93,7 @@ export async function startWorker(shared: Cluster, queue: string) {
      * the client if it does not. `untilServed`, once a move is over: first claims until one is served,
      * so the timeline ends on the claim the move held up.
      */
-    async stop({ untilServed = false } = {}): Promise<WorkerRun> {
+    async stop({ untilServed = false } = {}) {
       const wait = untilServed ? SERVED_WAIT_MS : 0;
       Object.assign(stopping, { asked: true, untilServed, by: Date.now() + wait });
       await settledWithin(wait + STOP_WAIT_MS, () => new Error('cut'), loop).catch(() => {});
