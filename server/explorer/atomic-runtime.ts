@@ -193,13 +193,11 @@ export async function atomicServers() {
 function watchBuild(env: NodeJS.ProcessEnv): void {
   if (watching || started) return;
   watching = setInterval(() => {
-    const state = valkey9Build(env).state;
-    if (state === 'building') return;
+    if (valkey9Build(env).state === 'building') return;
     clearInterval(watching);
     watching = undefined;
-    if (state === 'ready') atomicRuntime(env).catch(() => {});
-  }, 3000);
-  watching.unref();
+    atomicRuntime(env).catch(() => {}); // started, or absent: said by the status
+  }, 3000).unref();
 }
 
 /** Starts the Valkey 9 cluster in the background when it is (or once it will be) built. */

@@ -17,9 +17,7 @@ export interface ClusterRunContext {
 }
 
 /** The lock name of a slot: runs of every queue on one slot take turns (a name may share a slot). */
-export function slotLock(n: number): string {
-  return `slot:${n}`;
-}
+export const slotLock = (n: number): string => `slot:${n}`;
 
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
 async function waitClusterHealthy(runtime: ClusterHandle, timeoutMs = 12_000): Promise<ShardNode[]> {

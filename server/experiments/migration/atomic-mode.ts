@@ -73,8 +73,7 @@ async function migrateAtomically(
   const watching = (async () => {
     while (!FINISHED.has(exportState)) {
       if (stamp() - startedAt > ATOMIC_MOVE_DEADLINE_MS) {
-        const cancelled = admin(source).call('CLUSTER', 'CANCELSLOTMIGRATIONS');
-        await cancelled.catch(() => {});
+        await cancelMigrations([source.address], on.clusterAdminNode).catch(() => {});
         throw new Error(late);
       }
       for (const node of [source, target]) {
