@@ -3,6 +3,7 @@
 // queue names, so two runs on one queue would see each other's jobs: a run holds its queue's slot and,
 // before it lets go, deletes every key of its queue. A reshard holds the slot it moves the same way.
 
+import { once } from 'node:events';
 import { queueSlot } from '../contract/keyspace/index.ts';
 import type { ClusterHandle } from '../cluster/handle.ts';
 import { deleteQueueKeys } from '../cluster/queue-keys.ts';
@@ -57,42 +58,33 @@ export async function withQueueSlot<T>(
   const run = runDeadline();
   // Once the deadline has passed, nothing of this run deletes a key: the turn may be another's by then.
   const inTurn = () => !run?.aborted;
-  let owed = false;
-  try {
-    return await runtime.locks.with(slotLock(n), async () => {
-      const attempts = (async () => {
-        for (let attempt = 1; ; attempt += 1) {
-          try {
-            const shards =
-              attempt === 1 ? await readShards(runtime.clusterAdmin) : await waitClusterHealthy(runtime);
-            const owner = ownerOf(shards, n);
-            if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
-            const result = await work({ slot: n, shards, owner });
-            return { ...result, leftBehind: await cleanUp(runtime, queue, n, inTurn, owner) };
-          } catch (error) {
-            if (!inTurn()) throw error;
-            if (isRestarting(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
-            await cleanUp(runtime, queue, n, inTurn).catch(() => {});
-            if (attempt >= 2 || !isRestarting(error)) throw error;
-            // No second attempt after the run's deadline: it would run behind the answer.
-            runDeadline()?.throwIfAborted();
-          }
+  return runtime.locks.with(slotLock(n), async () => {
+    const attempts = (async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const shards =
+            attempt === 1 ? await readShards(runtime.clusterAdmin) : await waitClusterHealthy(runtime);
+          const owner = ownerOf(shards, n);
+          if (!owner) throw new Error(`no node of the cluster serves slot ${n}`);
+          const result = await work({ slot: n, shards, owner });
+          return { ...result, leftBehind: await cleanUp(runtime, queue, n, inTurn, owner) };
+        } catch (error) {
+          if (!inTurn()) throw error;
+          if (isRestarting(error)) await waitClusterHealthy(runtime, 6000).catch(() => {});
+          await cleanUp(runtime, queue, n, inTurn).catch(() => {});
+          if (attempt >= 2 || !isRestarting(error)) throw error;
+          // No second attempt after the run's deadline: it would run behind the answer.
+          run?.throwIfAborted();
         }
-      })();
-      if (!run) return attempts;
-      return await new Promise<T & { leftBehind: number }>((resolve, reject) => {
-        const missed = () => {
-          owed = true;
-          reject(run.reason);
-        };
-        if (run.aborted) return missed();
-        run.addEventListener('abort', missed, { once: true });
-        attempts.then(resolve, reject).finally(() => run.removeEventListener('abort', missed));
-      });
-    });
-  } finally {
-    if (owed) outsideRun(() => void cleanUpOwed(runtime, queue, n));
-  }
+      }
+    })();
+    if (!run) return attempts;
+    await Promise.race([attempts, once(run, 'abort')]);
+    if (!run.aborted) return attempts;
+    // Its turn is given back now; the clean-up it owes waits in this process's line behind it.
+    outsideRun(() => void cleanUpOwed(runtime, queue, n));
+    throw run.reason;
+  });
 }
 
 // An owed clean-up: each try holds the turn at most OWED_CLEANUP_MS (a frozen node must not keep the
