@@ -28,16 +28,10 @@ import { pause, stamp, tenths } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { clientRetries, WORKER_PAUSE_MS, type WorkerRun } from './worker.ts';
 import { ATOMIC_MOVE_DEADLINE_MS } from '../../settings/bounds.ts';
-import { ask, phaseWalk, planMove } from './phase-walk.ts';
-import type { MovePlan } from './phase-walk.ts';
+import { ask, phaseWalk, planMove, type MovePlan } from './phase-walk.ts';
 
 const errorText = (reply: ProbeReply): string => (isErrorReply(reply) ? reply.error : '');
 const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(replyKind(reply));
-
-interface Move extends Pick<MovePlan, 'slot' | 'source' | 'target'> {
-  on: AtomicGrant;
-  record(step: MigrationStep): void;
-}
 
 /** What an atomic move measured: each migration state when first seen, when it began and ended. */
 type Moved = Awaited<ReturnType<typeof migrateAtomically>>;
@@ -54,7 +48,9 @@ async function everyNodeNames(on: AtomicGrant, slot: number, owner: MigrationNod
  * once the move has failed); resolves once every node names the target.
  */
 async function migrateAtomically(
-  { on, slot: n, source, target, record }: Move,
+  on: AtomicGrant,
+  { slot: n, source, target }: MovePlan,
+  record: (step: MigrationStep) => void,
   during?: (failed: () => boolean) => Promise<void>,
 ) {
   const admin = (node: MigrationNode) => on.clusterAdminNode(node.address);
@@ -168,7 +164,6 @@ export async function runAtomicReshard(
         ask(source, 'an enqueue (a new row, and the pending set)', evalWords(enqueue())),
         ask(source, 'the module’s enqueue', nativeWords(enqueue())),
       ];
-      const move = { on, slot: n, source, target, record: walk.record };
       // The slot's keys: on the source before, on the target after (plus the probes' one new row).
       const keys = { before: 0, after: 0, expected: 0, leftOnSource: 0, together: false };
       let moving: MigrationProbe[] = [];
@@ -190,7 +185,7 @@ export async function runAtomicReshard(
             await walk.startWorker();
             // Each node's count while the copy is under way: read once the probes have had their first answers.
             let midMove = walk.phases[0]!.keysByNode;
-            there = await migrateAtomically(move, async (failed) => {
+            there = await migrateAtomically(on, plan, walk.record, async (failed) => {
               const probing = probeWhileMoving(on, [read, claimed, enqueued, module], failed);
               midMove = await walk.counts();
               moving = await probing;
@@ -220,7 +215,7 @@ export async function runAtomicReshard(
           summary: () => `the slot moved back to ${source.name} the same way, in ${back.ms} ms`,
           async run() {
             worked = await walk.workerStopped();
-            back = await migrateAtomically({ ...move, source: target, target: source });
+            back = await migrateAtomically(on, { ...plan, source: target, target: source }, walk.record);
             return { atMs: back.endedAt };
           },
         },
