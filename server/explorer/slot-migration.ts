@@ -26,10 +26,9 @@ export interface ClusterAdmin {
   log(line: string): void;
 }
 
-/** A migration that failed part-way; the repair that followed is in `repair`. */
+/** A migration that failed part-way, saying what the repair that followed left (if it could run). */
 export class MigrationFailedError extends Error {
   override name = 'MigrationFailedError';
-  readonly repair: RepairReport | null;
   constructor(slot: number, cause: unknown, repair: RepairReport | null) {
     const why = cause instanceof Error ? cause.message : String(cause);
     const left = repair?.left.join('; ') ?? 'the repair could not run';
@@ -38,7 +37,6 @@ export class MigrationFailedError extends Error {
         ? catalogueText('RESHARD_FAILED', { slot, why }, 'repaired')
         : catalogueText('RESHARD_FAILED', { slot, why, 'what is left': left }, 'unrepaired'),
     );
-    this.repair = repair;
   }
 }
 
