@@ -123,9 +123,8 @@ export async function connectCluster(
     return client;
   };
   const disconnect = () => {
-    for (const client of [cluster, clusterAdmin, ...explorerNodes.all(), ...adminNodes.all()]) {
+    for (const client of [cluster, clusterAdmin, ...explorerNodes.all(), ...adminNodes.all()])
       client.disconnect();
-    }
   };
   const seeds = access.seeds.map(({ host, port }) => `${host}:${port}`).join(', ');
   try {
