@@ -61,10 +61,7 @@ export async function deleteQueueKeysOn(nodes: Valkey[], queue: string, n: numbe
 export async function* queueKeyBatches(node: Valkey): AsyncGenerator<string[]> {
   let cursor = '0';
   do {
-    const [next, keys] = (await node.call('SCAN', cursor, 'MATCH', namespacePattern(), 'COUNT', BATCH)) as [
-      string,
-      string[],
-    ];
+    const [next, keys] = await node.scan(cursor, 'MATCH', namespacePattern(), 'COUNT', BATCH);
     cursor = next;
     if (keys.length > 0) yield keys;
   } while (cursor !== '0');
