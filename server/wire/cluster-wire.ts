@@ -4,7 +4,7 @@
 // summed over the nodes, read from each node's CLIENT INFO.
 
 import { catalogueText } from '../contract/catalogue/catalogue-text.ts';
-import type { Cluster, Valkey } from 'iovalkey';
+import type { Cluster, ClusterOptions, Valkey } from 'iovalkey';
 import { BusyError } from '../catalogue/busy.ts';
 import { runDeadline } from '../run-deadline.ts';
 import {
@@ -17,9 +17,9 @@ import {
 } from './recorder.ts';
 import { CLUSTER_CLIENT_WAIT_MS, CLUSTER_CLIENTS } from '../settings/bounds.ts';
 
-/** A cluster client of the run's own, with the shared one's seeds and options. */
-export function ownCluster(shared: Cluster): Cluster {
-  const cluster = shared.duplicate();
+/** A cluster client of the run's own, with the shared one's seeds and options (and `options` over them). */
+export function ownCluster(shared: Cluster, options: Partial<ClusterOptions> = {}): Cluster {
+  const cluster = shared.duplicate([], options);
   cluster.on('error', () => {});
   return cluster;
 }

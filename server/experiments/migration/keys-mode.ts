@@ -9,7 +9,7 @@ import { checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
 import { moveSlot } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../cluster/run-lock.ts';
 import type { MigrationResult } from '../../contract/experiments/migration.ts';
-import { whenReady } from '../../wire/cluster-wire.ts';
+import { ownCluster, whenReady } from '../../wire/cluster-wire.ts';
 import { evalWords, nativeWords } from './probe.ts';
 import { pause, stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
@@ -68,8 +68,7 @@ export async function runKeysMigration(
 
     // The cluster client's claim, sent once the queue is split, on a client of its own: allowed many
     // redirections (it retries until the slot flips), connected before the move so its claim goes at once.
-    const cluster = grant.cluster.duplicate([], { maxRedirections: 1000 });
-    cluster.on('error', () => {});
+    const cluster = ownCluster(grant.cluster, { maxRedirections: 1000 });
     let sent = null as ReturnType<typeof sendClaim> | null;
     try {
       await walk.through('keys', {

@@ -6,7 +6,7 @@ import type { Cluster } from 'iovalkey';
 import { DEFAULT_CLUSTER_OPTIONS } from 'iovalkey/built/cluster/ClusterOptions.js';
 import { callFor } from '../../contract/calls.ts';
 import { ScriptedExecutor } from '../../executors/scripted.ts';
-import { recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
+import { ownCluster, recordEachNode, whenReady } from '../../wire/cluster-wire.ts';
 import type { WireCommand } from '../../wire/recorder.ts';
 import {
   isErrorReply,
@@ -61,8 +61,7 @@ export type WorkerRun = Awaited<ReturnType<Worker['stop']>>;
 
 /** Starts claiming from `queue` on a client of its own (made from `shared`), once it is connected. */
 export async function startWorker(shared: Cluster, queue: string) {
-  const cluster = shared.duplicate([], { ...WORKER_SETTINGS });
-  cluster.on('error', () => {});
+  const cluster = ownCluster(shared, WORKER_SETTINGS);
   await whenReady(cluster);
   const claim = callFor('claim', queue, { lease_ms: 30_000 });
   const line = evalWords(claim)[0]!;
