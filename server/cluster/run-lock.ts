@@ -121,8 +121,21 @@ export class RunLocks {
       const given = AbortSignal.any([AbortSignal.timeout(waitMs), ...(run ? [run] : [])]);
       await Promise.race([previous, once(given, 'abort')]);
       if (given.aborted) throw run?.aborted ? run.reason : new LockBusyError(name, waitMs);
-      const token = await this.acquire(name, deadline, waitMs, run);
+      // Then the shared key: set if absent, tried again 5 to 50 ms apart until `deadline`.
       const key = RunLocks.key(name);
+      const token = holderToken();
+      for (let delay = 5, first = true; ; delay = Math.min(delay * 2, 50), first = false) {
+        run?.throwIfAborted();
+        if ((await this.admin.set(key, token, 'PX', this.ttlMs, 'NX')) === 'OK') break;
+        // Once per wait: a holder on this host whose process is gone left the key; free it (only that value).
+        const holder = first ? await this.admin.get(key) : null;
+        if (holder && holderDead(holder) && (await runScript(this.admin, RELEASE, [key], [holder])) === 1) {
+          delay = 2.5; // the next try at once (the loop doubles it to 5 ms)
+          continue;
+        }
+        if (Date.now() + delay > deadline) throw new LockBusyError(name, waitMs);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
       const renew = async () => (await runScript(this.admin, RENEW, [key], [token, this.ttlMs])) === 1;
       try {
         return await whileRenewed(renew, this.ttlMs / 3, work, run);
@@ -132,24 +145,6 @@ export class RunLocks {
     } finally {
       mine.resolve();
       if (this.local.get(name) === tail) this.local.delete(name);
-    }
-  }
-
-  private async acquire(name: string, deadline: number, waitMs: number, run?: AbortSignal): Promise<string> {
-    const token = holderToken();
-    const key = RunLocks.key(name);
-    for (let delay = 5, first = true; ; delay = Math.min(delay * 2, 50), first = false) {
-      run?.throwIfAborted();
-      const set = await this.admin.set(key, token, 'PX', this.ttlMs, 'NX');
-      if (set === 'OK') return token;
-      // Once per wait: a holder on this host whose process is gone left the key; free it (only that value).
-      const holder = first ? await this.admin.get(key) : null;
-      if (holder && holderDead(holder) && (await runScript(this.admin, RELEASE, [key], [holder])) === 1) {
-        delay = 2.5; // the next try at once (the loop doubles it to 5 ms)
-        continue;
-      }
-      if (Date.now() + delay > deadline) throw new LockBusyError(name, waitMs);
-      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 }
