@@ -48,29 +48,27 @@ export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
   let current = false;
   const first = Promise.withResolvers<boolean>();
   first.promise.catch(() => {});
-  const install = () => {
-    void prepare(admin)
-      .then(async (native) => {
-        await loadScripts(admin);
-        current = admin.status === 'ready';
-        first.resolve(native);
-      })
-      .catch((error: Error) => {
-        lastError = error.message;
-        if (/^NOPERM|^ERR unknown command/.test(error.message)) {
-          first.reject(
-            new StartRefusedError(
-              `the admin user of ${address} may not create the explorer's account (${error.message}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
-            ),
-          );
-        }
-        // Anything else (the server went away meanwhile): the next `ready` tries again.
-      });
+  const install = async () => {
+    try {
+      const native = await prepare(admin);
+      await loadScripts(admin);
+      current = admin.status === 'ready';
+      first.resolve(native);
+    } catch (error) {
+      lastError = (error as Error).message;
+      // Refused when the admin may not; anything else (the server went away) is tried at the next `ready`.
+      if (/^NOPERM|^ERR unknown command/.test(lastError))
+        first.reject(
+          new StartRefusedError(
+            `the admin user of ${address} may not create the explorer's account (${lastError}); it needs ACL SETUSER, MODULE LIST and SCRIPT LOAD`,
+          ),
+        );
+    }
   };
   admin.on('error', (error: Error) => (lastError = error.message));
   admin.on('close', () => (current = false));
   admin.on('ready', install);
-  if (admin.status === 'ready') install();
+  if (admin.status === 'ready') void install();
   return { admin, address, prepared: first.promise, ready: () => current, lastError: () => lastError };
 }
 

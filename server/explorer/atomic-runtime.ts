@@ -82,9 +82,8 @@ export async function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promi
     throw new Valkey9UnavailableError('building');
   }
   if (build.state === 'absent') throw new Valkey9UnavailableError('absent', build.why);
-  if (failure && Date.now() - failure.at < ATOMIC_RETRY_START_MS) {
+  if (failure && Date.now() - failure.at < ATOMIC_RETRY_START_MS)
     throw new Valkey9UnavailableError('absent', failure.why);
-  }
   started = outsideRun(() => start(build.server)).catch((error: Error) => {
     started = undefined;
     failure = { why: `its cluster did not start (${error.message.split('\n', 1)[0]})`, at: Date.now() };
@@ -215,8 +214,7 @@ export async function clearAfterDeadProcess(say: (line: string) => void): Promis
   if (!runtime) return;
   for (let tries = 1; started === held; tries += 1) {
     try {
-      const lines = await clearLeftovers(runtime, ATOMIC_RUN_LOCK, CLEANUP_TURN_WAIT_MS);
-      lines.forEach(say);
+      (await clearLeftovers(runtime, ATOMIC_RUN_LOCK, CLEANUP_TURN_WAIT_MS)).forEach(say);
       return say(`clean-up done (try ${tries})`);
     } catch (error) {
       const pause = Math.min(CLEANUP_RETRY_FIRST_MS * 2 ** (tries - 1), CLEANUP_RETRY_MOST_MS);
