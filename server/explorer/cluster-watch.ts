@@ -4,7 +4,7 @@
 // that migration's business, so it is no problem: the site's own reshards raised false alarms.
 
 import { checkCluster } from '../sandbox/cluster-check.ts';
-import { repairCluster, type RepairReport } from '../sandbox/cluster-repair.ts';
+import { repairCluster } from '../sandbox/cluster-repair.ts';
 import { BusyError } from '../catalogue/busy.ts';
 import { MIGRATION_LOCK, type ClusterAdmin } from './slot-migration.ts';
 import {
@@ -15,7 +15,7 @@ import {
 
 export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHECK_EVERY_MS } = {}) {
   const say = (line: string) => admin.log(line);
-  let running: Promise<RepairReport | null> | null = null;
+  let running: Promise<void> | null = null;
 
   // The check, less what is open only because a migration holds the turn: the turn is read before and
   // after, so a move that started or ended meanwhile counts (one really left open, the next check finds).
@@ -36,7 +36,7 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
     (running ??= (async () => {
       try {
         const first = found ?? (await checkOutsideMigrations());
-        if (first.problems.length === 0) return null;
+        if (first.problems.length === 0) return;
         say(`check found: ${first.problems.join('; ')}`);
         const report = await admin.locks.line.with(
           MIGRATION_LOCK,
@@ -46,12 +46,10 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
         say(
           report.left.length === 0 ? 'the cluster is clean again' : `still wrong: ${report.left.join('; ')}`,
         );
-        return report;
       } catch (error) {
         // Busy: a migration holds the turn (or the line is long) and will leave the cluster clean itself
         // (or the next check will).
         if (!(error instanceof BusyError)) say(`check or repair failed: ${(error as Error).message}`);
-        return null;
       } finally {
         running = null;
       }
