@@ -169,16 +169,12 @@ export const LOCK_SLOT = slot(RunLocks.key('any'));
  * What is wrong with the Valkey 8 node holding the site's locks, or null: an atomic run takes its share
  * there, and with that node frozen atomic runs failed (503 TIMEOUT) while the atomic half said "up".
  */
-export async function lockNodeProblem(
-  admin: Cluster,
-  node: (address: string) => Valkey,
-): Promise<string | null> {
+export async function lockNodeProblem(admin: Cluster, node: (address: string) => Valkey) {
   const address = (admin.slots[LOCK_SLOT] as string[] | undefined)?.[0];
   const what = `the Valkey 8 node holding the site's locks (slot ${LOCK_SLOT}${address ? `, ${address}` : ''})`;
   if (!address) return `no node is known to serve ${what}`;
-  return (await answersPing(node(address)))
-    ? null
-    : `${what} does not answer, and every atomic run takes its turn there`;
+  if (await answersPing(node(address))) return null;
+  return `${what} does not answer, and every atomic run takes its turn there`;
 }
 
 /** Each Valkey 9.1 node and whether it answers (`emq_server_up`); none while no cluster runs here. */

@@ -32,10 +32,7 @@ export function asProbeReply(value: unknown): ProbeReply {
 export type ProbeAsk = Pick<MigrationProbe, 'node' | 'label' | 'command' | 'asking'>;
 
 /** `ask` sent on `client`, a connection to its node. */
-export async function probe(
-  client: Valkey,
-  { node, label, command, asking = false }: ProbeAsk,
-): Promise<MigrationProbe> {
+export async function probe(client: Valkey, { node, label, command, asking = false }: ProbeAsk) {
   const [name, ...args] = command as [string, ...string[]];
   const atMs = stamp();
   const batch = client.pipeline();
