@@ -89,23 +89,20 @@ export async function withQueueSlot<T>(
 
 // An owed clean-up: each try holds the turn at most OWED_CLEANUP_MS (a frozen node must not keep the
 // slot from everyone again), and deletes nothing once it gave the turn up.
-async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number): Promise<void> {
+async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number) {
   for (let tryNo = 1; tryNo <= OWED_CLEANUP_TRIES; tryNo += 1) {
     let live = true;
-    const done = await runtime.locks
-      .with(slotLock(n), () =>
+    try {
+      return await runtime.locks.with(slotLock(n), () =>
         settledWithin(
           OWED_CLEANUP_MS,
           () => new Error('late'),
           cleanUp(runtime, queue, n, () => live),
         ).finally(() => (live = false)),
-      )
-      .then(
-        () => true,
-        () => false,
       );
-    if (done) return;
-    await new Promise((resolve) => setTimeout(resolve, OWED_CLEANUP_MS));
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, OWED_CLEANUP_MS));
+    }
   }
 }
 
