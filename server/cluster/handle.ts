@@ -85,8 +85,7 @@ function nodeConnections(options: RedisOptions) {
         ...options,
         maxRetriesPerRequest: 1,
         retryStrategy: reconnectAfter,
-      });
-      client.on('error', () => {}); // surfaces on the command that failed
+      }).on('error', () => {}); // surfaces on the command that failed
       open.set(address, client);
     }
     return client;
