@@ -5,9 +5,11 @@
 import nodeCluster from 'node:cluster';
 import type { Cluster, Valkey } from 'iovalkey';
 import { slot } from '../contract/keyspace/index.ts';
-import { answersPing, connectCluster, type ClusterAccess, type ClusterHandle } from '../cluster/handle.ts';
+import { answersPing, connectCluster, type ClusterAccess } from '../cluster/handle.ts';
 import { RunLocks } from '../cluster/run-lock.ts';
-import { clearLeftovers } from '../cluster/leftovers.ts';
+import { deleteEveryQueueKey } from '../cluster/queue-keys.ts';
+import { cancelMigrations } from '../cluster/slot-migrations.ts';
+import { readShards } from '../sandbox/cluster-topology.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
 import { startCluster } from '../sandbox/cluster.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
@@ -201,16 +203,27 @@ export function warmAtomicRuntime(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 /**
- * In the primary, after a worker died: what its atomic run left is cleared in a turn of its own, tried
- * again (a node restarting) until done or the cluster stopped. Each step is a line for `say`.
+ * In the primary, after a worker died: what its atomic run left — a slot migration in flight (the servers
+ * drive MIGRATESLOTS by themselves), its queue's keys on either end — is cleared in a turn of its own:
+ * only atomic runs use this cluster, so every unfinished migration is cancelled and every queue key
+ * removed (the site's own `{sandbox}:…` keys are not a queue's). Tried again (a node restarting) until
+ * done or the cluster stopped; each step is a line for `say`.
  */
 export async function clearAfterDeadProcess(say: (line: string) => void): Promise<void> {
   const held = started;
   const runtime = await held?.catch(() => null);
   if (!runtime) return;
+  const clear = async () => {
+    const addresses = (await readShards(runtime.clusterAdmin)).map(({ address }) => address);
+    (await cancelMigrations(addresses, runtime.clusterAdminNode)).forEach(say);
+    for (const address of addresses) {
+      const removed = await deleteEveryQueueKey(runtime.clusterAdminNode(address));
+      if (removed > 0) say(`${address}: removed ${removed} queue key(s) a dead run left`);
+    }
+  };
   for (let tries = 1; started === held; tries += 1) {
     try {
-      (await clearLeftovers(runtime, ATOMIC_RUN_LOCK, CLEANUP_TURN_WAIT_MS)).forEach(say);
+      await runtime.locks.line.with(ATOMIC_RUN_LOCK, clear, CLEANUP_TURN_WAIT_MS);
       return say(`clean-up done (try ${tries})`);
     } catch (error) {
       const pause = Math.min(CLEANUP_RETRY_FIRST_MS * 2 ** (tries - 1), CLEANUP_RETRY_MOST_MS);
