@@ -4,7 +4,7 @@
 // cluster client's claim sent once the queue is split, retried until the slot flips (phase-walk.ts).
 
 import { callFor } from '../../contract/calls.ts';
-import { jobKey, mintJobId, queueKey, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
+import { jobKey, mintJobId, queueKey, queueKeys } from '../../contract/keyspace/index.ts';
 import { checkCluster, type NodeView } from '../../sandbox/cluster-check.ts';
 import { moveSlot } from '../../explorer/slot-migration.ts';
 import type { Turn } from '../../cluster/run-lock.ts';
@@ -15,7 +15,6 @@ import { pause, stamp } from './clock.ts';
 import { fillQueue } from './fill.ts';
 import { deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
 import { serverVersion } from '../../cluster/handle.ts';
-import { readShards } from '../../sandbox/cluster-topology.ts';
 import type { Grant } from '../../explorer/grants.ts';
 import { clientRetries, sendClaim } from './worker.ts';
 import { ask, phaseWalk, planMove } from './phase-walk.ts';
@@ -33,14 +32,13 @@ export async function runKeysMigration(
   turn: Turn,
   views: NodeView[],
 ): Promise<MigrationResult> {
-  const n = queueSlot(queue);
   const admin = grant.migration.cluster;
-  return grant.queueTurn(queue, async () => {
+  return grant.queueTurn(queue, async ({ slot: n, shards }) => {
     const { dial, seeds } = admin;
     const version = await serverVersion(dial(seeds[0]!));
     const on = { cluster: grant.cluster, clusterNode: grant.clusterNode, clusterAdminNode: dial };
-    // The turn's repair left every node agreeing who owns the slot.
-    const plan = planMove(queue, n, await readShards(dial(seeds[0]!)));
+    // The turn's repair left every node agreeing who owns the slot, as the queue's turn read it.
+    const plan = planMove(queue, n, shards);
     const { nodes, source, target } = plan;
     // A node neither side of the move (a cluster may have two primaries only).
     const bystander = nodes.find((node) => node !== source && node !== target);
