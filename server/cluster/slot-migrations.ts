@@ -16,7 +16,6 @@ export async function slotMigrations(node: Valkey): Promise<Array<Record<string,
   });
 }
 
-/** The jobs `node` reports that have not finished. */
 export async function unfinishedMigrations(node: Valkey): Promise<Array<Record<string, string>>> {
   return (await slotMigrations(node)).filter((job) => !FINISHED.has(job.state ?? ''));
 }

@@ -36,7 +36,6 @@ const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(reply
 /** What an atomic move measured: each migration state when first seen, when it began and ended. */
 type Moved = Awaited<ReturnType<typeof migrateAtomically>>;
 
-/** Whether every node names `owner` the owner of `slot`. */
 async function everyNodeNames(on: AtomicGrant, slot: number, owner: MigrationNode): Promise<boolean> {
   const nodes = await on.shards();
   const views = await Promise.all(nodes.map((node) => readShards(on.clusterAdminNode(node.address))));
