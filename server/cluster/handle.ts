@@ -28,8 +28,7 @@ export type ClusterHandle = Awaited<ReturnType<typeof connectCluster>>;
 export type Prepare = (admin: Valkey) => Promise<boolean>;
 
 export async function serverVersion(node: Valkey): Promise<string> {
-  const info = String(await node.call('INFO', 'server'));
-  return /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown';
+  return /valkey_version:([^\r\n]+)/.exec(String(await node.call('INFO', 'server')))?.[1] ?? 'unknown';
 }
 
 /** Whether `client` answers a PING within HEALTH_PING_MS (`emq_server_up`, the health). */

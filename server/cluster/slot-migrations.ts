@@ -8,8 +8,7 @@ export const FINISHED = new Set(['success', 'failed', 'cancelled']);
 
 /** The migration jobs `node` reports, each as its fields (name, operation EXPORT or IMPORT, state, …). */
 export async function slotMigrations(node: Valkey): Promise<Array<Record<string, string>>> {
-  const reply = (await node.call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][];
-  return reply.map((flat) => {
+  return ((await node.call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[][]).map((flat) => {
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
     return fields;

@@ -226,9 +226,8 @@ export async function runAtomicReshard(
       keys.together = keys.leftOnSource === 0 && keys.after === keys.expected;
       const leftBehind = await cleanQueue();
       const atomic = { jobCount, states: there!.states, moveMs: there!.ms, keys, backMs: back!.ms };
-      const client = clientOf(worked!, claim);
       const head = { mode: 'atomic' as const, server: on.version, jobs, jobCount };
-      return walk.answer(head, { client, clean, leftBehind, atomic });
+      return walk.answer(head, { client: clientOf(worked!, claim), clean, leftBehind, atomic });
     } finally {
       // The clean-up comes after the run's last writer: the probes ended with the move (migrateAtomically
       // waits for them), the worker stops here; then the queue goes from every node that answers.
