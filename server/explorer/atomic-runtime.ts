@@ -80,7 +80,11 @@ export async function atomicRuntime(env: NodeJS.ProcessEnv = process.env): Promi
   if (started) return started;
   const build = valkey9Build(env);
   if (build.state === 'building') {
-    watchBuild(env);
+    // Asked again every few seconds: the cluster starts as soon as the build is ready.
+    watching ??= setTimeout(() => {
+      watching = undefined;
+      atomicRuntime(env).catch(() => {});
+    }, 3000).unref();
     throw new Valkey9UnavailableError('building');
   }
   if (build.state === 'absent') throw new Valkey9UnavailableError('absent', build.why);
@@ -186,17 +190,6 @@ export async function atomicServers() {
   return (await runtime.servers()).map((node) => ({ ...node, role: 'atomic-cluster' as const }));
 }
 
-/** While the build runs, look every few seconds and start the cluster as soon as it is ready. */
-function watchBuild(env: NodeJS.ProcessEnv): void {
-  if (watching || started) return;
-  watching = setInterval(() => {
-    if (valkey9Build(env).state === 'building') return;
-    clearInterval(watching);
-    watching = undefined;
-    atomicRuntime(env).catch(() => {}); // started, or absent: said by the status
-  }, 3000).unref();
-}
-
 /** Starts the Valkey 9 cluster in the background when it is (or once it will be) built. */
 export function warmAtomicRuntime(env: NodeJS.ProcessEnv = process.env): void {
   atomicRuntime(env).catch(() => {}); // being built (watched) or absent (said on the page)
@@ -235,7 +228,7 @@ export async function clearAfterDeadProcess(say: (line: string) => void): Promis
 
 /** Stops the Valkey 9 cluster if this process started it (tests, shutdown). */
 export async function closeAtomicRuntime(): Promise<void> {
-  clearInterval(watching);
+  clearTimeout(watching);
   watching = undefined;
   const held = started;
   started = undefined;
