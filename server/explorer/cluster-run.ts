@@ -11,11 +11,7 @@ import { ownerOf, readShards, type ShardNode } from '../sandbox/cluster-topology
 import { isRestarting } from '../catalogue/restarting.ts';
 import { outsideRun, runDeadline, settledWithin } from '../run-deadline.ts';
 
-export interface ClusterRunContext {
-  slot: number;
-  shards: ShardNode[];
-  owner: ShardNode;
-}
+export type ClusterRunContext = { slot: number; shards: ShardNode[]; owner: ShardNode };
 
 /** The lock name of a slot: runs of every queue on one slot take turns (a name may share a slot). */
 export const slotLock = (n: number): string => `slot:${n}`;

@@ -38,8 +38,7 @@ export async function probe(client: Valkey, { node, label, command, asking = fal
   const batch = client.pipeline();
   if (asking) batch.call('ASKING');
   const answers = (await batch.call(name, ...args).exec()) ?? [];
-  const [askingError] = asking ? (answers[0] ?? []) : [];
-  if (askingError) throw askingError;
+  if (asking && answers[0]?.[0]) throw answers[0][0];
   const [error, value] = answers.at(-1) ?? [];
   // A TRYAGAIN is this probe's answer; a dropped connection, or a node restarting (asked alone), is not.
   if (error && !isReplyError(error)) throw error;

@@ -132,7 +132,6 @@ export function workerTimeline(run: WorkerRun, from: number, to: number): Worker
     .filter((claim) => replyKind(claim.reply) === 'served' && claim.atMs > from && claim.atMs < to)
     .map((claim) => claim.atMs);
   const points = [from, ...served, to];
-  let longest = 0;
-  for (let i = 1; i < points.length; i += 1) longest = Math.max(longest, points[i]! - points[i - 1]!);
+  const longest = Math.max(0, ...points.slice(1).map((at, i) => at - points[i]!));
   return { settings: { ...WORKER_SETTINGS }, claims, longestWaitMs: tenths(longest), gaveUp: run.gaveUp };
 }
