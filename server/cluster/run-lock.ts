@@ -63,8 +63,7 @@ async function whileRenewed<T>(
       (still) => void (still || (held = false)),
       () => {}, // the next renewal tries again
     );
-  }, everyMs);
-  renewal.unref();
+  }, everyMs).unref();
   try {
     run?.throwIfAborted();
     return await work({ held: () => held });

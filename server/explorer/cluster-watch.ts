@@ -61,8 +61,7 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
   say(start.problems.length === 0 ? 'check at start: clean' : `check at start: ${start.problems.join('; ')}`);
   if (start.problems.length > 0) await repairNow(CLUSTER_START_CHECK_WAIT_MS, start);
 
-  const timer = setInterval(() => void repairNow(500), everyMs);
-  timer.unref();
+  const timer = setInterval(() => void repairNow(500), everyMs).unref();
 
   // Reused a moment: a status poll must not cost three round trips each.
   let cached: { at: number; problems: Promise<string[]> } | null = null;
