@@ -68,10 +68,9 @@ export async function inMigrationTurn<T>(
   const repair = () => repairCluster(admin.dial, admin.seeds, admin.credentials, admin.log);
   // A line, not a lock: every process's reshards are served in the order they asked (cluster/run-lock.ts).
   return admin.locks.line.with(MIGRATION_LOCK, async (turn) => {
-    const before = await repair();
-    if (before.left.length > 0) throw new ClusterDegradedError(before.left);
     // The repair's last check read every node: the move starts from those views.
-    const { views } = before;
+    const { left, views } = await repair();
+    if (left.length > 0) throw new ClusterDegradedError(left);
     // Checked before any step, so nothing is opened that a repair would have to close.
     if (views.length < 2) throw new SinglePrimaryError(slot, views[0]?.address ?? 'none');
     try {
