@@ -2,7 +2,7 @@
 // atomic reshard's Valkey 9.1 one, atomic-runtime.ts): a reader's commands go out as the explorer, the
 // layout, proofs, clean-up and migrations as the admin.
 
-import { Valkey, type Cluster, type RedisOptions } from 'iovalkey';
+import { Valkey, type RedisOptions } from 'iovalkey';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, type NodeAddress } from '../sandbox/cluster.ts';
 import { reachCluster } from '../sandbox/cluster-reach.ts';

@@ -60,18 +60,17 @@ async function connect(access: ClusterAccess, stop = async () => {}) {
 async function start(server: string): Promise<AtomicRuntime> {
   // A worker waits for its primary to start it: three servers and their join.
   if (nodeCluster.isWorker) return connect((await fromPrimary<ClusterAccess>(SHARED, 60_000))!);
-  const password = newPassword();
   const module = nativeModulePath();
   const admin = { username: ADMIN_USER, password: newPassword() };
+  const explorer = { username: EXPLORER_USER, password: newPassword() };
   const sandbox = await startCluster({
     binary: server,
     module,
     admin,
     peerAuth: true,
     maxmemory: MAXMEMORY.atomicNode,
-    args: explorerUserArgs(password, module !== null),
+    args: explorerUserArgs(explorer.password, module !== null),
   });
-  const explorer = { username: EXPLORER_USER, password };
   return connect({ seeds: sandbox.seeds, admin, explorer }, sandbox.stop);
 }
 

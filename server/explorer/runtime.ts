@@ -5,7 +5,7 @@
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Valkey } from 'iovalkey';
-import { answersPing, connectCluster, preparedNode, type ClusterAccess } from '../cluster/handle.ts';
+import { answersPing, connectCluster, preparedNode } from '../cluster/handle.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
