@@ -38,14 +38,12 @@ export async function watchCluster(admin: ClusterAdmin, { everyMs = CLUSTER_CHEC
         const first = found ?? (await checkOutsideMigrations());
         if (first.problems.length === 0) return;
         say(`check found: ${first.problems.join('; ')}`);
-        const report = await admin.locks.line.with(
+        const { left } = await admin.locks.line.with(
           MIGRATION_LOCK,
           () => repairCluster(admin.dial, admin.seeds, admin.credentials, say),
           waitMs,
         );
-        say(
-          report.left.length === 0 ? 'the cluster is clean again' : `still wrong: ${report.left.join('; ')}`,
-        );
+        say(left.length === 0 ? 'the cluster is clean again' : `still wrong: ${left.join('; ')}`);
       } catch (error) {
         // Busy: a migration holds the turn (or the line is long) and will leave the cluster clean itself
         // (or the next check will).
