@@ -41,6 +41,8 @@ const SHARED = 'Valkey 9 cluster';
 let started: Promise<AtomicRuntime> | undefined;
 let failure: { why: string; at: number } | undefined;
 let watching: NodeJS.Timeout | undefined;
+/** When this worker last heard its primary's cluster was not running: asked again a second later. */
+let notRunningAt = 0;
 
 /** The one handle on `access`; `stop` stops the cluster itself when this process started it. */
 async function connect(access: ClusterAccess, stop = async () => {}) {
@@ -139,9 +141,6 @@ export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promis
   if (failure) return { state: 'absent', message: `not available: ${failure.why}` };
   return { state: 'starting', message: 'Valkey 9.1 is built; its cluster starts on first use' };
 }
-
-/** When this worker last heard its primary's cluster was not running: asked again a second later. */
-let notRunningAt = 0;
 
 /** In a worker, before it serves and on a status while it holds none: its primary's cluster if it runs. */
 export async function adoptAtomicCluster(env: NodeJS.ProcessEnv = process.env): Promise<void> {
