@@ -111,6 +111,7 @@ export class RunLocks {
     const deadline = Date.now() + waitMs;
     // A run whose own deadline passes while it waits leaves: its turn would come after its answer.
     const run = runDeadline();
+    run?.throwIfAborted();
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
     const previous = this.local.get(name) ?? Promise.resolve();
     const mine = Promise.withResolvers<void>();
