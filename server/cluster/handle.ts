@@ -39,6 +39,12 @@ export function answersPing(client: Valkey): Promise<boolean> {
   );
 }
 
+/** A server by its admin connection (`emq_server_up`): up while connected and answering a PING. */
+export const serverUp = async ({ admin, address }: { admin: Valkey; address: string }) => ({
+  server: address,
+  up: admin.status === 'ready' && (await answersPing(admin)),
+});
+
 // An admin connection that prepares its server (the explorer's account, then the scripts, which the
 // account may not load) on every connect, as after a restart; `prepared` settles with the first.
 export function preparedNode(admin: Valkey, address: string, prepare: Prepare) {
@@ -155,13 +161,7 @@ export async function connectCluster(
       /** Runs on this cluster take turns, within and across processes. */
       locks: new RunLocks(clusterAdmin),
       /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
-      servers: () =>
-        Promise.all(
-          nodes.map(async ({ admin, address }) => ({
-            server: address,
-            up: admin.status === 'ready' && (await answersPing(admin)),
-          })),
-        ),
+      servers: () => Promise.all(nodes.map(serverUp)),
       /** Whether a run would be served: every node prepared since its last reconnect, the client up. */
       ready: () => cluster.status === 'ready' && nodes.every((node) => node.ready()),
       disconnect,

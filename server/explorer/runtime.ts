@@ -5,7 +5,7 @@
 import nodeCluster from 'node:cluster';
 import { createHmac } from 'node:crypto';
 import { Valkey } from 'iovalkey';
-import { answersPing, connectCluster, preparedNode } from '../cluster/handle.ts';
+import { connectCluster, preparedNode, serverUp } from '../cluster/handle.ts';
 import { fromPrimary, type Shared } from '../cluster/share.ts';
 import { EXPLORER_USER, explorerUserArgs, installExplorerUser, newPassword } from './explorer-user.ts';
 import { KeyspacePool } from './keyspace-pool.ts';
@@ -139,12 +139,9 @@ export async function startOn(access: SandboxAccess, stop: () => Promise<void> =
     const watch = await watchCluster(migrations);
     opened.push({ disconnect: () => watch.stop() });
     const servers = async () => {
-      const [up, nodes] = await Promise.all([
-        standaloneAdmin.status === 'ready' && answersPing(standaloneAdmin),
-        handle.servers(),
-      ]);
+      const [alone, nodes] = await Promise.all([serverUp(standalone), handle.servers()]);
       return [
-        { server: standaloneAt, role: 'standalone' as const, up },
+        { ...alone, role: 'standalone' as const },
         ...nodes.map((node) => ({ ...node, role: 'cluster' as const })),
       ];
     };
