@@ -52,9 +52,11 @@ export async function deleteQueueKeys(
   return keys.length;
 }
 
-/** The same on each of `nodes`, inside the server first. */
-export async function deleteQueueKeysOn(nodes: Valkey[], queue: string, n: number): Promise<void> {
-  for (const node of nodes) await deleteQueueKeys(node, queue, n, { inServer: true });
+/** The same on each of `nodes`, inside the server first; answers how many are left on them. */
+export async function deleteQueueKeysOn(nodes: Valkey[], queue: string, n: number): Promise<number> {
+  let left = 0;
+  for (const node of nodes) left += await deleteQueueKeys(node, queue, n, { inServer: true });
+  return left;
 }
 
 /** The queue keys (`emq:…`) `node` holds, a batch at a time as SCAN finds them (they lie on many slots). */
