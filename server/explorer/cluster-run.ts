@@ -74,9 +74,8 @@ export async function withQueueSlot<T>(
         }
       }
     })();
-    if (!run) return attempts;
-    await Promise.race([attempts, once(run, 'abort')]);
-    if (!run.aborted) return attempts;
+    await Promise.race([attempts, ...(run ? [once(run, 'abort')] : [])]);
+    if (!run?.aborted) return attempts;
     // Its turn is given back now; the clean-up it owes waits in this process's line behind it.
     outsideRun(() => void cleanUpOwed(runtime, queue, n));
     throw run.reason;
