@@ -3,6 +3,7 @@
 // Whoever needs to set the empty server up again (the explorer user, the scripts) does it on its own
 // admin connection's `ready`, which also covers servers this process did not start.
 
+import { logLimited } from '../log.ts';
 import { startValkeyNode, type ValkeyNode, type ValkeyNodeOptions } from './valkey-process.ts';
 import { RESTART_FIRST_MS, RESTART_MOST_MS } from '../settings/bounds.ts';
 
@@ -29,6 +30,14 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
 
   const restart = async (dead: ValkeyNode) => {
     await dead.stop();
+    // One line for the operator, with the server's last words (a crash report, an out-of-memory).
+    const ended = dead.process.signalCode ?? `exit code ${dead.process.exitCode}`;
+    const lastLines = dead.output().trim().split('\n').slice(-3).join('\n');
+    logLimited(
+      'sandbox server ended',
+      `valkey-server on port ${port} ended (${ended}); starting it again`,
+      lastLines,
+    );
     // A pause before the first attempt: clients see the outage (and fail fast) instead of racing a
     // half-set-up server whose accounts and scripts are still being installed.
     for (let delay = RESTART_FIRST_MS; !stopping; delay = Math.min(delay * 2, RESTART_MOST_MS)) {

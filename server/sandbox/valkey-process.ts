@@ -8,7 +8,8 @@ import { Valkey } from 'iovalkey';
 import { projectRoot } from '../project-root.ts';
 import { freePort } from './free-port.ts';
 import { recordServer, runDir } from './run-dir.ts';
-import { MAXMEMORY, SERVER_BOOT_MS } from '../settings/bounds.ts';
+import { MAXMEMORY, SERVER_BOOT_MS, SERVER_OUTPUT_KEPT_BYTES } from '../settings/bounds.ts';
+import { OutputTail } from './output-tail.ts';
 
 export interface ValkeyNodeOptions {
   /** A cluster-enabled node; `cluster.ts` joins such nodes and gives them their slots. */
@@ -64,6 +65,8 @@ export interface ValkeyNode {
   cluster: boolean;
   module: string | null;
   process: ChildProcess;
+  /** The server's latest output (its log), at most SERVER_OUTPUT_KEPT_BYTES of it. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -136,9 +139,9 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
   const binary = options.binary ?? process.env.VALKEY_SERVER ?? 'valkey-server';
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid) await recordServer(dir, child.pid);
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const output = new OutputTail(SERVER_OUTPUT_KEPT_BYTES);
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   stopOnSignals();
@@ -146,7 +149,7 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new Error(`cannot start ${binary}: ${error.message}`)));
     child.once('exit', (code) =>
-      reject(new Error(`${binary} exited (${code}) on port ${port}:\n${output.trim()}`)),
+      reject(new Error(`${binary} exited (${code}) on port ${port}:\n${output.text().trim()}`)),
     );
   });
   exited.catch(() => {});
@@ -172,7 +175,16 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
       child.kill('SIGTERM');
     }).then(() => rm(dir, { recursive: true, force: true })));
 
-  return { url, host, port, cluster: Boolean(options.cluster), module, process: child, stop };
+  return {
+    url,
+    host,
+    port,
+    cluster: Boolean(options.cluster),
+    module,
+    process: child,
+    output: () => output.text(),
+    stop,
+  };
 }
 
 async function waitReady(url: string): Promise<void> {

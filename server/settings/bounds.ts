@@ -67,6 +67,8 @@ export const SLOT_SETTLE_MS = 10_000;
 
 /** A server the sandbox starts must answer a PING within this. */
 export const SERVER_BOOT_MS = 10_000;
+/** How much of a sandbox server's latest output is kept, to say why it would not start or why it died. */
+export const SERVER_OUTPUT_KEPT_BYTES = 16 * 1024;
 /** A killed server is started again after the first pause, doubled each failed try up to the most. */
 export const RESTART_FIRST_MS = 1000;
 export const RESTART_MOST_MS = 4000;
