@@ -138,21 +138,23 @@ async function launch(port: number, dir: string, options: ValkeyNodeOptions): Pr
 
   const binary = options.binary ?? process.env.VALKEY_SERVER ?? 'valkey-server';
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid) await recordServer(dir, child.pid);
+  // Every listener before the first await: a server that refuses its settings can exit meanwhile, and
+  // an exit no one heard left the start waiting out SERVER_BOOT_MS for "Connection is closed.".
   const output = new OutputTail(SERVER_OUTPUT_KEPT_BYTES);
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   stopOnSignals();
-
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new Error(`cannot start ${binary}: ${error.message}`)));
-    child.once('exit', (code) =>
-      reject(new Error(`${binary} exited (${code}) on port ${port}:\n${output.text().trim()}`)),
+    // 'close', after its output is all read: the words that say why are its last.
+    child.once('close', (code, signal) =>
+      reject(new Error(`${binary} exited (${code ?? signal}) on port ${port}:\n${output.text().trim()}`)),
     );
   });
   exited.catch(() => {});
+  if (child.pid) await recordServer(dir, child.pid);
 
   const credentials = options.admin
     ? `${encodeURIComponent(options.admin.username)}:${encodeURIComponent(options.admin.password)}@`
