@@ -27,8 +27,10 @@ export type ClusterHandle = Awaited<ReturnType<typeof connectCluster>>;
 /** Installs the explorer's account through an admin connection; answers whether trafikey is loaded. */
 export type Prepare = (admin: Valkey) => Promise<boolean>;
 
+/** The Valkey version a node reports (INFO server). */
 export async function serverVersion(node: Valkey): Promise<string> {
-  return /valkey_version:([^\r\n]+)/.exec(String(await node.call('INFO', 'server')))?.[1] ?? 'unknown';
+  const info = String(await node.call('INFO', 'server'));
+  return /valkey_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown';
 }
 
 /** Whether `client` answers a PING within HEALTH_PING_MS (`emq_server_up`, the health). */

@@ -98,7 +98,14 @@ async function migrateAtomically(
 
 /** Each probe sent to its node over and over while the slot moves, until it answers a redirection. */
 async function probeWhileMoving(on: AtomicGrant, list: ProbeAsk[], failed: () => boolean) {
-  const results = list.map((asked): MigrationProbe => ({ ...asked, reply: null, served: 0, atMs: 0 }));
+  const results = list.map(({ node, label, command }): MigrationProbe => ({
+    label,
+    command,
+    node,
+    reply: null,
+    served: 0,
+    atMs: 0,
+  }));
   const deadline = Date.now() + ATOMIC_MOVE_DEADLINE_MS + 2000;
   // A move that failed never redirects them: stop with it.
   while (Date.now() < deadline && !failed() && results.some((asked) => !redirected(asked.reply))) {

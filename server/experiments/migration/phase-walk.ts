@@ -29,7 +29,7 @@ type MigrationCluster = Pick<AtomicGrant, 'cluster' | 'clusterNode' | 'clusterAd
 export type MovePlan = ReturnType<typeof planMove>;
 
 export function ask(node: MigrationNode, label: string, command: string[], asking = false): ProbeAsk {
-  return { node: node.address, label, command, ...(asking ? { asking } : {}) };
+  return { node: node.address, label, command, asking };
 }
 
 /** One phase of a migration: the commands that lead to it, then what it shows. */
