@@ -3,9 +3,13 @@
 // Whoever needs to set the empty server up again (the explorer user, the scripts) does it on its own
 // admin connection's `ready`, which also covers servers this process did not start.
 
+import { once } from 'node:events';
 import { logLimited } from '../log.ts';
 import { startValkeyNode, type ValkeyNode, type ValkeyNodeOptions } from './valkey-process.ts';
 import { RESTART_FIRST_MS, RESTART_MOST_MS } from '../settings/bounds.ts';
+
+/** How long a dead server's last words are waited for after its exit. */
+const LAST_WORDS_WAIT_MS = 500;
 
 export interface SupervisedNode {
   readonly url: string;
@@ -30,6 +34,12 @@ export async function superviseValkeyNode(options: ValkeyNodeOptions = {}): Prom
 
   const restart = async (dead: ValkeyNode) => {
     await dead.stop();
+    // Its last words may still be in the pipe when 'exit' comes: they are all read by 'close'.
+    const { stdout, stderr } = dead.process;
+    if (!stdout?.closed || !stderr?.closed) {
+      const bound = { signal: AbortSignal.timeout(LAST_WORDS_WAIT_MS) };
+      await once(dead.process, 'close', bound).catch(() => {});
+    }
     // One line for the operator, with the server's last words (a crash report, an out-of-memory).
     const ended = dead.process.signalCode ?? `exit code ${dead.process.exitCode}`;
     const lastLines = dead.output().trim().split('\n').slice(-3).join('\n');
