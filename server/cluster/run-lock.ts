@@ -72,8 +72,12 @@ async function whileRenewed<T>(
   }
 }
 
-/** A holder's token: `<host>:<pid>:<random>`, so a taker on the same host can tell a dead holder. */
-const holderToken = () => `${hostname()}:${process.pid}:${randomBytes(12).toString('base64url')}`;
+/**
+ * A holder's token: `<host>:<pid>:<random>`, so a taker on the same host can tell a dead holder. The host
+ * is read once: `hostname()` is a system call, and a slot run takes a turn on every run.
+ */
+const HOLDER = `${hostname()}:${process.pid}:`;
+const holderToken = () => HOLDER + randomBytes(12).toString('base64url');
 
 function holderDead(token: string): boolean {
   const match = /^(.+):(\d+):[A-Za-z0-9_-]+$/.exec(token);
@@ -113,14 +117,17 @@ export class RunLocks {
     const run = runDeadline();
     run?.throwIfAborted();
     // In this process: queue behind the run before us, so only one of ours polls the shared key.
-    const previous = this.local.get(name) ?? Promise.resolve();
+    const previous = this.local.get(name);
     const mine = Promise.withResolvers<void>();
-    const tail = previous.then(() => mine.promise);
+    const tail = (previous ?? Promise.resolve()).then(() => mine.promise);
     this.local.set(name, tail);
     try {
-      const given = AbortSignal.any([AbortSignal.timeout(waitMs), ...(run ? [run] : [])]);
-      await Promise.race([previous, once(given, 'abort')]);
-      if (given.aborted) throw run?.aborted ? run.reason : new LockBusyError(name, waitMs);
+      // Nobody of ours ahead (the usual case): no timer nor signal to make for a wait that is not.
+      if (previous) {
+        const given = AbortSignal.any([AbortSignal.timeout(waitMs), ...(run ? [run] : [])]);
+        await Promise.race([previous, once(given, 'abort')]);
+        if (given.aborted) throw run?.aborted ? run.reason : new LockBusyError(name, waitMs);
+      }
       // Then the shared key: set if absent, tried again 5 to 50 ms apart until `deadline`.
       const key = RunLocks.key(name);
       const token = holderToken();

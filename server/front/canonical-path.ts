@@ -52,10 +52,22 @@ function withoutDotSegments(path: string): string {
 }
 
 /**
+ * A path nothing would change: no escape, no backslash, no empty segment but a closing slash's, no dot
+ * segment, only characters kept as they are. Nearly every request's; answered as it is, unread.
+ */
+const ALREADY_CANONICAL =
+  /^\/(?:(?!\.\.?\/)[A-Za-z0-9\-._~!$&'()*+,;=:@]+\/)*(?:(?!\.\.?$)[A-Za-z0-9\-._~!$&'()*+,;=:@]+)?$/;
+
+/**
  * The canonical form of a request target's path (the part before `?`), or a PathError saying why it
  * has none. A canonical path is its own canonical form.
  */
 export function canonicalPath(path: string): string {
+  return ALREADY_CANONICAL.test(path) ? path : readCanonicalPath(path);
+}
+
+/** The canonical form read the whole way, whatever the path: what canonicalPath answers for any. */
+export function readCanonicalPath(path: string): string {
   if (!path.startsWith('/'))
     throw new PathError(catalogueText('BAD_PATH', { target: JSON.stringify(path) }, 'target'));
   const plain = decoded(path)

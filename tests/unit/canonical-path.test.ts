@@ -2,7 +2,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalPath, DECODE_ROUNDS, PathError } from '../../server/front/canonical-path.ts';
+import fc from 'fast-check';
+import {
+  canonicalPath,
+  DECODE_ROUNDS,
+  PathError,
+  readCanonicalPath,
+} from '../../server/front/canonical-path.ts';
 
 describe('the canonical form of a path', () => {
   const ISLAND = '/_server-islands/Explorer';
@@ -45,5 +51,57 @@ describe('the canonical form of a path', () => {
     assert.throws(() => canonicalPath('/%'), PathError);
     assert.throws(() => canonicalPath('http://h/_server-islands/x'), /starting with \//);
     assert.throws(() => canonicalPath('*'), PathError);
+  });
+});
+
+describe('a path already canonical', () => {
+  // Paths from the characters that change a reading (escapes, backslashes, dots, slashes, what a URL
+  // encodes) and those that do not: the answer given at once must be the one the whole reading gives.
+  const piece = fc.constantFrom(
+    ...[
+      '/',
+      '//',
+      '.',
+      '..',
+      '%',
+      '%2e',
+      '%5F',
+      '%2F',
+      '\\',
+      'a',
+      'Z',
+      '9',
+      '-',
+      '_',
+      '~',
+      ':',
+      '@',
+      '!',
+      '=',
+      'é',
+      ' ',
+      '?',
+    ],
+  );
+  it('is answered as the whole reading answers it, for every spelling tried', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const path = '/' + pieces.join('');
+        let full: string | Error;
+        try {
+          full = readCanonicalPath(path);
+        } catch (error) {
+          full = error as Error;
+        }
+        if (full instanceof Error) assert.throws(() => canonicalPath(path), PathError);
+        else assert.equal(canonicalPath(path), full, path);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('the course and API paths are answered as they are', () => {
+    for (const path of ['/', '/api/experiments/keys', '/learn/the-owned-keyspace/', '/llms.txt', '/a/..b/.c'])
+      assert.equal(canonicalPath(path), readCanonicalPath(path), path);
   });
 });
