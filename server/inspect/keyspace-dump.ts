@@ -33,16 +33,22 @@ export function dumpOfReply(reply: unknown): KeyspaceDump {
   if (flat[1] === 'error' && flat.length === 3) throw new Error(String(flat[2]));
   const found: Array<[string, DumpedValue]> = [];
   for (let i = 1; i + 2 < flat.length; i += 3) {
+    const key = flat[i] as string;
     const type = flat[i + 1] as DumpedValue['type'];
     const value = flat[i + 2];
     const shape = READERS[type].shape;
-    found.push([
-      flat[i] as string,
-      type === 'hash' ? shape(Object.fromEntries(pairsOf(value as string[]))) : shape(value),
-    ]);
+    const dumped = type === 'hash' ? shape(Object.fromEntries(pairsOf(value as string[]))) : shape(value);
+    found.push([key, dumped]);
   }
-  found.sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return Object.fromEntries(found);
+  return Object.fromEntries(inByteOrder(found, ([key]) => key));
+}
+
+/** `items` in the byte order of their keys (Valkey's own), each key's bytes made once, not per comparison. */
+function inByteOrder<T>(items: T[], keyOf: (item: T) => string): T[] {
+  return items
+    .map((item) => ({ item, bytes: Buffer.from(keyOf(item)) }))
+    .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+    .map(({ item }) => item);
 }
 
 /** Connections on which the in-server dump cannot run (no admin loads its script there). */
@@ -70,7 +76,7 @@ export async function dumpInServer(client: Valkey, limit = 1000, match?: string)
  * SCAN pattern. Bounded: a sandbox keyspace is small.
  */
 export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string): Promise<KeyspaceDump> {
-  const keys: string[] = [];
+  const scanned: string[] = [];
   let cursor = '0';
   do {
     const [next, batch] = (
@@ -78,11 +84,11 @@ export async function dumpKeyspace(client: Valkey, limit = 1000, match?: string)
         ? await client.scan(cursor, 'COUNT', 200)
         : await client.scan(cursor, 'MATCH', match, 'COUNT', 200)
     ) as [string, string[]];
-    keys.push(...batch);
+    scanned.push(...batch);
     cursor = next;
-    if (keys.length > limit) throw new Error(`more than ${limit} keys: not a sandbox keyspace`);
+    if (scanned.length > limit) throw new Error(`more than ${limit} keys: not a sandbox keyspace`);
   } while (cursor !== '0');
-  keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const keys = inByteOrder(scanned, (key) => key);
 
   // Each key's TYPE goes out with the read its place in the layout calls for, in one pipeline; a key
   // the layout does not place, or whose TYPE says otherwise, is read in a second.

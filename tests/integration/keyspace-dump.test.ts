@@ -76,6 +76,20 @@ describe('the keyspace dump inside the server', () => {
     assert.deepEqual(await dumpInServer(sandbox.standalone(4)), {});
   });
 
+  it('lists keys in the bytes’ order, not in JavaScript’s, both ways', async () => {
+    const client = sandbox.standalone(7);
+    await client.flushdb();
+    loadScriptsThrough(client, client);
+    // U+FF5E is EF BD 9E in UTF-8 and U+1F600 F0 9F 98 80: by bytes the first comes first, where
+    // JavaScript's UTF-16 order (FF5E against the surrogate D83D) puts it last.
+    const keys = ['k\u{1F600}', 'k\u{FF5E}', 'k', 'kA'];
+    for (const key of keys) await client.set(key, '1');
+    const inBytes = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    assert.deepEqual(inBytes, ['k', 'kA', 'k\u{FF5E}', 'k\u{1F600}']);
+    assert.deepEqual(Object.keys(await dumpInServer(client)), inBytes);
+    assert.deepEqual(Object.keys(await dumpKeyspace(client)), inBytes);
+  });
+
   it('falls back to the wire where no admin loads its script', async () => {
     const client = sandbox.standalone(6);
     await client.flushdb();
