@@ -65,10 +65,13 @@ const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
 const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 let runs = 0;
 
-/** A run waiting in line: woken to try at once (leases came back) or to start waiting as the first. */
+/** A run waiting in line for `count` leases. */
 interface Place {
-  tryNow: boolean;
-  wake(tryNow: boolean): void;
+  count: number;
+  /** Databases a run of ours gave back for this place to try first; null while it waits. */
+  offered: number[] | null;
+  /** Ends its wait: it was offered databases, or it is first in line now and must look for itself. */
+  wake(): void;
 }
 
 export function leaseKey(db: number): string {
@@ -88,8 +91,8 @@ export class KeyspacePool {
   private adminWasReady = false;
   /** Runs of this process waiting for leases, in the order they came. */
   private readonly line: Place[] = [];
-  /** Leases given back by runs of this process since the first in line last tried. */
-  private freed = 0;
+  /** Databases runs of this process gave back that no place in line was offered yet (a hint, at most `size`). */
+  private returned: number[] = [];
   private closing = false;
   private corked = false;
 
@@ -149,12 +152,14 @@ export class KeyspacePool {
 
   // Flushes the run's databases and gives them back; while the server cannot answer, tried again in the
   // background, so the leases come back as soon as it answers rather than when they expire.
+  // Those waiting in line are offered the databases at once: their takes go out in the give's own write,
+  // right behind it (a connection's commands run in order), instead of a round trip after its reply, one
+  // taker at a time, which halved the runs a second once more readers came than there are keyspaces.
   private async giveBack(dbs: number[], token: string, tries = LEASE_GIVE_TRIES): Promise<void> {
+    const given = this.script(GIVE, dbs.map(leaseKey), [token, ...dbs]);
+    this.offer(dbs);
     try {
-      await this.script(GIVE, dbs.map(leaseKey), [token, ...dbs]);
-      // The first in line may have them.
-      this.freed += dbs.length;
-      this.line[0]?.wake(true);
+      await given;
     } catch {
       if (tries <= 1 || this.closing) return;
       const retry = setTimeout(() => void this.giveBack(dbs, token, tries - 1), LEASE_GIVE_RETRY_MS);
@@ -179,58 +184,68 @@ export class KeyspacePool {
     if (admin.status !== 'ready') throw new Error('Connection is closed (the sandbox is restarting)');
   }
 
-  // Takes `count` leases. Runs of this process that find none free wait in line: the first tries again
-  // as soon as a run of ours gives leases back, and every LEASE_POLL_MS for other processes'. A run
-  // leaving the line hands the head to the next, which tries at once only if leases came back meanwhile.
+  // Takes `count` leases. Runs of this process that find none free wait in line, first come first
+  // served: each is woken when a run of ours gives back as many as it needs, and tries those first; the
+  // first in line also looks every LEASE_POLL_MS for other processes' give-backs.
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
     await this.connected();
     if (this.line.length === 0) {
-      const got = await this.take(count, token);
+      const got = await this.take(count, token, this.returned.splice(0, count));
       if (got) return got;
     }
     const started = Date.now();
-    const place: Place = { tryNow: false, wake: () => {} };
-    /** Until woken, or after `ms` when it is given. */
-    const sleep = (ms?: number) =>
-      new Promise<void>((resolve) => {
-        const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
-        place.wake = (tryNow) => {
-          place.tryNow = tryNow;
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    const place: Place = { count, offered: null, wake: () => {} };
     this.line.push(place);
     try {
       for (;;) {
         const waited = Date.now() - started;
         if (waited >= waitMs) throw new PoolBusyError(waited);
-        if (this.line[0] !== place) {
-          await sleep();
-          continue;
+        if (!place.offered) {
+          const first = this.line[0] === place;
+          const looked = await new Promise<boolean>((resolve) => {
+            const look = first
+              ? setTimeout(() => resolve(true), Math.min(LEASE_POLL_MS, waitMs - waited))
+              : null;
+            place.wake = () => {
+              if (look) clearTimeout(look);
+              resolve(false);
+            };
+          });
+          // Woken as the new first in line: from now on it looks for itself.
+          if (!looked && !place.offered) continue;
         }
-        if (place.tryNow) {
-          const got = await this.take(count, token);
-          if (got) {
-            this.freed = Math.max(0, this.freed - count);
-            return got;
-          }
-          this.freed = 0;
-        }
-        place.tryNow = true; // after the wait below, unless a wake says otherwise
-        await sleep(Math.min(LEASE_POLL_MS, waitMs - waited));
+        const got = await this.take(count, token, place.offered ?? []);
+        place.offered = null;
+        if (got) return got;
       }
     } finally {
       this.line.splice(this.line.indexOf(place), 1);
-      this.line[0]?.wake(this.freed > 0);
+      this.line[0]?.wake();
+      this.offer([]);
     }
   }
 
-  /** One try at `count` free leases at once (all or none), or null. */
-  private async take(count: number, token: string): Promise<number[] | null> {
-    // Start at a random database so processes do not all contend for the first ones.
+  /**
+   * Offers databases given back (with any not offered yet) to the places in line that wait, in order,
+   * each as many as it needs; a place needing more than there are holds those behind it back.
+   */
+  private offer(dbs: number[]): void {
+    for (const db of dbs) if (!this.returned.includes(db)) this.returned.push(db);
+    if (this.returned.length > this.size) this.returned.splice(0, this.returned.length - this.size);
+    for (const place of this.line) {
+      if (place.offered) continue; // trying already
+      if (this.returned.length < place.count) break;
+      place.offered = this.returned.splice(0, place.count);
+      place.wake();
+    }
+  }
+
+  /** One try at `count` free leases at once (all or none), `first` tried first, or null. */
+  private async take(count: number, token: string, first: number[]): Promise<number[] | null> {
+    // Then from a random database, so processes do not all contend for the first ones.
     const offset = Math.floor(Math.random() * this.size);
-    const order = Array.from({ length: this.size }, (_, i) => ((offset + i) % this.size) + 1);
+    const rest = Array.from({ length: this.size }, (_, i) => ((offset + i) % this.size) + 1);
+    const order = first.length === 0 ? rest : [...first, ...rest.filter((db) => !first.includes(db))];
     const args = [token, this.ttlMs, count, ...order];
     const got = (await this.script(TAKE, order.map(leaseKey), args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
