@@ -116,10 +116,23 @@ export interface Site {
   close(): Promise<void>;
 }
 
-/** Starts the built standalone server; resolves once it answers. */
+/**
+ * Starts the built standalone server; resolves once it answers. A port found free can be taken before
+ * the server listens on it (another test's server, a cluster node's bus at port + 10000): the start is
+ * tried again on another, twice at most, unless the caller named the port.
+ */
 export async function startSite(env: NodeJS.ProcessEnv = {}): Promise<Site> {
   ensureBuilt();
-  const port = await freePort();
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await startSiteOn(env.PORT ? Number(env.PORT) : await freePort(), env);
+    } catch (error) {
+      if (env.PORT || tries >= 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startSiteOn(port: number, env: NodeJS.ProcessEnv): Promise<Site> {
   // Another loopback address (HOST=127.0.0.2) stands for another host, as behind a proxy.
   const host = env.HOST ?? '127.0.0.1';
   // The production entry: our HTTP front around Astro's handler, as `npm start` runs it.
