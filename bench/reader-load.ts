@@ -47,13 +47,14 @@ export async function load(
 }
 
 /**
- * Requests sent to warm a process (EXPLORER_BENCH_WARM): V8 compiles a function by tiers as it runs hot
- * and sizes its young generation by what survives, and a process's first few thousand runs cost up to
- * twice the later ones (the floor's keys: 1.17 ms per run in the first cell after 20 warm runs, 0.52 ms
- * from the fourth on; the site's keys 1.65 ms, then 0.8–1.0 ms after 5,000 runs), which a cell measured
- * cold counts as the experiment's.
+ * Requests sent to warm a process (EXPLORER_BENCH_WARM), twice per experiment (measureWarm): V8 compiles
+ * a function by tiers as it runs hot and sizes its young generation by what survives, and a process's
+ * first few thousand runs cost up to twice the later ones, which a cell measured cold counts as the
+ * experiment's. The site has more code to warm than the floor: in cells of 2,000 runs from its start, its
+ * slot cost 1.17, 0.89, 0.78, 0.69, then 0.69–0.75 ms a run, and keys 0.74, 0.58, 0.43, then 0.37–0.47;
+ * 2 × 3,000 warm runs measure both sides steady.
  */
-export const WARM_REQUESTS = Number(process.env.EXPLORER_BENCH_WARM ?? 1000);
+export const WARM_REQUESTS = Number(process.env.EXPLORER_BENCH_WARM ?? 3000);
 
 /**
  * Warms the process at `url` on every experiment of `workloads` (the paths they share), then each one
