@@ -89,7 +89,11 @@ function commandsOf(write: TracedWrite, token: string, dbs: Map<string, string>)
       const given = args.slice(-Number(args[1])).map((db) => dbs.get(db)!);
       return [name, GIVE, String(given.length), ...given.map((db) => leaseKey(Number(db))), token, ...given];
     }
-    return [name, ...args.map((arg) => (arg.startsWith(capturedToken) ? token : arg))];
+    const replayed = [name, ...args.map((arg) => (arg.startsWith(capturedToken) ? token : arg))];
+    // A take's asker (its ARGV[4], after token, ttl and count) is the floor's one process, as the
+    // captured runs' was one process's: not one per replayed run.
+    if (name === 'EVALSHA' && args[0] === TAKE) replayed[3 + Number(args[1]) + 3] = `${capturedToken}floor`;
+    return replayed;
   });
 }
 
@@ -128,7 +132,9 @@ function planOf(trace: Trace): Plan {
     const writes = trace.writes.slice(at, end);
     const commands = writes.flatMap((w) => w.commands);
     const reply = commands.findIndex(([name, sha]) => name === 'EVALSHA' && sha === TAKE);
-    const take = reply < 0 ? null : { reply, order: commands[reply]!.slice(Number(commands[reply]![2]) + 6) };
+    // The databases a take tried, in order: its ARGV after token, ttl, count and the ask (five).
+    const take =
+      reply < 0 ? null : { reply, order: commands[reply]!.slice(Number(commands[reply]![2]) + 11) };
     waves.push({ writes, take });
     at = end;
   }

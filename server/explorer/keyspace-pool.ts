@@ -64,12 +64,16 @@ const GIVE = luaScript(LEASE_LUA, 'lease-give-n.lua');
 /** Whose a lease is: this host and process (a random part, as pids are reused), then a run number. */
 const PROCESS_TOKEN = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 let runs = 0;
+/** Pools made in this process: a site has one, a test may make two to stand for two processes. */
+let pools = 0;
 
 /** A run waiting in line for `count` leases. */
 interface Place {
   count: number;
   /** Databases a run of ours gave back for this place to try first; null while it waits. */
   offered: number[] | null;
+  /** Woken as first in line to look at once (leases may be free), not after LEASE_POLL_MS. */
+  lookNow: boolean;
   /** Ends its wait: it was offered databases, or it is first in line now and must look for itself. */
   wake(): void;
 }
@@ -77,6 +81,13 @@ interface Place {
 export function leaseKey(db: number): string {
   return `sandbox:lease:${db}`;
 }
+
+/** What each site process's runs hold and want, by process: takes share the leases by it (lease-take-n.lua). */
+export const ASKS_KEY = 'sandbox:lease:asks';
+/** Where a take that left a lease free for another process says so: that process looks at once. */
+export const FREE_CHANNEL = 'sandbox:lease:free';
+/** How long a process's ask stands: the first of its runs in line renews it at each look. */
+const ASK_TTL_MS = 2 * LEASE_POLL_MS;
 
 export class KeyspacePool {
   private readonly adminUrl: string;
@@ -93,6 +104,16 @@ export class KeyspacePool {
   private readonly line: Place[] = [];
   /** Databases runs of this process gave back that no place in line was offered yet (a hint, at most `size`). */
   private returned: number[] = [];
+  /** Leases runs of this pool hold, and how many its runs in line want: its ask (ASKS_KEY). */
+  private held = 0;
+  private wanted = 0;
+  /** Whose ask it is, its field in ASKS_KEY: this process, and which of its pools. */
+  private readonly asker = `${PROCESS_TOKEN}/${(pools += 1)}`;
+  /** Hears FREE_CHANNEL once a run of this pool waited in line. */
+  private readonly listener: Valkey;
+  private listening: Promise<unknown> | null = null;
+  /** Whether a take of ours wrote our ask since our line was last empty. */
+  private asking = false;
   private closing = false;
   private corked = false;
 
@@ -113,6 +134,15 @@ export class KeyspacePool {
     this.admin.on('error', () => {});
     this.admin.once('ready', () => (this.adminWasReady = true));
     this.admin.setMaxListeners(0); // every waiting run listens for its `ready`
+    this.listener = new Valkey(adminUrl, { lazyConnect: true, retryStrategy: reconnectAfter });
+    this.listener.on('error', () => {});
+    // Another process left a lease free for ours: the first in line looks now.
+    this.listener.on('message', (_channel: string, from: string) => {
+      const first = this.line[0];
+      if (from === this.asker || !first) return;
+      first.lookNow = true;
+      first.wake();
+    });
   }
 
   ready(): boolean {
@@ -134,6 +164,7 @@ export class KeyspacePool {
     }
     const token = `${PROCESS_TOKEN}:${(runs += 1)}`;
     const dbs = await this.acquire(count, token, waitMs);
+    this.held += dbs.length;
     try {
       const leases = await Promise.all(dbs.map((db) => this.lease(db)));
       return await settledWithin(
@@ -146,6 +177,7 @@ export class KeyspacePool {
         work(leases),
       );
     } finally {
+      this.held -= dbs.length;
       await this.giveBack(dbs, token);
     }
   }
@@ -169,6 +201,7 @@ export class KeyspacePool {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.listener.disconnect(); // a subscriber has nothing to flush
     const all = [...this.clients.values(), this.admin];
     await Promise.all(all.map((client) => client.quit().catch(() => client.disconnect())));
   }
@@ -186,21 +219,25 @@ export class KeyspacePool {
 
   // Takes `count` leases. Runs of this process that find none free wait in line, first come first
   // served: each is woken when a run of ours gives back as many as it needs, and tries those first; the
-  // first in line also looks every LEASE_POLL_MS for other processes' give-backs.
+  // first in line also looks every LEASE_POLL_MS for other processes' give-backs, and at once when one
+  // leaves a lease free for ours or when the run before it found leases by looking (more may be free).
   private async acquire(count: number, token: string, waitMs: number): Promise<number[]> {
     await this.connected();
     if (this.line.length === 0) {
       const got = await this.take(count, token, this.returned.splice(0, count));
       if (got) return got;
     }
+    this.listening ??= this.listener.subscribe(FREE_CHANNEL).catch(() => (this.listening = null));
     const started = Date.now();
-    const place: Place = { count, offered: null, wake: () => {} };
+    const place: Place = { count, offered: null, lookNow: false, wake: () => {} };
     this.line.push(place);
+    this.wanted += count;
+    let foundByLooking = false;
     try {
       for (;;) {
         const waited = Date.now() - started;
         if (waited >= waitMs) throw new PoolBusyError(waited);
-        if (!place.offered) {
+        if (!place.offered && !place.lookNow) {
           const first = this.line[0] === place;
           const looked = await new Promise<boolean>((resolve) => {
             const look = first
@@ -212,15 +249,30 @@ export class KeyspacePool {
             };
           });
           // Woken as the new first in line: from now on it looks for itself.
-          if (!looked && !place.offered) continue;
+          if (!looked && !place.offered && !place.lookNow) continue;
         }
-        const got = await this.take(count, token, place.offered ?? []);
-        place.offered = null;
+        place.lookNow = false;
+        const offered = place.offered;
+        const got = await this.take(count, token, offered ?? []);
+        foundByLooking = offered === null;
+        // Offered more while it tried: tried next, or handed on below if this try was enough.
+        place.offered = place.offered === offered ? null : place.offered;
         if (got) return got;
       }
     } finally {
       this.line.splice(this.line.indexOf(place), 1);
-      this.line[0]?.wake();
+      this.wanted -= count;
+      // Nobody of ours in line: our ask goes (the hash with its last field), so nothing is left behind.
+      if (this.line.length === 0 && this.asking) {
+        this.asking = false;
+        this.admin.hdel(ASKS_KEY, this.asker).catch(() => {});
+      }
+      if (place.offered) this.returned.unshift(...place.offered);
+      const next = this.line[0];
+      if (next) {
+        next.lookNow ||= foundByLooking;
+        next.wake();
+      }
       this.offer([]);
     }
   }
@@ -240,14 +292,20 @@ export class KeyspacePool {
     }
   }
 
-  /** One try at `count` free leases at once (all or none), `first` tried first, or null. */
+  /**
+   * One try at `count` free leases at once (all or none), `first` tried first, or null; with this pool's
+   * ask (what its runs hold and want in line), by which the take shares the leases between processes.
+   */
   private async take(count: number, token: string, first: number[]): Promise<number[] | null> {
     // Then from a random database, so processes do not all contend for the first ones.
     const offset = Math.floor(Math.random() * this.size);
     const rest = Array.from({ length: this.size }, (_, i) => ((offset + i) % this.size) + 1);
     const order = first.length === 0 ? rest : [...first, ...rest.filter((db) => !first.includes(db))];
-    const args = [token, this.ttlMs, count, ...order];
-    const got = (await this.script(TAKE, order.map(leaseKey), args).catch(refusedAsLimit)) as number[];
+    const ask = [this.asker, this.held, this.wanted, ASK_TTL_MS, FREE_CHANNEL];
+    this.asking ||= this.wanted > 0;
+    const args = [token, this.ttlMs, count, ...ask, ...order];
+    const keys = [...order.map(leaseKey), ASKS_KEY];
+    const got = (await this.script(TAKE, keys, args).catch(refusedAsLimit)) as number[];
     return got.length === count ? got.map((i) => order[i - 1]!) : null;
   }
 

@@ -105,6 +105,8 @@ describe('the keyspace pool at its size and past it', () => {
         began();
         return new Promise<void>((resolve) => (finish = resolve));
       });
+      // And one behind it, so the line does not empty (an emptied line takes its ask back: a write more).
+      const last = heldRun('last', order);
       await new Promise((resolve) => setTimeout(resolve, 20)); // in line
       const before = await reads();
       a.finish();
@@ -113,8 +115,10 @@ describe('the keyspace pool at its size and past it', () => {
       // three tries is held.
       tries.push((await reads()) - before - 1);
       finish();
+      await last.started;
+      last.finish();
       b.finish();
-      await Promise.all([a.done, b.done, next]);
+      await Promise.all([a.done, b.done, next, last.done]);
     }
     assert.equal(Math.min(...tries), 1, `reads between the give and the next run's start: ${tries}`);
   });
@@ -162,6 +166,46 @@ describe('the keyspace pool at its size and past it', () => {
         assert.ok([1, 2].includes(await next), 'the next in line got a lease the other process gave back');
       } finally {
         await other.close();
+      }
+    },
+  );
+
+  // Each process passes the leases its runs give back to its own line: without a share, a process that
+  // held them all kept them, and another process's runs waited out their turn (BUSY).
+  it(
+    'two processes with runs in line share the leases: neither is starved',
+    { timeout: 20_000 },
+    async () => {
+      const pools = [0, 1].map(
+        () =>
+          new KeyspacePool(sandbox.sandbox.standalone.url, 2, {
+            explorer: { username: EXPLORER_USER, password },
+          }),
+      );
+      try {
+        const runs = [0, 0];
+        const refused: string[] = [];
+        const until = Date.now() + 2000;
+        await Promise.all(
+          pools.flatMap((each, k) =>
+            Array.from({ length: 6 }, async () => {
+              while (Date.now() < until) {
+                await each
+                  .with(1, async ([lease]) => {
+                    await lease!.client.set('{emq}:run', String(k));
+                    await new Promise((resolve) => setTimeout(resolve, 1 + Math.floor(Math.random() * 4)));
+                    runs[k]! += 1;
+                  })
+                  .catch((error: Error) => refused.push(error.message));
+              }
+            }),
+          ),
+        );
+        assert.deepEqual(refused, [], 'no run waited out its turn');
+        const [fewer, more] = [...runs].sort((a, b) => a - b) as [number, number];
+        assert.ok(fewer * 3 >= more, `runs of each process: ${runs}`);
+      } finally {
+        await Promise.all(pools.map((each) => each.close()));
       }
     },
   );
