@@ -132,9 +132,8 @@ function planOf(trace: Trace): Plan {
     const writes = trace.writes.slice(at, end);
     const commands = writes.flatMap((w) => w.commands);
     const reply = commands.findIndex(([name, sha]) => name === 'EVALSHA' && sha === TAKE);
-    // The databases a take tried, in order: its ARGV after token, ttl, count and the ask (five).
-    const take =
-      reply < 0 ? null : { reply, order: commands[reply]!.slice(Number(commands[reply]![2]) + 11) };
+    // The databases a take tried, in order: its last arguments, one per lease key (all its keys but the asks).
+    const take = reply < 0 ? null : { reply, order: commands[reply]!.slice(1 - Number(commands[reply]![2])) };
     waves.push({ writes, take });
     at = end;
   }

@@ -42,24 +42,26 @@ if wanted > 0 or held > 0 then
     redis.call('HSET', asks, process, held .. ' ' .. wanted .. ' ' .. (now + tonumber(ARGV[7])))
     redis.call('PEXPIRE', asks, ARGV[7])
   end
-  local mine = held + math.max(wanted, count)
-  local total, others = mine, {}
-  local fields = held > 0 and redis.call('HGETALL', asks) or {}
-  for i = 1, #fields, 2 do
-    local h, w, untilMs = string.match(fields[i + 1], '^(%d+) (%d+) (%d+)$')
-    if not untilMs or tonumber(untilMs) < now then
-      redis.call('HDEL', asks, fields[i])
-    elseif fields[i] ~= process then
-      total = total + tonumber(h) + tonumber(w)
-      others[#others + 1] = { tonumber(h), tonumber(w) }
+  if held > 0 then
+    local mine = held + math.max(wanted, count)
+    local total, others = mine, {}
+    local fields = redis.call('HGETALL', asks)
+    for i = 1, #fields, 2 do
+      local h, w, untilMs = string.match(fields[i + 1], '^(%d+) (%d+) (%d+)$')
+      if not untilMs or tonumber(untilMs) < now then
+        redis.call('HDEL', asks, fields[i])
+      elseif fields[i] ~= process then
+        total = total + tonumber(h) + tonumber(w)
+        others[#others + 1] = { tonumber(h), tonumber(w) }
+      end
     end
-  end
-  local function share(demand) return math.ceil(leases * demand / total) end
-  if held > 0 and held + count > share(mine) then
-    for _, other in ipairs(others) do
-      if other[2] > 0 and other[1] < share(other[1] + other[2]) then
-        redis.call('PUBLISH', ARGV[8], process)
-        return {}
+    local function share(demand) return math.ceil(leases * demand / total) end
+    if held + count > share(mine) then
+      for _, other in ipairs(others) do
+        if other[2] > 0 and other[1] < share(other[1] + other[2]) then
+          redis.call('PUBLISH', ARGV[8], process)
+          return {}
+        end
       end
     end
   end
