@@ -23,7 +23,6 @@ import type { SandboxState } from '../contract/live-state.ts';
 import { EXPERIMENTS, type Experiment } from './registry.ts';
 import { EXPERIMENT_NAMES, isExperimentName, rowOf } from '../contract/experiment-table.ts';
 import { HEALTH_PING_MS, RUN_ANSWER_MARGIN_MS } from '../settings/bounds.ts';
-import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import { runSettings } from '../settings/environment.ts';
 import { explorerRuntime } from '../explorer/runtime.ts';
 import { grantOf, type CapabilityName, type Grant } from '../explorer/grants.ts';
@@ -198,7 +197,7 @@ export async function sandboxState(): Promise<SandboxState> {
     const runtime = await explorerRuntime();
     if (!(await runtime.health())) return { sandbox: 'down', native: runtime.native(), problems: [] };
     const [states, slotMap] = await Promise.all([
-      clusterStateProblems(runtime.clusterAdminNode, runtime.migrations.seeds, HEALTH_PING_MS),
+      runtime.stateProblems(),
       // The check reads the migration turn's lock first, on the node holding the site's locks: with
       // that node frozen it waited as long as the freeze, and the status with it (20 s and more).
       answeredWithin(runtime.clusterProblems(), SLOT_MAP_READ_MS, [

@@ -5,6 +5,7 @@
 import { Valkey, type RedisOptions } from 'iovalkey';
 import { loadScripts, loadScriptsThrough } from '../executors/scripted.ts';
 import { clusterClient, type NodeAddress } from '../sandbox/cluster.ts';
+import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import { reachCluster } from '../sandbox/cluster-reach.ts';
 import { splitAddress } from '../sandbox/cluster-topology.ts';
 import { StartRefusedError } from '../sandbox/standalone-offer.ts';
@@ -129,11 +130,11 @@ export async function connectCluster(
     for (const client of [cluster, clusterAdmin, ...explorerNodes.all(), ...adminNodes.all()])
       client.disconnect();
   };
-  const seeds = access.seeds.map(({ host, port }) => `${host}:${port}`).join(', ');
+  const seeds = access.seeds.map(({ host, port }) => `${host}:${port}`);
   try {
     const members = await within(
       reachCluster(access.seeds, access.admin),
-      () => `the cluster at ${seeds} did not answer CLUSTER SHARDS`,
+      () => `the cluster at ${seeds.join(', ')} did not answer CLUSTER SHARDS`,
     );
     const nodes = members.map(({ address }) => preparedNode(adminNodes.get(address), address, prepare));
     await Promise.all(
@@ -153,6 +154,8 @@ export async function connectCluster(
     );
     return {
       access,
+      /** The seeds, as `host:port`. */
+      seeds,
       /** The server version the nodes report, e.g. 8.0.2 or 9.1.2. */
       version: await serverVersion(adminNodes.get(primaries[0]!)),
       cluster,
@@ -164,6 +167,8 @@ export async function connectCluster(
       locks: new RunLocks(clusterAdmin),
       /** Each node (replicas included) and whether it answers a PING within HEALTH_PING_MS. */
       servers: () => Promise.all(nodes.map(serverUp)),
+      /** Each node's own `cluster_state` when not ok, read within HEALTH_PING_MS: empty when all serve. */
+      stateProblems: () => clusterStateProblems(adminNodes.get, seeds, HEALTH_PING_MS),
       /** Whether a run would be served: every node prepared since its last reconnect, the client up. */
       ready: () => cluster.status === 'ready' && nodes.every((node) => node.ready()),
       disconnect,

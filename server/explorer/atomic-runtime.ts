@@ -17,7 +17,6 @@ import { outsideRun, settledWithin } from '../run-deadline.ts';
 import { ADMIN_USER } from '../sandbox/sandbox.ts';
 import { valkey9Build, Valkey9UnavailableError } from '../sandbox/valkey9-build.ts';
 import { nativeModulePath } from '../sandbox/valkey-process.ts';
-import { clusterStateProblems } from '../sandbox/cluster-check.ts';
 import {
   ATOMIC_RETRY_START_MS,
   ATOMIC_START_WAIT_MS,
@@ -129,8 +128,7 @@ export async function atomicStatus(env: NodeJS.ProcessEnv = process.env): Promis
   if (runtime === null) return { state: 'starting', message: 'the Valkey 9.1 cluster is starting' };
   if (runtime) {
     const { version } = runtime;
-    const seeds = runtime.access.seeds.map(({ host, port }) => `${host}:${port}`);
-    const problems = await clusterStateProblems(runtime.clusterAdminNode, seeds, HEALTH_PING_MS);
+    const problems = await runtime.stateProblems();
     if (problems.length === 0) return { state: 'up', message: `Valkey ${version}`, version };
     const state = problems.some((line) => /does not answer/.test(line)) ? 'down' : 'degraded';
     return { state, message: `Valkey ${version}: ${problems.join('; ')}`, version };

@@ -4,6 +4,7 @@
 // before it lets go, deletes every key of its queue. A reshard holds the slot it moves the same way.
 
 import { once } from 'node:events';
+import { setTimeout } from 'node:timers/promises';
 import { queueSlot } from '../contract/keyspace/index.ts';
 import type { ClusterHandle } from '../cluster/handle.ts';
 import { deleteQueueKeys } from '../cluster/queue-keys.ts';
@@ -18,20 +19,19 @@ export const slotLock = (n: number): string => `slot:${n}`;
 
 /** Waits until every node says cluster_state:ok (a restarted node takes a moment to rejoin). */
 async function waitClusterHealthy(runtime: ClusterHandle, timeoutMs = 12_000): Promise<ShardNode[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const shards = await readShards(runtime.clusterAdmin);
-      const infos = await Promise.all(
-        shards.map(({ address }) => runtime.clusterAdminNode(address).call('CLUSTER', 'INFO')),
-      );
-      if (infos.every((info) => String(info).includes('cluster_state:ok'))) return shards;
-    } catch (error) {
-      if (!isRestarting(error) || Date.now() > deadline) throw error;
-    }
-    if (Date.now() > deadline) throw new Error('CLUSTERDOWN the cluster did not come back in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const deadline = Date.now() + timeoutMs; ; await setTimeout(100)) {
+    const problems = await runtime.stateProblems();
+    const shards = problems.length > 0 ? null : await readShards(runtime.clusterAdmin).catch(restarting);
+    if (shards) return shards;
+    if (Date.now() > deadline)
+      throw new Error(`CLUSTERDOWN the cluster did not come back in time (${problems.join('; ')})`);
   }
+}
+
+/** Null for a node restarting (asked again), else the error. */
+function restarting(error: unknown): null {
+  if (isRestarting(error)) return null;
+  throw error;
 }
 
 /** How long a clean-up owed by a run that missed its deadline may hold the slot's turn, per try. */
@@ -96,7 +96,7 @@ async function cleanUpOwed(runtime: ClusterHandle, queue: string, n: number) {
         ).finally(() => (live = false)),
       );
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, OWED_CLEANUP_MS));
+      await setTimeout(OWED_CLEANUP_MS);
     }
   }
 }

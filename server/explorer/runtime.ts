@@ -128,7 +128,7 @@ export async function startOn(access: SandboxAccess, stop: () => Promise<void> =
 
     const migrations: ClusterAdmin = {
       dial: handle.clusterAdminNode,
-      seeds: clusterAccess.seeds.map(({ host, port }) => `${host}:${port}`),
+      seeds: handle.seeds,
       credentials: clusterAccess.admin,
       locks: handle.locks,
       log: (line) => console.log(`cluster: ${line}`),
