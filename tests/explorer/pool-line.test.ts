@@ -3,9 +3,18 @@
 // sandbox is busy; a run may not ask for more keyspaces than there are. A real server, a pool of two.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { EXPLORER_USER, installExplorerUser, newPassword } from '../../server/explorer/explorer-user.ts';
-import { KeyspacePool, PoolBusyError, SandboxLimitError } from '../../server/explorer/keyspace-pool.ts';
+import {
+  ASKS_KEY,
+  KeyspacePool,
+  PoolBusyError,
+  SandboxLimitError,
+} from '../../server/explorer/keyspace-pool.ts';
+import { until } from '../support/until.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
 const sandbox = useSandbox();
@@ -206,6 +215,55 @@ describe('the keyspace pool at its size and past it', () => {
         assert.ok(fewer * 3 >= more, `runs of each process: ${runs}`);
       } finally {
         await Promise.all(pools.map((each) => each.close()));
+      }
+    },
+  );
+
+  // A process's ask stands ASK_TTL_MS: one killed while its runs waited must not hold another's runs to a
+  // share of the leases for ever (the survivor's own asks keep the hash alive, so only the field's
+  // time says it is stale).
+  it(
+    'a process killed with runs in line: its ask lapses, and the survivor gets the lease it held',
+    { timeout: 20_000 },
+    async () => {
+      const admin = sandbox.standalone(0);
+      const order: string[] = [];
+      const a = heldRun('a', order);
+      await a.started;
+      // The other process: three runs for the one lease left, two of them in line (its ask "1 2").
+      const other = spawn(process.execPath, [join(import.meta.dirname, '../support/pool-process.ts')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: {
+          ...process.env,
+          ADMIN_URL: sandbox.sandbox.standalone.url,
+          EXPLORER_USER,
+          EXPLORER_PASSWORD: password,
+          SIZE: '2',
+          CALLERS: '3',
+          HOLD_MS: '300',
+          LEASE_MS: '1000',
+        },
+      });
+      try {
+        await once(other.stdout!, 'data');
+        const asking = async () => Object.keys(await admin.hgetall(ASKS_KEY));
+        await until('the other process asks', async () => (await asking()).length > 0, 5000, 10);
+        const dead = await asking();
+        other.kill('SIGKILL');
+        await once(other, 'exit');
+        // While the dead ask stood, this process (holding one, at its share) left the free lease alone.
+        const b = heldRun('b', order, 5000);
+        await b.started;
+        assert.deepEqual(order, ['a', 'b']);
+        assert.ok(
+          (await asking()).every((field) => !dead.includes(field)),
+          `the dead process's ask is gone: ${await asking()}`,
+        );
+        a.finish();
+        b.finish();
+        await Promise.all([a.done, b.done]);
+      } finally {
+        other.kill('SIGKILL');
       }
     },
   );
