@@ -7,7 +7,9 @@ import { callFor } from '../../contract/calls.ts';
 import { loadScripts } from '../../executors/scripted.ts';
 import type { Call } from '../../contract/transitions.ts';
 import { jobKey, mintJobId, queueKeys, queueSlot } from '../../contract/keyspace/index.ts';
-import { ownerOf, readShards } from '../../sandbox/cluster-topology.ts';
+import { ownerOf } from '../../sandbox/cluster-topology.ts';
+import { checkCluster } from '../../sandbox/cluster-check.ts';
+import { waitAgreement } from '../../sandbox/slot-settle.ts';
 import type { AtomicGrant } from '../../explorer/grants.ts';
 import { deleteQueueKeys, deleteQueueKeysOn } from '../../cluster/queue-keys.ts';
 import { cancelMigrations, FINISHED, slotMigrations } from '../../cluster/slot-migrations.ts';
@@ -36,22 +38,17 @@ const redirected = (reply: ProbeReply) => ['redirected', 'retry'].includes(reply
 /** What an atomic move measured: each migration state when first seen, when it began and ended. */
 type Moved = Awaited<ReturnType<typeof migrateAtomically>>;
 
-async function everyNodeNames(on: AtomicGrant, slot: number, owner: MigrationNode): Promise<boolean> {
-  const nodes = await on.shards();
-  const views = await Promise.all(nodes.map((node) => readShards(on.clusterAdminNode(node.address))));
-  return views.every((shards) => ownerOf(shards, slot)?.id === owner.id);
-}
-
 /**
  * MIGRATESLOTS, then both ends' migration states kept until the export ends, while `during` runs (told
  * once the move has failed); resolves once every node names the target.
  */
 async function migrateAtomically(
   on: AtomicGrant,
-  { slot: n, source, target }: MovePlan,
+  plan: MovePlan,
   record: (step: MigrationStep) => void,
   during?: (failed: () => boolean) => Promise<void>,
 ) {
+  const { slot: n, source, target } = plan;
   const admin = (node: MigrationNode) => on.clusterAdminNode(node.address);
   // The source's jobs from before: the move's own job is the one that is new there.
   const known = new Set((await slotMigrations(admin(source))).map((job) => job.name));
@@ -89,9 +86,11 @@ async function migrateAtomically(
   // Both end before this does, failed or not: nothing of the move's probes writes after it returns.
   const outcomes = await Promise.allSettled([watching, during?.(() => over && exportState !== 'success')]);
   for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
-  for (const deadline = Date.now() + 5000; !(await everyNodeNames(on, n, target)); await pause(5))
-    if (Date.now() > deadline)
-      throw new Error(`the nodes never agreed that ${target.address} owns slot ${n}`);
+  // Over once every node names the target (one read where all agree, as the move's time ends there).
+  const everyone = plan.nodes.map((node) => node.address);
+  await waitAgreement(on.clusterAdminNode, everyone, [n], () => target.id, Date.now() + 5000, {
+    stableReads: 1,
+  });
   const endedAt = stamp();
   return { states, ms: tenths(endedAt - startedAt), startedAt, endedAt };
 }
@@ -226,7 +225,9 @@ export async function runAtomicReshard(
           },
         },
       });
-      const clean = (await everyNodeNames(on, n, source)) && (await settle(on));
+      const everyone = plan.nodes.map((node) => node.address);
+      const clean =
+        (await checkCluster(on.clusterAdminNode, everyone)).problems.length === 0 && (await settle(on));
       // The probes' only new key: the enqueue's row, written the first time it was served (later runs
       // were duplicates); the claims moved jobs between sets that existed already.
       keys.expected = keys.before + (moving[2]!.served! > 0 ? 1 : 0);
