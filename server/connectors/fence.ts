@@ -2,7 +2,7 @@
 // about the wire out of one keyspace. Every step is recorded, so the course can show it as it happened.
 
 import type { Valkey } from 'iovalkey';
-import { StacklessError } from '../executors/stackless-error.ts';
+import { StacklessError } from '../contract/stackless-error.ts';
 import { catalogueText, quoted } from '../contract/catalogue/catalogue-text.ts';
 import { versionKey, WIRE4_IDENTITY, WIRE6_IDENTITY } from '../contract/keyspace/index.ts';
 

@@ -1,7 +1,7 @@
 // An error reply from the server, kept whole: its class is the first word (EMQKIND, EMQSTALE,
 // EMQKEY, EMQWIRE, NOSCRIPT, CROSSSLOT, ERR…) and the message says what was found and expected.
 
-import { StacklessError } from './stackless-error.ts';
+import { StacklessError } from '../contract/stackless-error.ts';
 
 export class WireError extends StacklessError {
   readonly errorClass: string;

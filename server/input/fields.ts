@@ -3,8 +3,10 @@
 
 import { KeyspaceError, utf8, validQueue } from '../contract/keyspace/index.ts';
 import { LIMITS } from '../contract/limits.ts';
+import { StacklessError } from '../contract/stackless-error.ts';
 
-export class InputError extends Error {
+/** A reader's input refused: answered 400, never logged, so it keeps no stack. */
+export class InputError extends StacklessError {
   readonly field: string;
 
   constructor(field: string, message: string) {
