@@ -19,4 +19,4 @@ else
   valkey9_in_background
   case "$kind" in explorer | site | deploy) node scripts/build-site.ts ;; esac
 fi
-exec node --test --test-concurrency=3 --test-force-exit "tests/$kind"/*.test.ts
+exec node --test --test-concurrency=3 --import ./tests/support/exit-when-done.ts "tests/$kind"/*.test.ts

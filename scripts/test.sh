@@ -38,5 +38,6 @@ for file in "${browser[@]}"; do
   next=$((next + 3))
 done
 order+=("${servers[@]:next}")
-# --test-force-exit: a file whose tests are done ends even if a handle lingers (see tests/support/teardown.ts)
-node --test --test-concurrency=3 --test-force-exit "${order[@]}"
+# A file whose tests are done ends even if a handle lingers, once its report is written (not by
+# --test-force-exit, which loses a file's last verdicts: tests/support/exit-when-done.ts)
+node --test --test-concurrency=3 --import ./tests/support/exit-when-done.ts "${order[@]}"

@@ -1,6 +1,6 @@
 // A test file's teardown, bounded: a client that never confirms its QUIT or a server that never
 // confirms its stop must not hold the whole run. Past the bound the teardown is left behind, and
-// `node --test --test-force-exit` (scripts/test.sh) ends the file's process once its tests are done.
+// the file's process ends once its tests are done (exit-when-done.ts).
 
 const TEARDOWN_MS = 15_000;
 
