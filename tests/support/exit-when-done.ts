@@ -8,8 +8,8 @@
 
 import { after } from 'node:test';
 
-/** Longer than any file's teardown (teardown.ts's bound), so none is cut short. */
-const EXIT_AFTER_MS = 30_000;
+/** Longer than any file's teardown (teardown.ts's bound), so none is cut short; a test of this sets it. */
+const EXIT_AFTER_MS = Number(process.env.TEST_EXIT_AFTER_MS ?? 30_000);
 
 // Only in a test file's own process (its runner sets NODE_TEST_CONTEXT), not in the runner itself.
 if (process.env.NODE_TEST_CONTEXT) {
