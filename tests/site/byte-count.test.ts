@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITS } from '../../server/contract/limits.ts';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '10000', EXPLORER_RATE: '10000' });
 const chromium = useBrowser();
@@ -15,7 +15,8 @@ const CAP = LIMITS.queueBytes;
 
 test(`the queue name's count: ${CAP / 2} × 'é' is ${CAP} / ${CAP}, one more byte is over, the API refuses`, async () => {
   const page = await openPage(chromium.browser, explorer.site.url + GRAMMAR, { width: 360 });
-  await page.locator('[data-explorer][data-sandbox="up"]').waitFor({ timeout: 30_000 });
+  // typed once the explorer's code runs: what it does before is the next test's
+  await reachExplorer(page, '[data-sandbox="up"]');
   const keys = page.locator('[data-experiment="keys"]');
   const field = keys.locator('.xp-field').first();
   const input = keys.getByLabel('Queue name', { exact: true });
@@ -60,6 +61,38 @@ test(`the queue name's count: ${CAP / 2} × 'é' is ${CAP} / ${CAP}, one more by
   assert.equal(await count.getAttribute('data-over'), 'false');
   assert.equal(await alert.textContent(), '');
   await page.close();
+});
+
+test("text typed before the explorer's code has arrived is counted once it has", async () => {
+  const context = await chromium.browser.newContext({ viewport: { width: 360, height: 900 } });
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((ok) => (release = ok));
+    // the explorer's module (as the build names it) waits until released
+    await context.route(/\/_astro\/explorer\.[\w-]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto(explorer.site.url + GRAMMAR);
+    await page.locator('[data-explorer][data-sandbox="up"]').waitFor({ timeout: 30_000 });
+    const keys = page.locator('[data-experiment="keys"]');
+    const input = keys.getByLabel('Queue name', { exact: true });
+    const count = keys.locator('.xp-field').first().locator('[data-byte-count]');
+    const first = await count.innerText();
+    await input.fill('é'.repeat(CAP / 2 + 1));
+    assert.equal(await page.locator('emq-explorer:defined').count(), 0, 'the code has not run yet');
+    assert.equal(await count.innerText(), first, 'nothing counts it yet');
+
+    release();
+    // the loader announces the typing again once the code has run (src/lib/when-needed.ts)
+    const counted = `${CAP + 2} / ${CAP} bytes, over the cap`;
+    await count.filter({ hasText: counted }).waitFor({ timeout: 15_000 });
+    assert.equal(await count.innerText(), counted);
+    assert.equal(await count.getAttribute('data-over'), 'true');
+  } finally {
+    await context.close();
+  }
 });
 
 test('without JavaScript the hint states the cap and no count is shown', async () => {

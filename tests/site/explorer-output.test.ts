@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { useExplorer } from '../support/explorer.ts';
-import { openPage, useBrowser } from '../support/site.ts';
+import { openPage, reachExplorer, useBrowser } from '../support/site.ts';
 
 const explorer = useExplorer({ EXPLORER_BURST: '100000', EXPLORER_RATE: '100000' });
 const MODULE = '/protocol/the-owned-keyspace/';
@@ -16,7 +16,7 @@ const chromium = useBrowser();
 
 async function open(route: string, width: number): Promise<Page> {
   const page = await openPage(chromium.browser, explorer.site.url + route, { width });
-  await page.locator('[data-explorer][data-sandbox="up"]').waitFor();
+  await reachExplorer(page, '[data-sandbox="up"]');
   return page;
 }
 
