@@ -1,6 +1,7 @@
 // Serves the built site: our own HTTP front (server/front/) around Astro's request handler, then
 // starts the explorer's runtime (its sandbox, pools and scripts, warmed), so the first reader does not
-// wait for it. A sandbox that cannot be used ends the start with one line saying why.
+// wait for it. A sandbox that cannot be used ends the start with one line saying why (a worker, whose
+// primary has checked it, serves on and tries again).
 // With WORKERS=n, n processes share one port (Node's cluster module); this primary starts the sandbox
 // once, checks it, and hands where it answers to every worker that asks (cluster/share.ts), which lease
 // keyspaces through Valkey itself; it starts the Valkey 9.1 cluster too (at start, or when a worker
@@ -11,6 +12,7 @@
 
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   explorerPasswordFor,
   explorerRuntime,
@@ -48,6 +50,8 @@ import { observeServers } from './observe/metrics.ts';
 
 /** How long stopping the servers may take once the drain is over, before the process ends anyway. */
 const STOP_WAIT_MS = 5000;
+/** A worker whose explorer could not start tries again 1 s later, then 1 s more each try, at most this apart. */
+const WORKER_START_RETRY_MOST_MS = 5000;
 
 const { host, port, workers, valkey9AtStart } = siteSettings();
 
@@ -65,6 +69,27 @@ async function explorerOrExit(
     console.error(`the owned keyspace cannot start: ${(error as Error)?.message ?? String(error)}`);
     await cleanUp();
     process.exit(1);
+  }
+}
+
+/**
+ * A worker's explorer. Its primary checked the sandbox before forking it, so a start that fails now met a
+ * node frozen or restarting: the worker serves on (the explorer says down meanwhile) and tries again
+ * until it starts. Ending it dropped the connections it had accepted, and its replacement met the same
+ * node: a loop of restarts for as long as the node was frozen.
+ */
+async function workerExplorer(): Promise<ExplorerRuntime> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await explorerRuntime();
+    } catch (error) {
+      const pause = Math.min(1000 * tries, WORKER_START_RETRY_MOST_MS);
+      const why = String((error as Error)?.message ?? error).split('\n', 1)[0];
+      console.error(
+        `worker ${process.pid}: the explorer cannot start yet (${why}); trying again in ${pause} ms`,
+      );
+      await sleep(pause);
+    }
   }
 }
 
@@ -154,7 +179,7 @@ if (cluster.isPrimary && workers > 1) {
   });
   const metrics = alone ? metricsSettings() : null;
   if (metrics) await serveMetrics(metrics, false);
-  const runtime = await explorerOrExit();
+  const runtime = alone ? await explorerOrExit() : await workerExplorer();
   started = runtime;
   observeServers(async () => [...(await runtime.servers()), ...(await atomicServers())]);
   const up = await runtime.health();
@@ -164,5 +189,5 @@ if (cluster.isPrimary && workers > 1) {
   if (cluster.isPrimary) {
     console.log(`sandbox: ${up ? 'up' : 'down'}${runtime.native() ? ', native module loaded' : ''}`);
     console.log(`the owned keyspace: http://localhost:${port}/`);
-  }
+  } else console.log(`worker ${process.pid}: serving runs (sandbox ${up ? 'up' : 'down'})`);
 }

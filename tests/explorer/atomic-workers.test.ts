@@ -51,7 +51,6 @@ after(() => boundedTeardown(async () => site?.close()));
 /** The atomic runs' line on the Valkey 9.1 cluster (run-lock.ts): tokens `<host>:<pid>:<random>`. */
 const LINE = '{sandbox}:line:reshard-atomic';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let next = 0;
 
 /** The atomic states of `count` status checks, `together` at a time, each on a connection of its own. */
@@ -104,16 +103,22 @@ describe('the atomic half with WORKERS=2', { skip }, () => {
       [],
       'every status up while the Valkey 9.1 cluster runs',
     );
-    const [victim] = workers();
-    process.kill(victim!, 'SIGKILL');
-    await until(
+    const first = workers();
+    process.kill(first[0]!, 'SIGKILL');
+    const replacement = await until(
       'the killed worker replaced',
-      () => workers().length === 2 && !workers().includes(victim!),
+      () => workers().length === 2 && workers().find((pid) => !first.includes(pid)),
       30_000,
       100,
     );
-    // Its replacement answers once it listens; it has run nothing atomic.
-    await sleep(2000);
+    // Its replacement has run nothing atomic. Once its explorer has started (the next test freezes a
+    // node, which a start still under way would meet), it serves runs and says so.
+    await until(
+      `worker ${replacement} serving runs`,
+      () => site.output().includes(`worker ${replacement}: serving runs`),
+      30_000,
+      100,
+    );
     await everyWorkerReadsUp();
     const restarted = await atomicStates(16);
     assert.deepEqual(

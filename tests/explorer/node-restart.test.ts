@@ -3,8 +3,12 @@
 // workers), a runtime on it, runs going on while the standalone and then a cluster node are killed.
 // Runs answer 503 while the node is down and 200 again within 10 s; the status the island reads says
 // down while they fail and up only when they are served; and no run connection is ever left the admin.
+// With WORKERS=2, a worker started while a cluster node is frozen serves on and starts its explorer once
+// the node answers (it used to end, dropping the connections it had accepted, and be started again).
 
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
 import { classify } from '../../server/api/failures.ts';
@@ -24,6 +28,9 @@ import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
 import { sandboxUp } from '../support/sandbox-up.ts';
 import { siteServers } from '../support/site-servers.ts';
+import { workersOf } from '../support/processes.ts';
+import { until } from '../support/until.ts';
+import { START_BUDGET_MS } from '../../server/settings/bounds.ts';
 import { boundedTeardown } from '../support/teardown.ts';
 
 const BACK_WITHIN_MS = 10_000;
@@ -218,6 +225,75 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
     const upButFailing = samples.filter((sample) => sample.status && sample.outcome !== 'ok').length;
     console.log(
       `# WORKERS=2: served again ${servedSince} ms after the kill; ${upButFailing} of ${samples.length} runs failed while a worker said up`,
+    );
+  });
+
+  /** GET `path` on a connection of its own (so either worker may take it): '<path> <status>', or what failed. */
+  function answerOf(path: string): Promise<string> {
+    return new Promise((resolve) => {
+      const req = httpRequest(`${site.url}${path}`, { agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(`${path} ${res.statusCode}`));
+        res.on('error', (error) => resolve(`${path} ${error.message}`));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => resolve(`${path} ${error.code ?? error.message}`));
+      req.end();
+    });
+  }
+
+  it('a worker started while a cluster node is frozen serves on, and runs once the node answers', async () => {
+    await sandboxUp(site.url, 20_000);
+    const node = siteServers(site.pid).find((server) => server.version === '8' && server.cluster)!;
+    const first = workersOf(site.pid);
+    const victim = first[0]!;
+    const logFrom = site.output().length;
+    const answers: string[] = [];
+    let replacement = 0;
+    process.kill(node.pid, 'SIGSTOP');
+    try {
+      process.kill(victim, 'SIGKILL');
+      replacement = await until(
+        'the killed worker replaced',
+        () => {
+          const now = workersOf(site.pid);
+          return now.length === 2 && now.find((pid) => !first.includes(pid));
+        },
+        30_000,
+        100,
+      );
+      // Past the whole of a start's budget: the replacement's first start fails while the node is frozen.
+      const end = Date.now() + START_BUDGET_MS + 3000;
+      while (Date.now() < end) {
+        answers.push(...(await Promise.all([answerOf('/'), answerOf('/'), answerOf('/api/sandbox')])));
+        await sleep(200);
+      }
+      assert.ok(workersOf(site.pid).includes(replacement), 'the replacement still runs');
+    } finally {
+      process.kill(node.pid, 'SIGCONT');
+    }
+    const log = () => site.output().slice(logFrom);
+    assert.match(
+      log(),
+      new RegExp(`worker ${replacement}: the explorer cannot start yet \\(.+\\); trying again`),
+    );
+    // every request answered (no connection dropped): pages 200, the status 503 while a node is frozen
+    assert.deepEqual([...new Set(answers)].sort(), ['/ 200', '/api/sandbox 503']);
+    await until(
+      `worker ${replacement} serving runs`,
+      () => log().includes(`worker ${replacement}: serving runs`),
+      60_000,
+      200,
+    );
+    assert.deepEqual(
+      log().match(/worker \d+ ended/g),
+      [`worker ${victim} ended`],
+      'no worker ended but the one killed',
+    );
+    await until(
+      'runs served again',
+      async () => (await Promise.all([post(), post(), post(), post()])).every((o) => o === 'ok'),
+      30_000,
+      250,
     );
   });
 });
