@@ -1,7 +1,8 @@
 // A capped field's live byte count, in Chromium at 360 px: UTF-8 bytes as the API counts them ('é' is
 // 2), cap / cap at the cap with nothing said, one byte past it marked over and announced once through
 // the polite status, the form not moved by any of it; the run still goes to the API, which refuses in its
-// own words. Without JavaScript the hint alone states the cap.
+// own words. What a reader typed before the explorer's code arrived is counted once it has. Without
+// JavaScript the hint alone states the cap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITS } from '../../server/contract/limits.ts';
