@@ -7,7 +7,6 @@
 // the node answers (it used to end, dropping the connections it had accepted, and be started again).
 
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Valkey } from 'iovalkey';
@@ -28,6 +27,7 @@ import { startSiteWithOwnSandbox, type Site } from '../../scripts/site.ts';
 import { serverPid } from '../support/sandbox.ts';
 import { sandboxUp } from '../support/sandbox-up.ts';
 import { siteServers } from '../support/site-servers.ts';
+import { requestFrom } from '../support/from-address.ts';
 import { workersOf } from '../support/processes.ts';
 import { until } from '../support/until.ts';
 import { START_BUDGET_MS } from '../../server/settings/bounds.ts';
@@ -229,17 +229,11 @@ describe('WORKERS=2: the primary supervises the sandbox, two workers serve', () 
   });
 
   /** GET `path` on a connection of its own (so either worker may take it): '<path> <status>', or what failed. */
-  function answerOf(path: string): Promise<string> {
-    return new Promise((resolve) => {
-      const req = httpRequest(`${site.url}${path}`, { agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(`${path} ${res.statusCode}`));
-        res.on('error', (error) => resolve(`${path} ${error.message}`));
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => resolve(`${path} ${error.code ?? error.message}`));
-      req.end();
-    });
-  }
+  const answerOf = (path: string): Promise<string> =>
+    requestFrom('127.0.0.1', `${site.url}${path}`).then(
+      (answer) => `${path} ${answer.status}`,
+      (error: NodeJS.ErrnoException) => `${path} ${error.code ?? error.message}`,
+    );
 
   it('a worker started while a cluster node is frozen serves on, and runs once the node answers', async () => {
     await sandboxUp(site.url, 20_000);
